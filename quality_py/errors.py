@@ -1,0 +1,169 @@
+"""One error root for the library, with stable codes, the id of the offending item and a span.
+
+Every error raised for bad input carries:
+
+* ``code``: a stable UPPER_SNAKE name from :data:`ERROR_CODES` (tests assert on it, not on text);
+* ``item_id``: the :class:`~quality_py.model.ids.Id` of the rule, lambda or output expression;
+* ``item_kind``: ``"rule"``, ``"lambda"``, ``"output"`` or ``"suite"``;
+* ``span``: where in ``source`` the problem is, when known;
+* ``source``: the offending text.
+
+``str(error)`` renders the message, the id and the text with the position marked.
+
+Examples
+--------
+>>> from quality_py.model.ids import Id
+>>> err = RuleSyntaxError("unexpected end", item_id=Id(100, 1), source="a +", span=Span(1, 3, 2, 3))
+>>> err.code
+'RULE_SYNTAX'
+>>> print(err)
+[RULE_SYNTAX] unexpected end (rule Id(100, 1), line 1, col 3)
+  a +
+    ^
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from quality_py.model.ids import Id
+
+#: Every code an error may carry, sorted. A code is never renamed once released.
+ERROR_CODES: tuple[str, ...] = (
+    "DUPLICATE_ID",
+    "DUPLICATE_LAMBDA",
+    "INVALID_ID",
+    "INVALID_MODEL",
+    "LAMBDA_ARITY",
+    "LAMBDA_RECURSION",
+    "LAMBDA_SYNTAX",
+    "LIBRARY_ARGUMENTS",
+    "LIBRARY_TYPE",
+    "RULE_ANALYSIS",
+    "RULE_SYNTAX",
+    "RULESET_FORMAT",
+    "UNSUPPORTED_STATEMENT",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A position in rule text: 1-based ``line``/``col`` and 0-based ``start``/``end`` offsets."""
+
+    line: int
+    col: int
+    start: int
+    end: int
+
+    @classmethod
+    def from_offsets(cls, text: str, start: int, end: int | None = None) -> Span:
+        """Build a span from 0-based offsets into ``text``.
+
+        >>> Span.from_offsets("a\\nbc", 3)
+        Span(line=2, col=2, start=3, end=4)
+        """
+        start = max(0, min(start, len(text)))
+        stop = start + 1 if end is None else end
+        line = text.count("\n", 0, start) + 1
+        col = start - (text.rfind("\n", 0, start) + 1) + 1
+        return cls(line, col, start, stop)
+
+
+def escape_text(text: str) -> str:
+    """Escape control characters so rule text cannot forge log lines or terminal output.
+
+    >>> escape_text("a\\x1b[31m\\tb")
+    'a\\\\x1b[31m\\tb'
+    """
+    out = []
+    for ch in text:
+        if ch in "\n\t" or (ord(ch) >= 32 and ord(ch) != 127):
+            out.append(ch)
+        else:
+            out.append(f"\\x{ord(ch):02x}")
+    return "".join(out)
+
+
+class QualityError(Exception):
+    """Root of every error this library raises for bad input."""
+
+    code = "INVALID_MODEL"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        item_id: Id | None = None,
+        item_kind: str = "rule",
+        source: str | None = None,
+        span: Span | None = None,
+        code: str | None = None,
+    ) -> None:
+        if code is not None:
+            self.code = code
+        assert self.code in ERROR_CODES, self.code
+        self.message = message
+        self.item_id = item_id
+        self.item_kind = item_kind
+        self.source = source
+        self.span = span
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.item_id is not None:
+            where.append(f"{self.item_kind} {self.item_id!r}")
+        if self.span is not None:
+            where.append(f"line {self.span.line}, col {self.span.col}")
+        head = f"[{self.code}] {escape_text(self.message)}"
+        if where:
+            head += " (" + ", ".join(where) + ")"
+        if self.source is None:
+            return head
+        lines = escape_text(self.source).split("\n")
+        if self.span is None:
+            return head + "\n" + "\n".join("  " + ln for ln in lines)
+        shown = lines[: self.span.line]
+        caret = " " * (self.span.col - 1) + "^"
+        return head + "\n" + "\n".join("  " + ln for ln in shown) + "\n  " + caret
+
+    def __str__(self) -> str:
+        return self._render()
+
+
+class ModelError(QualityError, ValueError):
+    """A suite, rule set, rule or lambda is malformed (duplicate ids, bad ids, bad values)."""
+
+    code = "INVALID_MODEL"
+
+
+class RuleSyntaxError(QualityError, ValueError):
+    """Rule, lambda or output text does not parse as one Spark SQL expression."""
+
+    code = "RULE_SYNTAX"
+
+
+class LambdaError(QualityError, ValueError):
+    """A user lambda is unknown at the arity called, recursive, or defined twice."""
+
+    code = "LAMBDA_ARITY"
+
+
+class LibraryFunctionError(QualityError, TypeError):
+    """A library function (``pack_ints``, ``probability``...) got bad arguments."""
+
+    code = "LIBRARY_ARGUMENTS"
+
+
+class RuleAnalysisError(QualityError, ValueError):
+    """Spark could not analyse a compiled rule against the data's schema."""
+
+    code = "RULE_ANALYSIS"
+
+
+class RulesetFormatError(QualityError, ValueError):
+    """A YAML ruleset file is malformed; the span points into the file."""
+
+    code = "RULESET_FORMAT"

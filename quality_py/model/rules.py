@@ -1,0 +1,185 @@
+"""The rule model: ``RuleSuite -> RuleSet -> Rule`` plus lambdas and output expressions.
+
+All classes are frozen; sequences are stored as tuples. Change a value with
+:func:`dataclasses.replace`.
+
+Examples
+--------
+>>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 0")])])
+>>> suite.rule_count
+1
+>>> suite.rule_sets[0].rules[0].expression
+'a > 0'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from quality_py.errors import ModelError
+from quality_py.model.ids import INT_MAX, Id
+
+
+def _check_id(value: object, owner: str) -> Id:
+    if not isinstance(value, Id):
+        raise ModelError(f"{owner} id must be an Id, got {type(value).__name__}", code="INVALID_ID")
+    return value
+
+
+def _check_text(value: object, owner: str, item_id: Id | None) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ModelError(
+            f"{owner} expression must be a non-empty string, got {value!r}", item_id=item_id
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class OutputExpression:
+    """An output expression of the rule engine / folder, shared between rules by id."""
+
+    id: Id
+    expression: str
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "OutputExpression")
+        _check_text(self.expression, "OutputExpression", self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule: a Spark SQL expression whose value becomes a result code.
+
+    ``salience`` and ``output`` are used by the rule engine and folder; a data-quality run
+    ignores them. ``description``, ``owner`` and ``tags`` are documentation only.
+    """
+
+    id: Id
+    expression: str
+    salience: int = INT_MAX
+    output: OutputExpression | None = None
+    description: str | None = None
+    owner: str | None = None
+    tags: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "Rule")
+        _check_text(self.expression, "Rule", self.id)
+        if isinstance(self.salience, bool) or not isinstance(self.salience, int):
+            raise ModelError("Rule salience must be an int", item_id=self.id)
+        object.__setattr__(self, "tags", tuple(self.tags))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """An ordered group of rules with its own overall result."""
+
+    id: Id
+    rules: tuple[Rule, ...]
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "RuleSet")
+        rules = tuple(self.rules)
+        for rule in rules:
+            if not isinstance(rule, Rule):
+                raise ModelError(
+                    f"RuleSet {self.id!r} holds a {type(rule).__name__}, not a Rule",
+                    item_id=self.id,
+                    item_kind="rule set",
+                )
+        dupes = _duplicates(r.id for r in rules)
+        if dupes:
+            raise ModelError(
+                f"RuleSet {self.id!r} has duplicate rule ids: {', '.join(map(repr, dupes))}",
+                item_id=dupes[0],
+                code="DUPLICATE_ID",
+            )
+        object.__setattr__(self, "rules", rules)
+
+
+@dataclass(frozen=True, slots=True)
+class LambdaFunction:
+    """A reusable SQL lambda, inlined wherever it is called.
+
+    ``expression`` is ``x -> body``, ``(a, b) -> body`` or a plain expression (no parameters,
+    called as ``name()``). Bodies may use row columns freely and call other lambdas.
+    """
+
+    name: str
+    expression: str
+    id: Id
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "LambdaFunction")
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ModelError(
+                f"lambda name must be an identifier, got {self.name!r}",
+                item_id=self.id,
+                item_kind="lambda",
+            )
+        _check_text(self.expression, "LambdaFunction", self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSuite:
+    """A versioned suite of rule sets with its lambdas.
+
+    ``probable_pass``: a probability result below this fails the overall result (strict ``<``).
+    """
+
+    id: Id
+    rule_sets: tuple[RuleSet, ...]
+    lambdas: tuple[LambdaFunction, ...] = ()
+    probable_pass: float = 0.8
+    description: str | None = field(default=None, compare=True)
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "RuleSuite")
+        sets = tuple(self.rule_sets)
+        lambdas = tuple(self.lambdas)
+        for rs in sets:
+            if not isinstance(rs, RuleSet):
+                raise ModelError(
+                    f"RuleSuite {self.id!r} holds a {type(rs).__name__}, not a RuleSet",
+                    item_id=self.id,
+                    item_kind="suite",
+                )
+        dupes = _duplicates(rs.id for rs in sets)
+        if dupes:
+            raise ModelError(
+                f"RuleSuite {self.id!r} has duplicate rule-set ids: {', '.join(map(repr, dupes))}",
+                item_id=dupes[0],
+                item_kind="rule set",
+                code="DUPLICATE_ID",
+            )
+        for lam in lambdas:
+            if not isinstance(lam, LambdaFunction):
+                raise ModelError(
+                    f"RuleSuite {self.id!r} lambdas must be LambdaFunction values",
+                    item_id=self.id,
+                    item_kind="suite",
+                )
+        pp = self.probable_pass
+        if isinstance(pp, bool) or not isinstance(pp, (int, float)) or pp != pp:
+            raise ModelError("probable_pass must be a number", item_id=self.id, item_kind="suite")
+        object.__setattr__(self, "rule_sets", sets)
+        object.__setattr__(self, "lambdas", lambdas)
+        object.__setattr__(self, "probable_pass", float(pp))
+
+    @property
+    def rule_count(self) -> int:
+        """How many rules the suite holds across its rule sets."""
+        return sum(len(rs.rules) for rs in self.rule_sets)
+
+    def iter_rules(self) -> Iterable[tuple[RuleSet, Rule]]:
+        """Every (rule set, rule) pair in declaration order."""
+        for rs in self.rule_sets:
+            for rule in rs.rules:
+                yield rs, rule
+
+
+def _duplicates(ids: Iterable[Id]) -> list[Id]:
+    counts = Counter(ids)
+    return [i for i, n in counts.items() if n > 1]

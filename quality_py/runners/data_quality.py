@@ -1,0 +1,238 @@
+"""The data-quality runner: every rule of a suite evaluated into one struct column.
+
+The whole struct is one SQL string wrapped once in ``F.expr`` (a Column composed from many
+Column operations exceeds Spark Connect's protobuf depth limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from quality_py.compile import CompiledSuite, compile_suite
+from quality_py.errors import RuleAnalysisError
+from quality_py.model.layout import CompactLayout
+from quality_py.model.results import Layout
+from quality_py.model.rules import RuleSuite
+from quality_py.sql.build import to_sql
+from quality_py.sql.coding import family_of, result_code
+from quality_py.sql.dq_struct import dq_struct
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql.types import StructType
+
+#: Alias the runner gives the input DataFrame so rules can correlate subqueries (``main.col``).
+MAIN_ALIAS = "main"
+
+
+def _layout(layout: Layout | str) -> Layout:
+    return Layout(layout) if isinstance(layout, str) else layout
+
+
+def _analysis_errors() -> tuple[type[BaseException], ...]:
+    from pyspark.errors import AnalysisException, ParseException
+
+    return (AnalysisException, ParseException)
+
+
+def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
+    """Analyse every compiled rule against ``df`` (no Spark job) and return its type family.
+
+    Raises :class:`RuleAnalysisError` listing every rule that does not analyse or whose value
+    cannot be a rule result.
+    """
+    if not compiled.rules:
+        return []
+    base = df.alias(MAIN_ALIAS)
+    sqls = [to_sql(exp.alias_(r.tree.copy(), f"__qp_r{i}")) for i, r in enumerate(compiled.rules)]
+    try:
+        schema = base.selectExpr(*sqls).schema
+    except _analysis_errors():
+        schema = None
+    if schema is None:
+        problems = []
+        for rule, sql in zip(compiled.rules, sqls, strict=True):
+            try:
+                base.selectExpr(sql).schema  # noqa: B018 - analysis only
+            except _analysis_errors() as err:
+                problems.append((rule, _first_line(str(err))))
+        if not problems:  # pragma: no cover - the whole failed but no part did
+            raise RuleAnalysisError("the suite does not analyse against this DataFrame")
+        raise _rule_errors(problems)
+    families = [family_of(f.dataType.simpleString()) for f in schema.fields]
+    bad = [
+        (rule, f"a rule must yield a boolean, number or string, not {f.dataType.simpleString()}")
+        for rule, f, fam in zip(compiled.rules, schema.fields, families, strict=True)
+        if fam is None
+    ]
+    if bad:
+        raise _rule_errors(bad)
+    return families
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0][:500]
+
+
+def _rule_errors(problems: list[tuple[object, str]]) -> RuleAnalysisError:
+    first = problems[0][0]
+    lines = [f"{getattr(r, 'rule_id')!r}: {msg}" for r, msg in problems]
+    return RuleAnalysisError(
+        f"{len(problems)} rule(s) do not analyse:\n  " + "\n  ".join(lines),
+        item_id=getattr(first, "rule_id"),
+        source=getattr(first, "source"),
+    )
+
+
+def rule_runner_sql(
+    suite: RuleSuite,
+    *,
+    layout: Layout | str = Layout.MAP,
+    families: Sequence[str | None] | None = None,
+    compiled: CompiledSuite | None = None,
+) -> str:
+    """The data-quality struct as one Spark SQL string.
+
+    ``families`` (from :func:`rule_families`) lets each rule's result coding be specialised to
+    its type; without it the coding dispatches on ``typeof`` and Spark's optimizer folds it.
+
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 0")])])
+    >>> print(rule_runner_sql(suite, families=["boolean"]))  # doctest: +NORMALIZE_WHITESPACE
+    NAMED_STRUCT('id', CAST(4294967297 AS BIGINT), 'overallResult',
+      IF((CASE WHEN TRY_CAST((a > 0) AS BOOLEAN) THEN 100000 ELSE 0 END) >= 80000, 100000, 0),
+      'ruleSetResults', MAP(CAST(214748364801 AS BIGINT), NAMED_STRUCT('overallResult',
+      IF((CASE WHEN TRY_CAST((a > 0) AS BOOLEAN) THEN 100000 ELSE 0 END) >= 80000, 100000, 0),
+      'ruleResults', MAP(CAST(429496729601 AS BIGINT),
+      CASE WHEN TRY_CAST((a > 0) AS BOOLEAN) THEN 100000 ELSE 0 END))))
+    """
+    lay = _layout(layout)
+    compiled = compiled or compile_suite(suite)
+    fams = list(families) if families is not None else [None] * len(compiled.rules)
+    codes = [result_code(r.tree, f) for r, f in zip(compiled.rules, fams, strict=True)]
+    return to_sql(dq_struct(suite, codes, fams, lay))
+
+
+def _wrap(sql: str, suite: RuleSuite, layout: Layout, name: str) -> Column:
+    from pyspark.sql import functions as F
+
+    column = F.expr(sql)
+    if layout is Layout.COMPACT:
+        return column.alias(name, metadata=CompactLayout.of(suite).to_metadata())
+    return column.alias(name)
+
+
+def rule_runner(
+    suite: RuleSuite,
+    *,
+    layout: Layout | str = Layout.MAP,
+    schema: StructType | DataFrame | None = None,
+    name: str = "DataQuality",
+) -> Column:
+    """The data-quality struct column of ``suite``.
+
+    Rules may reference the input DataFrame as ``main`` in correlated subqueries only through
+    :func:`add_data_quality` (which sets that alias). Pass ``schema`` (a DataFrame) to specialise
+    each rule's result coding to its type; it is optional.
+
+    Examples
+    --------
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 0")])])
+    >>> df = spark.createDataFrame([(1,), (-1,)], "a int")
+    >>> [r.DataQuality.overallResult for r in df.select(rule_runner(suite)).collect()]
+    [100000, 0]
+    """
+    lay = _layout(layout)
+    compiled = compile_suite(suite)
+    families = None
+    if schema is not None and hasattr(schema, "selectExpr"):
+        families = rule_families(schema, compiled)
+    sql = rule_runner_sql(suite, layout=lay, families=families, compiled=compiled)
+    return _wrap(sql, suite, lay, name)
+
+
+def add_data_quality(
+    df: DataFrame,
+    suite: RuleSuite,
+    name: str = "DataQuality",
+    *,
+    layout: Layout | str = Layout.MAP,
+) -> DataFrame:
+    """``df`` with a data-quality struct column ``name`` appended.
+
+    Every rule is analysed against ``df`` first (no Spark job), so a rule that names a missing
+    column or yields an unusable type fails here with its id.
+
+    Examples
+    --------
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a % 2 == 0")])])
+    >>> df = spark.createDataFrame([(2,), (3,)], "a int")
+    >>> checked = add_data_quality(df, suite)
+    >>> checked.filter("DataQuality.overallResult = 100000").count()
+    1
+    """
+    lay = _layout(layout)
+    compiled = compile_suite(suite)
+    families = rule_families(df, compiled)
+    sql = rule_runner_sql(suite, layout=lay, families=families, compiled=compiled)
+    return df.alias(MAIN_ALIAS).select("*", _wrap(sql, suite, lay, name))
+
+
+def add_overall_results_and_details(
+    df: DataFrame,
+    suite: RuleSuite,
+    overall: str = "DQ_overallResult",
+    details: str = "DQ_Details",
+    *,
+    layout: Layout | str = Layout.MAP,
+) -> DataFrame:
+    """``df`` with the overall result as a top-level int column and the details as a struct.
+
+    Filtering on a top-level int is cheaper than on a nested field.
+
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 2")])])
+    >>> out = add_overall_results_and_details(spark.createDataFrame([(3,)], "a int"), suite)
+    >>> out.columns
+    ['a', 'DQ_overallResult', 'DQ_Details']
+    """
+    from pyspark.sql import functions as F
+
+    lay = _layout(layout)
+    tmp = "__qp_dq"
+    checked = add_data_quality(df, suite, tmp, layout=lay)
+    details_col = F.struct(
+        F.col(f"{tmp}.id").alias("id"), F.col(f"{tmp}.ruleSetResults").alias("ruleSetResults")
+    )
+    if lay is Layout.COMPACT:
+        details_col = details_col.alias(details, metadata=CompactLayout.of(suite).to_metadata())
+    else:
+        details_col = details_col.alias(details)
+    return checked.select(
+        *[F.col(f"`{c}`") for c in df.columns],
+        F.col(f"{tmp}.overallResult").alias(overall),
+        details_col,
+    )
+
+
+def data_quality(
+    suite: RuleSuite, name: str = "DataQuality", *, layout: Layout | str = Layout.MAP
+) -> Callable[[DataFrame], DataFrame]:
+    """Curried :func:`add_data_quality` for ``df.transform(data_quality(suite))``."""
+    return lambda df: add_data_quality(df, suite, name, layout=layout)
+
+
+def overall_results_and_details(
+    suite: RuleSuite,
+    overall: str = "DQ_overallResult",
+    details: str = "DQ_Details",
+    *,
+    layout: Layout | str = Layout.MAP,
+) -> Callable[[DataFrame], DataFrame]:
+    """Curried :func:`add_overall_results_and_details` for ``df.transform(...)``."""
+    return lambda df: add_overall_results_and_details(df, suite, overall, details, layout=layout)

@@ -1,0 +1,88 @@
+"""Small constructors for the sqlglot nodes the compiler emits (never text concatenation)."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from quality_py.sql.dialect import DIALECT
+
+
+def lit(value: int | float | str | bool | None) -> exp.Expression:
+    """A literal; ints outside the 32-bit range become BIGINT literals."""
+    if value is None:
+        return exp.Null()
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, str):
+        return exp.Literal.string(value)
+    if isinstance(value, int) and not -(2**31) <= value < 2**31:
+        return exp.Cast(this=exp.Literal.number(value), to=exp.DataType.build("BIGINT"))
+    if isinstance(value, float):
+        return exp.Cast(this=exp.Literal.number(repr(value)), to=exp.DataType.build("DOUBLE"))
+    return exp.Literal.number(value)
+
+
+def bigint(value: int) -> exp.Expression:
+    """A BIGINT literal whatever the value's size."""
+    return exp.Cast(this=exp.Literal.number(value), to=exp.DataType.build("BIGINT"))
+
+
+def call(name: str, *args: exp.Expression) -> exp.Expression:
+    """A call to a Spark function by name, kept as written."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def paren(node: exp.Expression) -> exp.Expression:
+    """Wrap in parentheses unless the node is atomic."""
+    if isinstance(node, (exp.Column, exp.Literal, exp.Paren, exp.Func, exp.Identifier, exp.Null)):
+        return node
+    return exp.Paren(this=node)
+
+
+def field(node: exp.Expression, *names: str) -> exp.Expression:
+    """``node.name1.name2`` struct field access."""
+    out = paren(node)
+    for name in names:
+        out = exp.Dot(this=out, expression=exp.to_identifier(name))
+    return out
+
+
+def named_struct(*pairs: tuple[str, exp.Expression]) -> exp.Expression:
+    """``named_struct('a', x, ...)``."""
+    args: list[exp.Expression] = []
+    for name, value in pairs:
+        args.extend((lit(name), value))
+    return call("named_struct", *args)
+
+
+def if_(cond: exp.Expression, then: exp.Expression, other: exp.Expression) -> exp.Expression:
+    """``IF(cond, then, other)``."""
+    return exp.If(this=cond, true=then, false=other)
+
+
+def cast(node: exp.Expression, ddl: str) -> exp.Expression:
+    """``CAST(node AS ddl)``."""
+    return exp.Cast(this=node, to=exp.DataType.build(ddl, dialect=DIALECT))
+
+
+def least(nodes: list[exp.Expression]) -> exp.Expression:
+    """``least(...)``, or the node itself when there is one (least needs two arguments)."""
+    if len(nodes) == 1:
+        return nodes[0]
+    return call("least", *nodes)
+
+
+def to_sql(node: exp.Expression) -> str:
+    """Generate Spark SQL for a node."""
+    return node.sql(dialect=DIALECT)
+
+
+def substitute(template: exp.Expression, name: str, value: exp.Expression) -> exp.Expression:
+    """Copy ``template`` and replace every column reference ``name`` by a copy of ``value``."""
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name == name:
+            return paren(value.copy())
+        return node
+
+    return template.copy().transform(swap, copy=False)

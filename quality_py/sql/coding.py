@@ -1,0 +1,139 @@
+"""Turn a rule's value into its stored result int, for any value type, in Spark built-ins.
+
+The mapping (semantics section 1.2) depends on the value's type, which is only known after
+Spark analysis. The emitted expression dispatches on ``typeof(value)``: ``typeof`` is foldable, so
+Spark's optimizer reduces the dispatch to the one branch for the actual type. For a boolean rule
+the optimized plan is exactly ``CASE WHEN rule THEN 100000 ELSE 0 END``; every branch casts the
+value with ``try_cast`` so all branches analyse whatever the type is.
+
+When the type is already known (:func:`code_for_type`), only that branch is emitted, which keeps
+plans small for big suites.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from sqlglot import exp
+
+from quality_py.sql.build import substitute
+from quality_py.sql.dialect import DIALECT
+
+_PLACEHOLDER = "__qp_value"
+
+# Strings the original maps to results, compared lower-cased.
+_PASS_STRINGS = ("true", "passed", "pass", "yes", "1", "1.0")
+_FAIL_STRINGS = ("false", "failed", "fail", "no", "0", "0.0")
+_SOFT_STRINGS = ("softfail", "maybe")
+_DISABLED_STRINGS = ("disabledrule", "disabled")
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+# Probability -> int: truncation toward zero as the original's (p * 100000).toInt, which also
+# saturates at the int range and maps NaN to 0. Null stays 0 (Failed).
+_PROB = (
+    "coalesce(CAST(least(greatest(nanvl({d}, 0D) * 100000D, -2147483648D), 2147483647D) AS INT), 0)"
+)
+
+_CODE_BRANCHES = {
+    "boolean": f"CASE WHEN try_cast({_PLACEHOLDER} AS BOOLEAN) THEN 100000 ELSE 0 END",
+    "integral": (
+        f"CASE try_cast({_PLACEHOLDER} AS BIGINT) WHEN 1 THEN 100000 WHEN -1 THEN -1 "
+        "WHEN -2 THEN -2 ELSE 0 END"
+    ),
+    "fractional": (
+        f"CASE try_cast({_PLACEHOLDER} AS DOUBLE) WHEN 0D THEN 0 WHEN 1D THEN 100000 "
+        "WHEN -1D THEN -1 WHEN -2D THEN -2 ELSE "
+        + _PROB.format(d=f"try_cast({_PLACEHOLDER} AS DOUBLE)")
+        + " END"
+    ),
+    # Decimals never compare equal to 0/1/-1/-2 in the original: always a probability.
+    "decimal": _PROB.format(d=f"try_cast({_PLACEHOLDER} AS DOUBLE)"),
+    "string": (
+        f"CASE WHEN lower(try_cast({_PLACEHOLDER} AS STRING)) IN ({_in(_PASS_STRINGS)}) "
+        f"THEN 100000 WHEN lower(try_cast({_PLACEHOLDER} AS STRING)) IN ({_in(_SOFT_STRINGS)}) "
+        f"THEN -1 WHEN lower(try_cast({_PLACEHOLDER} AS STRING)) IN ({_in(_DISABLED_STRINGS)}) "
+        "THEN -2 ELSE 0 END"
+    ),
+    "void": "0",
+}
+
+_SOFT_BRANCHES = {
+    "boolean": f"IF(try_cast({_PLACEHOLDER} AS BOOLEAN), 1D, -1D)",
+    "integral": (
+        f"CASE try_cast({_PLACEHOLDER} AS BIGINT) WHEN 1 THEN 1D WHEN -2 THEN -2D ELSE -1D END"
+    ),
+    "fractional": (
+        f"CASE try_cast({_PLACEHOLDER} AS DOUBLE) WHEN 0D THEN -1D WHEN -1D THEN -1D "
+        f"WHEN 1D THEN 1D WHEN -2D THEN -2D ELSE try_cast({_PLACEHOLDER} AS DOUBLE) END"
+    ),
+    "decimal": f"try_cast({_PLACEHOLDER} AS DOUBLE)",
+    "string": (
+        f"CASE WHEN lower(try_cast({_PLACEHOLDER} AS STRING)) IN ({_in(_PASS_STRINGS)}) THEN 1D "
+        f"WHEN lower(try_cast({_PLACEHOLDER} AS STRING)) IN ({_in(_DISABLED_STRINGS)}) "
+        "THEN -2D ELSE -1D END"
+    ),
+    "void": "CAST(NULL AS DOUBLE)",
+}
+
+# typeof() names per family; the dispatch key strips '(p,s)' and ' collate ...'.
+_FAMILIES = {
+    "boolean": ("boolean",),
+    "integral": ("tinyint", "smallint", "int", "bigint"),
+    "fractional": ("float", "double"),
+    "decimal": ("decimal",),
+    "string": ("string", "char", "varchar"),
+    "void": ("void",),
+}
+_TYPE_KEY = f"substring_index(substring_index(typeof({_PLACEHOLDER}), '(', 1), ' ', 1)"
+
+
+def family_of(type_name: str) -> str | None:
+    """The family of a Spark ``simpleString``/``typeof`` type name, or None if unsupported.
+
+    >>> family_of("decimal(10,2)"), family_of("int"), family_of("array<int>")
+    ('decimal', 'integral', None)
+    """
+    key = type_name.split("(", 1)[0].split(" ", 1)[0].lower()
+    for family, names in _FAMILIES.items():
+        if key in names:
+            return family
+    return None
+
+
+def _dispatch(branches: dict[str, str], otherwise: str) -> str:
+    whens = " ".join(
+        f"WHEN {_TYPE_KEY} IN ({_in(_FAMILIES[fam])}) THEN {body}" for fam, body in branches.items()
+    )
+    return f"CASE {whens} ELSE {otherwise} END"
+
+
+@cache
+def _template(kind: str, family: str | None) -> exp.Expression:
+    branches = _CODE_BRANCHES if kind == "code" else _SOFT_BRANCHES
+    text = branches[family] if family else _dispatch(branches, "0" if kind == "code" else "NULL")
+    if kind == "soft" and family is None:
+        text = f"CASE WHEN {_PLACEHOLDER} IS NULL THEN CAST(NULL AS DOUBLE) ELSE {text} END"
+    if kind == "soft" and family not in (None, "void"):
+        text = f"IF({_PLACEHOLDER} IS NULL, CAST(NULL AS DOUBLE), {text})"
+    return DIALECT.parse(text)[0]
+
+
+def result_code(value: exp.Expression, family: str | None = None) -> exp.Expression:
+    """The INT result code of a rule value (null -> 0, Failed).
+
+    ``family`` (from :func:`family_of`) selects one branch when the value's type is known.
+
+    >>> from quality_py.sql.build import to_sql
+    >>> to_sql(result_code(exp.column("ok"), "boolean"))
+    'CASE WHEN TRY_CAST(ok AS BOOLEAN) THEN 100000 ELSE 0 END'
+    """
+    return substitute(_template("code", family), _PLACEHOLDER, value)
+
+
+def soft_fail(value: exp.Expression, family: str | None = None) -> exp.Expression:
+    """``soft_fail(value)``: DOUBLE -1.0 for Failed/SoftFailed, 1.0 Passed, -2.0 Disabled, else p."""
+    return substitute(_template("soft", family), _PLACEHOLDER, value)

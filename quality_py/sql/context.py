@@ -1,0 +1,89 @@
+"""What a compile pass knows: the item being compiled, its suite's lambdas and the result layout."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from quality_py.errors import LambdaError, Span
+from quality_py.model.ids import Id
+from quality_py.model.layout import ResultLayout
+from quality_py.model.results import Layout
+from quality_py.model.rules import LambdaFunction
+from quality_py.sql.parse import ParsedLambda, parse_lambda
+
+
+class LambdaLibrary:
+    """A suite's lambdas by lower-cased name and arity (Spark resolves names case-insensitively).
+
+    >>> lib = LambdaLibrary([LambdaFunction("isPositive", "x -> x > 0", Id(200, 1))])
+    >>> lib.arities("ISPOSITIVE")
+    (1,)
+    """
+
+    def __init__(self, lambdas: Iterable[LambdaFunction] = ()) -> None:
+        self._by_name: dict[str, dict[int, ParsedLambda]] = defaultdict(dict)
+        #: Fully inlined bodies, filled by the inlining pass (bodies have no closures, so the
+        #: expansion of a lambda does not depend on where it is called).
+        self.expanded: dict[tuple[str, int], exp.Expression] = {}
+        same: dict[tuple[str, int], list[ParsedLambda]] = defaultdict(list)
+        for fn in lambdas:
+            parsed = parse_lambda(fn)
+            same[(fn.name.lower(), parsed.arity)].append(parsed)
+        for (name, arity), impls in same.items():
+            if len(impls) > 1:
+                ids = ", ".join(repr(p.id) for p in impls)
+                raise LambdaError(
+                    f"lambda function {impls[0].name} has {len(impls)} implementations with "
+                    f"{arity} arguments: {ids}",
+                    item_id=impls[0].id,
+                    item_kind="lambda",
+                    code="DUPLICATE_LAMBDA",
+                )
+            self._by_name[name][arity] = impls[0]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._by_name
+
+    def arities(self, name: str) -> tuple[int, ...]:
+        """The arities defined for ``name``, sorted."""
+        return tuple(sorted(self._by_name.get(name.lower(), {})))
+
+    def get(self, name: str, arity: int) -> ParsedLambda | None:
+        """The lambda ``name`` with ``arity`` parameters, if defined."""
+        return self._by_name.get(name.lower(), {}).get(arity)
+
+    def all(self) -> list[ParsedLambda]:
+        """Every lambda in the library."""
+        return [p for impls in self._by_name.values() for p in impls.values()]
+
+
+@dataclass
+class PassContext:
+    """The item a pass works on and what it may refer to."""
+
+    item_id: Id | None = None
+    item_kind: str = "rule"
+    source: str | None = None
+    lambdas: LambdaLibrary = field(default_factory=LambdaLibrary)
+    layout: ResultLayout = Layout.MAP
+    #: Counter for fresh lambda-variable names.
+    fresh: int = 0
+
+    def fresh_name(self, hint: str) -> str:
+        """A lambda-variable name that cannot clash with user columns."""
+        self.fresh += 1
+        return f"__qp_{hint}{self.fresh}"
+
+    def span_of(self, node: exp.Expression) -> Span | None:
+        """The position of ``node`` (or its first positioned descendant) in the source."""
+        if self.source is None:
+            return None
+        for sub in node.walk():
+            meta = getattr(sub, "_meta", None) or {}
+            if "start" in meta:
+                return Span.from_offsets(self.source, int(meta["start"]), int(meta["end"]) + 1)
+        return None

@@ -1,0 +1,326 @@
+"""The library functions (``passed()``, ``pack_ints`` ...) and their expansion into Spark built-ins.
+
+Each function is registered under its snake_case name; calls match case-insensitively with or
+without underscores, as the original registers them (``softFail`` = ``soft_fail``). Nothing is
+registered in the Spark session: every call is replaced by built-in SQL at compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from quality_py.errors import LibraryFunctionError
+from quality_py.model.ids import INT_MAX, INT_MIN, pack_ints
+from quality_py.model.layout import CompactLayout
+from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
+from quality_py.sql import coding
+from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, paren
+from quality_py.sql.context import PassContext
+
+Handler = Callable[[list[exp.Expression], PassContext], exp.Expression]
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryFunction:
+    """A registered library function: its name, allowed argument counts and expansion."""
+
+    name: str
+    arities: tuple[int, ...]
+    expand: Handler
+    doc: str
+
+
+REGISTRY: dict[str, LibraryFunction] = {}
+
+
+def canonical(name: str) -> str:
+    """The lookup key of a function name: lower case, underscores removed.
+
+    >>> canonical("soft_Fail") == canonical("softFail")
+    True
+    """
+    return name.lower().replace("_", "")
+
+
+def register(name: str, *arities: int) -> Callable[[Handler], Handler]:
+    """Register the decorated expansion under ``name`` for the given argument counts."""
+
+    def wrap(fn: Handler) -> Handler:
+        key = canonical(name)
+        assert key not in REGISTRY, name
+        REGISTRY[key] = LibraryFunction(name, arities, fn, (fn.__doc__ or "").strip())
+        return fn
+
+    return wrap
+
+
+def lookup(name: str) -> LibraryFunction | None:
+    """The library function called ``name`` (any spelling), if there is one."""
+    return REGISTRY.get(canonical(name))
+
+
+def _error(ctx: PassContext, message: str, node: exp.Expression | None = None) -> Exception:
+    return LibraryFunctionError(
+        message,
+        item_id=ctx.item_id,
+        item_kind=ctx.item_kind,
+        source=ctx.source,
+        span=ctx.span_of(node) if node is not None else None,
+        code="LIBRARY_TYPE",
+    )
+
+
+def _int_literal(node: exp.Expression) -> int | None:
+    """The value of an integer literal (optionally negated or cast to an integral type)."""
+    if isinstance(node, exp.Paren):
+        return _int_literal(node.this)
+    if isinstance(node, exp.Neg):
+        inner = _int_literal(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Cast) and node.to.this in {
+        exp.DataType.Type.BIGINT,
+        exp.DataType.Type.INT,
+    }:
+        return _int_literal(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return int(node.this)
+        except ValueError:
+            return None
+    return None
+
+
+def _non_integral_literal(node: exp.Expression) -> str | None:
+    """The kind of a literal that is certainly not an int/bigint, else None."""
+    if isinstance(node, exp.Paren):
+        return _non_integral_literal(node.this)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return "string"
+        return None if _int_literal(node) is not None else "decimal"
+    if isinstance(node, exp.Boolean):
+        return "boolean"
+    if isinstance(node, exp.Cast) and not node.to.is_type(*exp.DataType.INTEGER_TYPES):
+        return node.to.sql()
+    return None
+
+
+def _require_integral(node: exp.Expression, fn: str, ctx: PassContext) -> exp.Expression:
+    """Reject non-integral literals now; make Spark analysis reject non-integral columns.
+
+    ``IF(false, ~x, x)`` folds to ``x`` but ``~`` only analyses for integral types, so a string or
+    double argument fails analysis, as in the original.
+    """
+    if _int_literal(node) is not None:
+        return node
+    kind = _non_integral_literal(node)
+    if kind is not None:
+        raise _error(ctx, f"{fn} requires (int or bigint) type, got a {kind}", node)
+    return if_(lit(False), exp.BitwiseNot(this=paren(node.copy())), node)
+
+
+# --- result constants -------------------------------------------------------------------------
+
+
+@register("passed", 0)
+def _passed(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """The Passed result int, 100000."""
+    return lit(PASSED)
+
+
+@register("failed", 0)
+def _failed(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """The Failed result int, 0."""
+    return lit(FAILED)
+
+
+@register("soft_failed", 0)
+def _soft_failed(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """The SoftFailed result int, -1."""
+    return lit(SOFT_FAILED)
+
+
+@register("disabled_rule", 0)
+def _disabled_rule(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """The DisabledRule result int, -2."""
+    return lit(DISABLED_RULE)
+
+
+@register("probability", 1)
+def _probability(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """DOUBLE probability of a stored result int: ``probability(1000)`` = 0.01."""
+    value = _require_integral(args[0], "probability", ctx)
+    return exp.Div(this=cast(value, "DOUBLE"), expression=lit(100000.0))
+
+
+@register("soft_fail", 1)
+def _soft_fail(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """Make a rule's failure soft: DOUBLE -1.0 for failed, 1.0 passed, -2.0 disabled, p else."""
+    return coding.soft_fail(args[0])
+
+
+# --- ids ----------------------------------------------------------------------------------------
+
+
+def _low_int(node: exp.Expression) -> exp.Expression:
+    # Low 32 bits as a signed int without an overflowing cast (ANSI-safe).
+    shifted = call("shiftright", call("shiftleft", paren(node.copy()), lit(32)), lit(32))
+    return cast(shifted, "INT")
+
+
+def _high_int(node: exp.Expression) -> exp.Expression:
+    return cast(call("shiftright", paren(node.copy()), lit(32)), "INT")
+
+
+@register("pack_ints", 2)
+def _pack_ints(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """BIGINT with ``id`` in the high and ``version`` in the low 32 bits."""
+    values = [_int_literal(a) for a in args]
+    if values[0] is not None and values[1] is not None:
+        for v, a in zip(values, args, strict=True):
+            if not INT_MIN <= v <= INT_MAX:
+                raise _error(ctx, f"pack_ints requires int arguments, {v} is out of range", a)
+        return bigint(pack_ints(values[0], values[1]))
+    high = cast(_require_integral(args[0], "pack_ints", ctx), "BIGINT")
+    low = cast(_require_integral(args[1], "pack_ints", ctx), "BIGINT")
+    return exp.BitwiseOr(
+        this=call("shiftleft", high, lit(32)),
+        expression=exp.Paren(this=exp.BitwiseAnd(this=low, expression=bigint(0xFFFFFFFF))),
+    )
+
+
+@register("unpack", 1)
+def _unpack(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """``struct<id: int, version: int>`` of a packed BIGINT."""
+    x = args[0]
+    body = named_struct(("id", _high_int(x)), ("version", _low_int(x)))
+    return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
+
+
+@register("unpack_id_triple", 1)
+def _unpack_id_triple(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """Six ints from ``struct<ruleSuiteId, ruleSetId, ruleId>`` of packed ids."""
+    x = args[0]
+    pairs: list[tuple[str, exp.Expression]] = []
+    for name in ("ruleSuite", "ruleSet", "rule"):
+        packed = field(x, f"{name}Id")
+        pairs += [(f"{name}Id", _high_int(packed)), (f"{name}Version", _low_int(packed))]
+    return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), named_struct(*pairs))
+
+
+# --- result structs -----------------------------------------------------------------------------
+
+
+@register("rule_suite_result_details", 1)
+def _details(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """The DataQuality struct without its overall result: ``struct<id, ruleSetResults>``."""
+    x = args[0]
+    body = named_struct(("id", field(x, "id")), ("ruleSetResults", field(x, "ruleSetResults")))
+    return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
+
+
+@register("rule_result", 4)
+def _rule_result(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """The result of one rule, by packed suite, rule-set and rule ids; null when absent."""
+    results, suite, rule_set, rule = args
+    same_suite = exp.EQ(this=field(results, "id"), expression=paren(suite.copy()))
+    if isinstance(ctx.layout, CompactLayout):
+        value = _compact_rule_result(results, rule_set, rule, ctx.layout)
+    else:
+        sets = call("try_element_at", field(results, "ruleSetResults"), paren(rule_set.copy()))
+        value = call("try_element_at", field(sets, "ruleResults"), paren(rule.copy()))
+    return if_(same_suite, value, cast(exp.Null(), "INT"))
+
+
+def _compact_element(results: exp.Expression, i: int, j: int) -> exp.Expression:
+    rs = call("element_at", field(results, "ruleSetResults"), lit(i + 1))
+    return call("element_at", field(rs, "ruleResults"), lit(j + 1))
+
+
+def _compact_rule_result(
+    results: exp.Expression, rule_set: exp.Expression, rule: exp.Expression, lay: CompactLayout
+) -> exp.Expression:
+    set_id, rule_id = _int_literal(rule_set), _int_literal(rule)
+    if set_id is not None and rule_id is not None:
+        pos = lay.position(set_id, rule_id)
+        return cast(exp.Null(), "INT") if pos is None else _compact_element(results, *pos)
+    ifs = []
+    for i, (sid, rules) in enumerate(lay.rule_sets):
+        for j, rid in enumerate(rules):
+            cond = exp.And(
+                this=exp.EQ(this=paren(rule_set.copy()), expression=bigint(sid)),
+                expression=exp.EQ(this=paren(rule.copy()), expression=bigint(rid)),
+            )
+            ifs.append(exp.If(this=cond, true=_compact_element(results, i, j)))
+    return exp.Case(ifs=ifs, default=cast(exp.Null(), "INT"))
+
+
+def _flat_struct(
+    suite: exp.Expression,
+    suite_result: exp.Expression,
+    set_result: exp.Expression,
+    set_id: exp.Expression,
+    rule_id: exp.Expression,
+    rule_result: exp.Expression,
+) -> exp.Expression:
+    return named_struct(
+        ("ruleSuiteId", _high_int(suite)),
+        ("ruleSuiteVersion", _low_int(suite)),
+        ("ruleSuiteResult", suite_result),
+        ("ruleSetResult", set_result),
+        ("ruleSetId", _high_int(set_id)),
+        ("ruleSetVersion", _low_int(set_id)),
+        ("ruleId", _high_int(rule_id)),
+        ("ruleVersion", _low_int(rule_id)),
+        ("ruleResult", rule_result),
+    )
+
+
+@register("flatten_results", 1)
+def _flatten_results(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+    """One struct per rule: suite, rule-set and rule ids/versions with their results."""
+    x = args[0]
+    if isinstance(ctx.layout, CompactLayout):
+        items = []
+        for i, (sid, rules) in enumerate(ctx.layout.rule_sets):
+            rs = call("element_at", field(x, "ruleSetResults"), lit(i + 1))
+            for j, rid in enumerate(rules):
+                items.append(
+                    _flat_struct(
+                        field(x, "id"),
+                        field(x, "overallResult"),
+                        field(rs, "overallResult"),
+                        bigint(sid),
+                        bigint(rid),
+                        _compact_element(x, i, j),
+                    )
+                )
+        body = call("array", *items) if items else cast(call("array"), _flat_array_ddl())
+    else:
+        s, r = ctx.fresh_name("s"), ctx.fresh_name("r")
+        s_val, r_val = exp.column(s), exp.column(r)
+        inner = _flat_struct(
+            field(x, "id"),
+            field(x, "overallResult"),
+            field(s_val, "value", "overallResult"),
+            field(s_val, "key"),
+            field(r_val, "key"),
+            field(r_val, "value"),
+        )
+        per_rule = exp.Lambda(this=inner, expressions=[exp.to_identifier(r)])
+        rules = call("map_entries", field(s_val, "value", "ruleResults"))
+        per_set = exp.Lambda(
+            this=call("transform", rules, per_rule), expressions=[exp.to_identifier(s)]
+        )
+        sets = call("map_entries", field(x, "ruleSetResults"))
+        body = call("flatten", call("transform", sets, per_set))
+    return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
+
+
+def _flat_array_ddl() -> str:
+    from quality_py.model.results import FLAT_RESULT_DDL
+
+    return f"array<{FLAT_RESULT_DDL}>"

@@ -1,0 +1,200 @@
+"""Parse rule, lambda and output text into sqlglot ASTs, with errors that name the item.
+
+Only single expressions are accepted: statements (``SELECT`` at the top level, DDL, ``;``-separated
+lists, commands) are rejected before the parser runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from quality_py.errors import LambdaError, RuleSyntaxError, Span
+from quality_py.model.ids import Id
+from quality_py.model.rules import LambdaFunction
+from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
+
+
+def _span_of_line_col(text: str, line: int, col: int) -> Span:
+    lines = text.split("\n")
+    line = max(1, min(line, len(lines)))
+    offset = sum(len(ln) + 1 for ln in lines[: line - 1]) + max(col - 1, 0)
+    return Span.from_offsets(text, offset)
+
+
+def _tokenize(text: str, item_id: Id | None, kind: str, base: str) -> list[Token]:
+    try:
+        return list(DIALECT.tokenize(text))
+    except TokenError as err:
+        raise RuleSyntaxError(
+            f"cannot tokenize {kind} text: {err}", item_id=item_id, item_kind=kind, source=base
+        ) from None
+
+
+def _token_span(text: str, tok: Token) -> Span:
+    return Span.from_offsets(text, tok.start, tok.end + 1)
+
+
+def parse_expression(
+    text: str, *, item_id: Id | None = None, kind: str = "rule", offset: int = 0
+) -> exp.Expression:
+    """Parse one Spark SQL expression.
+
+    ``offset`` is where ``text`` starts inside the item's full source (for lambda bodies), so
+    spans point into the full text.
+
+    >>> parse_expression("a % 2 == 0").sql("spark")
+    'a % 2 = 0'
+    """
+    source = text if offset == 0 else None
+    tokens = _tokenize(text, item_id, kind, text)
+    if not tokens:
+        raise RuleSyntaxError(f"empty {kind} text", item_id=item_id, item_kind=kind, source=text)
+    for tok in tokens:
+        if tok.token_type == TokenType.SEMICOLON:
+            raise RuleSyntaxError(
+                f"a {kind} must be a single expression; ';' is not allowed",
+                item_id=item_id,
+                item_kind=kind,
+                source=text,
+                span=_token_span(text, tok),
+                code="UNSUPPORTED_STATEMENT",
+            )
+    first = tokens[0]
+    if first.token_type in STATEMENT_TOKENS:
+        raise RuleSyntaxError(
+            f"a {kind} must be an expression, not a {first.text.upper()} statement",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+            span=_token_span(text, first),
+            code="UNSUPPORTED_STATEMENT",
+        )
+    try:
+        parsed = DIALECT.parser().parse(tokens, text)
+    except ParseError as err:
+        info = err.errors[0] if err.errors else {}
+        span = None
+        if info.get("line"):
+            span = _span_of_line_col(text, int(info["line"]), int(info.get("col") or 1))
+        raise RuleSyntaxError(
+            str(info.get("description") or err),
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+            span=span,
+        ) from None
+    except RecursionError:
+        raise RuleSyntaxError(
+            f"{kind} text is nested too deeply to parse", item_id=item_id, item_kind=kind, source=text
+        ) from None
+    parsed = [p for p in parsed if p is not None]
+    if len(parsed) != 1:
+        raise RuleSyntaxError(
+            f"a {kind} must be exactly one expression",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+            code="UNSUPPORTED_STATEMENT",
+        )
+    tree = parsed[0]
+    if isinstance(tree, (exp.Query, exp.Command, exp.DDL, exp.DML)) or (
+        tree.__class__.__name__ in {"Set", "Use", "Pragma", "Describe"}
+    ):
+        raise RuleSyntaxError(
+            f"a {kind} must be an expression, not a {tree.key.upper()} statement",
+            item_id=item_id,
+            item_kind=kind,
+            source=source or text,
+            code="UNSUPPORTED_STATEMENT",
+        )
+    return tree
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLambda:
+    """A user lambda split into parameter names and a parsed body."""
+
+    name: str
+    params: tuple[str, ...]
+    body: exp.Expression
+    id: Id
+    source: str
+
+    @property
+    def arity(self) -> int:
+        """Number of parameters (0 for a plain expression)."""
+        return len(self.params)
+
+
+def _lambda_header(tokens: list[Token]) -> tuple[tuple[str, ...], int] | None:
+    """Recognise ``x ->`` or ``(a, b) ->`` at the start; return params and the arrow's index."""
+    ident = {TokenType.VAR, TokenType.IDENTIFIER}
+    if len(tokens) >= 2 and tokens[0].token_type in ident and tokens[1].token_type == TokenType.ARROW:
+        return (tokens[0].text,), 1
+    if not tokens or tokens[0].token_type != TokenType.L_PAREN:
+        return None
+    params: list[str] = []
+    i = 1
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.token_type == TokenType.R_PAREN:
+            break
+        if tok.token_type in ident:
+            params.append(tok.text)
+        elif tok.token_type != TokenType.COMMA:
+            return None
+        i += 1
+    if i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.ARROW and params:
+        return tuple(params), i + 1
+    return None
+
+
+def parse_lambda(fn: LambdaFunction) -> ParsedLambda:
+    """Parse a :class:`LambdaFunction`; text without ``->`` is a zero-argument lambda.
+
+    >>> from quality_py.model.rules import LambdaFunction
+    >>> pl = parse_lambda(LambdaFunction("between", "(x, lo, hi) -> x >= lo and x <= hi", Id(1, 1)))
+    >>> pl.params, pl.body.sql("spark")
+    (('x', 'lo', 'hi'), 'x >= lo AND x <= hi')
+    """
+    text = fn.expression
+    tokens = _tokenize(text, fn.id, "lambda", text)
+    header = _lambda_header(tokens)
+    if header is None:
+        body = parse_expression(text, item_id=fn.id, kind="lambda")
+        return ParsedLambda(fn.name, (), body, fn.id, text)
+    params, arrow = header
+    lowered = [p.lower() for p in params]
+    if len(set(lowered)) != len(lowered):
+        raise LambdaError(
+            f"lambda {fn.name} repeats a parameter name: {', '.join(params)}",
+            item_id=fn.id,
+            item_kind="lambda",
+            source=text,
+            code="LAMBDA_SYNTAX",
+        )
+    start = tokens[arrow].end + 1
+    body_text = text[start:]
+    if not body_text.strip():
+        raise RuleSyntaxError(
+            f"lambda {fn.name} has no body after '->'",
+            item_id=fn.id,
+            item_kind="lambda",
+            source=text,
+            span=Span.from_offsets(text, start),
+            code="LAMBDA_SYNTAX",
+        )
+    try:
+        body = parse_expression(body_text, item_id=fn.id, kind="lambda")
+    except RuleSyntaxError as err:
+        span = err.span
+        if span is not None:
+            span = Span.from_offsets(text, start + span.start, start + span.end)
+        raise RuleSyntaxError(
+            err.message, item_id=fn.id, item_kind="lambda", source=text, span=span, code=err.code
+        ) from None
+    return ParsedLambda(fn.name, params, body, fn.id, text)

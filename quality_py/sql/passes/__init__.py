@@ -1,0 +1,27 @@
+"""The compile passes, in order. Each module holds one pass: ``(tree, *, ctx) -> tree``.
+
+:func:`run_passes` copies the input once; passes may then change the tree in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from quality_py.sql.context import PassContext
+from quality_py.sql.passes.inline_lambdas import inline_lambdas
+from quality_py.sql.passes.library_functions import library_functions
+
+Pass = Callable[..., exp.Expression]
+
+#: User lambdas first (their bodies may call library functions), then library functions.
+PASSES: tuple[Pass, ...] = (inline_lambdas, library_functions)
+
+
+def run_passes(tree: exp.Expression, ctx: PassContext) -> exp.Expression:
+    """Run every pass over a copy of ``tree``; the caller's tree is never changed."""
+    out = tree.copy()
+    for step in PASSES:
+        out = step(out, ctx=ctx)
+    return out
