@@ -38,14 +38,26 @@ class CompactLayout:
         )
 
     def position(self, set_id: int, rule_id: int) -> tuple[int, int] | None:
-        """0-based (set index, rule index) of packed ids, or None when absent."""
+        """0-based (set index, index in ``ruleResults``) of packed ids, or None when absent."""
+        flat = 0
         for i, (sid, rules) in enumerate(self.rule_sets):
             if sid == set_id:
                 for j, rid in enumerate(rules):
                     if rid == rule_id:
-                        return i, j
+                        return i, flat + j
                 return None
+            flat += len(rules)
         return None
+
+    def entries(self) -> list[tuple[int, int, int, int]]:
+        """(set index, flat rule index, packed set id, packed rule id) for every rule."""
+        out = []
+        flat = 0
+        for i, (sid, rules) in enumerate(self.rule_sets):
+            for rid in rules:
+                out.append((i, flat, sid, rid))
+                flat += 1
+        return out
 
     def to_metadata(self) -> dict[str, Any]:
         """The column metadata recorded for this layout (JSON-compatible)."""

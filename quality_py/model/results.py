@@ -33,10 +33,9 @@ DQ_MAP_DDL = (
     "struct<id:bigint,overallResult:int,"
     "ruleSetResults:map<bigint,struct<overallResult:int,ruleResults:map<bigint,int>>>>"
 )
-#: The compact layout: same results, positional arrays.
+#: The compact layout: one int per rule set and one per rule, in declaration order.
 DQ_COMPACT_DDL = (
-    "struct<id:bigint,overallResult:int,"
-    "ruleSetResults:array<struct<overallResult:int,ruleResults:array<int>>>>"
+    "struct<id:bigint,overallResult:int,ruleSetResults:array<int>,ruleResults:array<int>>"
 )
 #: Element type of ``flatten_results``.
 FLAT_RESULT_DDL = (

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from quality_py.compile import CompiledSuite, compile_suite
-from quality_py.errors import RuleAnalysisError
+from quality_py.errors import ModelError, RuleAnalysisError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
 from quality_py.sql.coding import family_of, result_code
-from quality_py.sql.dq_struct import dq_struct
+from quality_py.sql.dq_struct import dq_struct, rendered
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -38,21 +38,23 @@ def _analysis_errors() -> tuple[type[BaseException], ...]:
     return (AnalysisException, ParseException)
 
 
-def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
-    """Analyse every compiled rule against ``df`` (no Spark job) and return its type family.
+def _with_rule_values(df: DataFrame, compiled: CompiledSuite) -> tuple[DataFrame, list[str | None]]:
+    """``df`` (aliased ``main``) plus one hidden column per rule value, and each value's family.
 
-    Raises :class:`RuleAnalysisError` listing every rule that does not analyse or whose value
+    Spark analyses every rule here (no job runs). A suite that does not analyse is diagnosed
+    rule by rule, and :class:`RuleAnalysisError` lists every rule that fails or whose value
     cannot be a rule result.
     """
-    if not compiled.rules:
-        return []
     base = df.alias(MAIN_ALIAS)
-    sqls = [to_sql(exp.alias_(r.tree.copy(), f"__qp_r{i}")) for i, r in enumerate(compiled.rules)]
+    names = [f"__qp_v{i}" for i in range(len(compiled.rules))]
+    clash = {*names, *(n.replace("_v", "_c") for n in names)} & set(df.columns)
+    if clash:
+        raise ModelError(f"input columns clash with internal names: {sorted(clash)}")
+    sqls = [to_sql(exp.alias_(r.tree.copy(), n)) for r, n in zip(compiled.rules, names, strict=True)]
     try:
-        schema = base.selectExpr(*sqls).schema
+        values = base.selectExpr("*", *sqls)
+        fields = values.schema.fields[len(df.columns) :]
     except _analysis_errors():
-        schema = None
-    if schema is None:
         problems = []
         for rule, sql in zip(compiled.rules, sqls, strict=True):
             try:
@@ -60,17 +62,22 @@ def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
             except _analysis_errors() as err:
                 problems.append((rule, _first_line(str(err))))
         if not problems:  # pragma: no cover - the whole failed but no part did
-            raise RuleAnalysisError("the suite does not analyse against this DataFrame")
-        raise _rule_errors(problems)
-    families = [family_of(f.dataType.simpleString()) for f in schema.fields]
+            raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
+        raise _rule_errors(problems) from None
+    families = [family_of(f.dataType.simpleString()) for f in fields]
     bad = [
         (rule, f"a rule must yield a boolean, number or string, not {f.dataType.simpleString()}")
-        for rule, f, fam in zip(compiled.rules, schema.fields, families, strict=True)
+        for rule, f, fam in zip(compiled.rules, fields, families, strict=True)
         if fam is None
     ]
     if bad:
         raise _rule_errors(bad)
-    return families
+    return values, families
+
+
+def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
+    """The type family of every compiled rule's value when evaluated against ``df``."""
+    return _with_rule_values(df, compiled)[1]
 
 
 def _first_line(text: str) -> str:
@@ -112,7 +119,10 @@ def rule_runner_sql(
     lay = _layout(layout)
     compiled = compiled or compile_suite(suite)
     fams = list(families) if families is not None else [None] * len(compiled.rules)
-    codes = [result_code(r.tree, f) for r, f in zip(compiled.rules, fams, strict=True)]
+    codes = [
+        rendered(to_sql(result_code(r.tree, f)))
+        for r, f in zip(compiled.rules, fams, strict=True)
+    ]
     return to_sql(dq_struct(suite, codes, fams, lay))
 
 
@@ -178,9 +188,23 @@ def add_data_quality(
     """
     lay = _layout(layout)
     compiled = compile_suite(suite)
-    families = rule_families(df, compiled)
-    sql = rule_runner_sql(suite, layout=lay, families=families, compiled=compiled)
-    return df.alias(MAIN_ALIAS).select("*", _wrap(sql, suite, lay, name))
+    # Three projections: rule values (also the type probe), result codes, then the struct.
+    # Each rule is evaluated once into a hidden column; every code is referenced at least twice
+    # (results + overall), so Spark keeps the struct's projection apart from the rules instead
+    # of inlining them into one huge expression.
+    values, families = _with_rule_values(df, compiled)
+    n = len(compiled.rules)
+    value_cols = [f"__qp_v{i}" for i in range(n)]
+    code_cols = [f"__qp_c{i}" for i in range(n)]
+    codes = values.selectExpr(
+        "*",
+        *[
+            to_sql(exp.alias_(result_code(exp.column(v), f), c))
+            for v, f, c in zip(value_cols, families, code_cols, strict=True)
+        ],
+    )
+    sql = to_sql(dq_struct(suite, [exp.column(c) for c in code_cols], families, lay))
+    return codes.select("*", _wrap(sql, suite, lay, name)).drop(*value_cols, *code_cols)
 
 
 def add_overall_results_and_details(

@@ -235,9 +235,8 @@ def _rule_result(args: list[exp.Expression], ctx: PassContext) -> exp.Expression
     return if_(same_suite, value, cast(exp.Null(), "INT"))
 
 
-def _compact_element(results: exp.Expression, i: int, j: int) -> exp.Expression:
-    rs = call("element_at", field(results, "ruleSetResults"), lit(i + 1))
-    return call("element_at", field(rs, "ruleResults"), lit(j + 1))
+def _compact_rule(results: exp.Expression, flat: int) -> exp.Expression:
+    return call("element_at", field(results, "ruleResults"), lit(flat + 1))
 
 
 def _compact_rule_result(
@@ -246,15 +245,14 @@ def _compact_rule_result(
     set_id, rule_id = _int_literal(rule_set), _int_literal(rule)
     if set_id is not None and rule_id is not None:
         pos = lay.position(set_id, rule_id)
-        return cast(exp.Null(), "INT") if pos is None else _compact_element(results, *pos)
+        return cast(exp.Null(), "INT") if pos is None else _compact_rule(results, pos[1])
     ifs = []
-    for i, (sid, rules) in enumerate(lay.rule_sets):
-        for j, rid in enumerate(rules):
-            cond = exp.And(
-                this=exp.EQ(this=paren(rule_set.copy()), expression=bigint(sid)),
-                expression=exp.EQ(this=paren(rule.copy()), expression=bigint(rid)),
-            )
-            ifs.append(exp.If(this=cond, true=_compact_element(results, i, j)))
+    for _, flat, sid, rid in lay.entries():
+        cond = exp.And(
+            this=exp.EQ(this=paren(rule_set.copy()), expression=bigint(sid)),
+            expression=exp.EQ(this=paren(rule.copy()), expression=bigint(rid)),
+        )
+        ifs.append(exp.If(this=cond, true=_compact_rule(results, flat)))
     return exp.Case(ifs=ifs, default=cast(exp.Null(), "INT"))
 
 
@@ -284,20 +282,17 @@ def _flatten_results(args: list[exp.Expression], ctx: PassContext) -> exp.Expres
     """One struct per rule: suite, rule-set and rule ids/versions with their results."""
     x = args[0]
     if isinstance(ctx.layout, CompactLayout):
-        items = []
-        for i, (sid, rules) in enumerate(ctx.layout.rule_sets):
-            rs = call("element_at", field(x, "ruleSetResults"), lit(i + 1))
-            for j, rid in enumerate(rules):
-                items.append(
-                    _flat_struct(
-                        field(x, "id"),
-                        field(x, "overallResult"),
-                        field(rs, "overallResult"),
-                        bigint(sid),
-                        bigint(rid),
-                        _compact_element(x, i, j),
-                    )
-                )
+        items = [
+            _flat_struct(
+                field(x, "id"),
+                field(x, "overallResult"),
+                call("element_at", field(x, "ruleSetResults"), lit(i + 1)),
+                bigint(sid),
+                bigint(rid),
+                _compact_rule(x, flat),
+            )
+            for i, flat, sid, rid in ctx.layout.entries()
+        ]
         body = call("array", *items) if items else cast(call("array"), _flat_array_ddl())
     else:
         s, r = ctx.fresh_name("s"), ctx.fresh_name("r")

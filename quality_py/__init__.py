@@ -1,0 +1,66 @@
+"""quality_py: versioned SQL data-quality rules evaluated by Spark built-ins as one column.
+
+>>> from quality_py import Id, Rule, RuleSet, RuleSuite
+>>> RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 0")])]).rule_count
+1
+"""
+
+from __future__ import annotations
+
+import logging
+
+from quality_py.errors import (
+    LambdaError,
+    LibraryFunctionError,
+    ModelError,
+    QualityError,
+    RuleAnalysisError,
+    RulesetFormatError,
+    RuleSyntaxError,
+)
+from quality_py.model.ids import Id, pack_ints, unpack
+from quality_py.model.layout import CompactLayout, layout_of_field
+from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
+from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.runners.data_quality import (
+    add_data_quality,
+    add_overall_results_and_details,
+    data_quality,
+    overall_results_and_details,
+    rule_runner,
+)
+
+logging.getLogger("quality_py").addHandler(logging.NullHandler())
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DISABLED_RULE",
+    "FAILED",
+    "PASSED",
+    "SOFT_FAILED",
+    "CompactLayout",
+    "Id",
+    "LambdaError",
+    "LambdaFunction",
+    "Layout",
+    "LibraryFunctionError",
+    "ModelError",
+    "OutputExpression",
+    "QualityError",
+    "Rule",
+    "RuleAnalysisError",
+    "RuleSet",
+    "RuleSuite",
+    "RuleSyntaxError",
+    "RulesetFormatError",
+    "__version__",
+    "add_data_quality",
+    "add_overall_results_and_details",
+    "data_quality",
+    "layout_of_field",
+    "overall_results_and_details",
+    "pack_ints",
+    "rule_runner",
+    "unpack",
+]
