@@ -32,11 +32,26 @@ def call(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
+_ATOMIC = (exp.Column, exp.Literal, exp.Paren, exp.Identifier, exp.Null, exp.Boolean)
+# sqlglot classes And/Or (and some operators) as Func too; only call-like nodes are atomic.
+_OPERATORS = (exp.Binary, exp.Unary, exp.Connector, exp.Predicate)
+
+
+def is_atomic(node: exp.Expression) -> bool:
+    """True when ``node`` generates self-delimited SQL (a name, literal, call or bracket)."""
+    if isinstance(node, _ATOMIC):
+        return True
+    return isinstance(node, exp.Func) and not isinstance(node, _OPERATORS)
+
+
 def paren(node: exp.Expression) -> exp.Expression:
-    """Wrap in parentheses unless the node is atomic."""
-    if isinstance(node, (exp.Column, exp.Literal, exp.Paren, exp.Func, exp.Identifier, exp.Null)):
-        return node
-    return exp.Paren(this=node)
+    """Wrap in parentheses unless the node is self-delimited, so precedence cannot change.
+
+    >>> from sqlglot import parse_one
+    >>> paren(parse_one("a OR b")).sql()
+    '(a OR b)'
+    """
+    return node if is_atomic(node) else exp.Paren(this=node)
 
 
 def field(node: exp.Expression, *names: str) -> exp.Expression:

@@ -1,0 +1,3 @@
+"""Reading and writing suites: YAML rulesets."""
+
+from __future__ import annotations

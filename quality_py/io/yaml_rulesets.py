@@ -1,0 +1,240 @@
+"""YAML rulesets: load and dump suites, with errors that point at file, line and column.
+
+Format::
+
+    suite: {id: 1, version: 1, probable_pass: 0.8, description: "..."}
+    lambdas:
+      - {name: isPositive, id: 200, version: 1, expression: "x -> x > 0"}
+    rule_sets:
+      - id: 50
+        version: 1
+        rules:
+          - id: 100
+            version: 1
+            expression: "a % 2 == 0"
+            description: "a is even"      # optional: description, owner, tags
+
+Expressions are read as the raw scalar text, so ``expression: true`` is the SQL ``true``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from quality_py.errors import QualityError, RulesetFormatError, Span
+from quality_py.model.ids import Id
+from quality_py.model.rules import LambdaFunction, Rule, RuleSet, RuleSuite
+
+
+class _Ctx:
+    def __init__(self, text: str, origin: str) -> None:
+        self.text = text
+        self.origin = origin
+
+    def error(self, node: Node | None, message: str) -> RulesetFormatError:
+        span = None
+        if node is not None:
+            mark = node.start_mark
+            span = Span(mark.line + 1, mark.column + 1, mark.index, node.end_mark.index)
+        where = f"{self.origin}:{span.line}:{span.col}" if span else self.origin
+        return RulesetFormatError(f"{where}: {message}", item_kind="ruleset", span=span)
+
+
+def _mapping(node: Node, ctx: _Ctx, what: str) -> dict[str, Node]:
+    if not isinstance(node, MappingNode):
+        raise ctx.error(node, f"{what} must be a mapping")
+    out: dict[str, Node] = {}
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            raise ctx.error(key, f"{what} keys must be plain names")
+        if key.value in out:
+            raise ctx.error(key, f"{what} repeats the key {key.value!r}")
+        out[key.value] = value
+    return out
+
+
+def _sequence(node: Node | None, ctx: _Ctx, what: str) -> list[Node]:
+    if node is None or (isinstance(node, ScalarNode) and node.value in ("", "null", "~")):
+        return []
+    if not isinstance(node, SequenceNode):
+        raise ctx.error(node, f"{what} must be a list")
+    return list(node.value)
+
+
+def _check_keys(fields: dict[str, Node], allowed: set[str], ctx: _Ctx, what: str) -> None:
+    for key, node in fields.items():
+        if key not in allowed:
+            raise ctx.error(node, f"unknown key {key!r} in {what}; allowed: {sorted(allowed)}")
+
+
+def _required(fields: dict[str, Node], key: str, parent: Node, ctx: _Ctx, what: str) -> Node:
+    if key not in fields:
+        raise ctx.error(parent, f"{what} needs {key!r}")
+    return fields[key]
+
+
+def _int(node: Node, ctx: _Ctx, what: str) -> int:
+    if not isinstance(node, ScalarNode):
+        raise ctx.error(node, f"{what} must be an integer")
+    try:
+        return int(node.value)
+    except ValueError:
+        raise ctx.error(node, f"{what} must be an integer, got {node.value!r}") from None
+
+
+def _text(node: Node, ctx: _Ctx, what: str) -> str:
+    if not isinstance(node, ScalarNode) or not str(node.value).strip():
+        raise ctx.error(node, f"{what} must be non-empty text")
+    return str(node.value)
+
+
+def _id(fields: dict[str, Node], parent: Node, ctx: _Ctx, what: str) -> Id:
+    ident = _int(_required(fields, "id", parent, ctx, what), ctx, f"{what} id")
+    version_node = fields.get("version")
+    version = _int(version_node, ctx, f"{what} version") if version_node is not None else 1
+    try:
+        return Id(ident, version)
+    except QualityError as err:
+        raise ctx.error(fields["id"], err.message) from None
+
+
+def _tags(node: Node | None, ctx: _Ctx) -> tuple[str, ...]:
+    return tuple(_text(n, ctx, "tag") for n in _sequence(node, ctx, "tags"))
+
+
+def _rule(node: Node, ctx: _Ctx) -> Rule:
+    fields = _mapping(node, ctx, "a rule")
+    _check_keys(fields, {"id", "version", "expression", "description", "owner", "tags"}, ctx, "a rule")
+    rule_id = _id(fields, node, ctx, "rule")
+    text = _text(_required(fields, "expression", node, ctx, "a rule"), ctx, "rule expression")
+    desc = fields.get("description")
+    owner = fields.get("owner")
+    return Rule(
+        rule_id,
+        text,
+        description=_text(desc, ctx, "description") if desc is not None else None,
+        owner=_text(owner, ctx, "owner") if owner is not None else None,
+        tags=_tags(fields.get("tags"), ctx),
+    )
+
+
+def _rule_set(node: Node, ctx: _Ctx) -> RuleSet:
+    fields = _mapping(node, ctx, "a rule set")
+    _check_keys(fields, {"id", "version", "rules", "description"}, ctx, "a rule set")
+    set_id = _id(fields, node, ctx, "rule set")
+    rules = [_rule(n, ctx) for n in _sequence(fields.get("rules"), ctx, "rules")]
+    try:
+        return RuleSet(set_id, rules)
+    except QualityError as err:
+        raise ctx.error(node, err.message) from None
+
+
+def _lambda(node: Node, ctx: _Ctx) -> LambdaFunction:
+    fields = _mapping(node, ctx, "a lambda")
+    _check_keys(fields, {"name", "id", "version", "expression", "description"}, ctx, "a lambda")
+    name = _text(_required(fields, "name", node, ctx, "a lambda"), ctx, "lambda name")
+    text = _text(_required(fields, "expression", node, ctx, "a lambda"), ctx, "lambda expression")
+    try:
+        return LambdaFunction(name, text, _id(fields, node, ctx, "lambda"))
+    except QualityError as err:
+        raise ctx.error(fields["name"], err.message) from None
+
+
+def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
+    """Load a suite from YAML text.
+
+    >>> suite = loads_ruleset('''
+    ... suite: {id: 1, version: 1}
+    ... rule_sets:
+    ...   - id: 50
+    ...     rules:
+    ...       - {id: 100, expression: "a > 0"}
+    ... ''')
+    >>> suite.rule_sets[0].rules[0].id
+    Id(100, 1)
+    """
+    ctx = _Ctx(text, origin)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        span = Span(mark.line + 1, mark.column + 1, mark.index, mark.index + 1) if mark else None
+        where = f"{origin}:{span.line}:{span.col}" if span else origin
+        raise RulesetFormatError(f"{where}: {err.problem}", item_kind="ruleset", span=span) from None
+    if root is None:
+        raise ctx.error(None, "the ruleset is empty")
+    fields = _mapping(root, ctx, "the ruleset")
+    _check_keys(fields, {"suite", "lambdas", "rule_sets", "checks"}, ctx, "the ruleset")
+    suite_node = _required(fields, "suite", root, ctx, "the ruleset")
+    suite_fields = _mapping(suite_node, ctx, "suite")
+    _check_keys(
+        suite_fields, {"id", "version", "probable_pass", "description"}, ctx, "suite"
+    )
+    suite_id = _id(suite_fields, suite_node, ctx, "suite")
+    pp_node = suite_fields.get("probable_pass")
+    probable_pass = 0.8
+    if pp_node is not None:
+        try:
+            probable_pass = float(_text(pp_node, ctx, "probable_pass"))
+        except ValueError:
+            raise ctx.error(pp_node, "probable_pass must be a number") from None
+    desc = suite_fields.get("description")
+    lambdas = [_lambda(n, ctx) for n in _sequence(fields.get("lambdas"), ctx, "lambdas")]
+    sets = [_rule_set(n, ctx) for n in _sequence(fields.get("rule_sets"), ctx, "rule_sets")]
+    try:
+        return RuleSuite(
+            suite_id,
+            sets,
+            lambdas=lambdas,
+            probable_pass=probable_pass,
+            description=_text(desc, ctx, "description") if desc is not None else None,
+        )
+    except QualityError as err:
+        raise ctx.error(root, err.message) from None
+
+
+def load_ruleset(path: str | Path) -> RuleSuite:
+    """Load a suite from a YAML file (errors name the file, line and column)."""
+    p = Path(path)
+    return loads_ruleset(p.read_text(encoding="utf-8"), str(p))
+
+
+def dumps_ruleset(suite: RuleSuite) -> str:
+    """The YAML text of a suite; :func:`loads_ruleset` reads it back to an equal suite.
+
+    >>> from quality_py.model import Rule, RuleSet
+    >>> s = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 2), "x > 'a: b'")])])
+    >>> loads_ruleset(dumps_ruleset(s)) == s
+    True
+    """
+    doc: dict[str, Any] = {
+        "suite": {"id": suite.id.id, "version": suite.id.version},
+    }
+    if suite.probable_pass != 0.8:
+        doc["suite"]["probable_pass"] = suite.probable_pass
+    if suite.description is not None:
+        doc["suite"]["description"] = suite.description
+    if suite.lambdas:
+        doc["lambdas"] = [
+            {"name": f.name, "id": f.id.id, "version": f.id.version, "expression": f.expression}
+            for f in suite.lambdas
+        ]
+    sets = []
+    for rs in suite.rule_sets:
+        rules = []
+        for r in rs.rules:
+            item: dict[str, Any] = {"id": r.id.id, "version": r.id.version, "expression": r.expression}
+            if r.description is not None:
+                item["description"] = r.description
+            if r.owner is not None:
+                item["owner"] = r.owner
+            if r.tags:
+                item["tags"] = list(r.tags)
+            rules.append(item)
+        sets.append({"id": rs.id.id, "version": rs.id.version, "rules": rules})
+    doc["rule_sets"] = sets
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)

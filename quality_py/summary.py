@@ -1,0 +1,152 @@
+"""Per-rule counts of a data-quality column, computed alongside a write (no extra pass).
+
+Examples
+--------
+>>> from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
+>>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 1")])])
+>>> checked = add_data_quality(spark.createDataFrame([(1,), (2,), (3,)], "a int"), suite)
+>>> stats = rule_summary(checked, suite)
+>>> stats.rows, stats.overall_passed, stats.rules[0].passed, stats.rules[0].failed
+(3, 2, 2, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from quality_py.model.ids import Id
+from quality_py.model.layout import CompactLayout, ResultLayout
+from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
+from quality_py.model.rules import RuleSuite
+from quality_py.sql.build import bigint, call, field, lit, to_sql
+from quality_py.sql.context import PassContext
+from quality_py.sql.passes import run_passes
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+
+@dataclass(frozen=True, slots=True)
+class RuleStats:
+    """How many rows each result took for one rule."""
+
+    rule_set_id: Id
+    rule_id: Id
+    passed: int
+    failed: int
+    soft_failed: int
+    disabled: int
+    probability: int
+
+    @property
+    def applicable(self) -> int:
+        """Rows where the rule was not disabled."""
+        return self.passed + self.failed + self.soft_failed + self.probability
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed rows over applicable rows (None when the rule never applied)."""
+        return self.passed / self.applicable if self.applicable else None
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteStats:
+    """Row count, overall passes and per-rule counts of a checked DataFrame."""
+
+    rows: int
+    overall_passed: int
+    rules: tuple[RuleStats, ...]
+
+
+_KINDS = (("passed", PASSED), ("failed", FAILED), ("soft", SOFT_FAILED), ("disabled", DISABLED_RULE))
+
+
+def _aggregate_sql(suite: RuleSuite, column: str, layout: ResultLayout) -> list[tuple[str, str]]:
+    col = exp.column(column, quoted=True)
+    ctx = PassContext(item_kind="summary", layout=layout)
+    out = [
+        ("rows", "count(1)"),
+        ("overall", to_sql(call("count_if", exp.EQ(this=field(col, "overallResult"), expression=lit(PASSED))))),
+    ]
+    for i, (rule_set, rule) in enumerate(suite.iter_rules()):
+        code = call(
+            "rule_result", col, bigint(suite.id.packed), bigint(rule_set.id.packed), bigint(rule.id.packed)
+        )
+        code = run_passes(code, ctx)
+        for kind, value in _KINDS:
+            out.append((f"r{i}_{kind}", to_sql(call("count_if", exp.EQ(this=code.copy(), expression=lit(value))))))
+        known = exp.In(this=code.copy(), expressions=[lit(v) for _, v in _KINDS])
+        out.append((f"r{i}_prob", to_sql(call("count_if", exp.Not(this=known)))))
+    return out
+
+
+def summary_columns(
+    suite: RuleSuite, column: str = "DataQuality", layout: ResultLayout | None = None
+) -> list[Column]:
+    """Aggregate Columns for :meth:`DataFrame.observe` or :meth:`DataFrame.agg`."""
+    from pyspark.sql import functions as F
+
+    lay = layout if layout is not None else Layout.MAP
+    return [F.expr(sql).alias(name) for name, sql in _aggregate_sql(suite, column, lay)]
+
+
+def stats_from_row(suite: RuleSuite, values: dict[str, Any]) -> SuiteStats:
+    """Read :func:`summary_columns` results back into :class:`SuiteStats`."""
+    rules = []
+    for i, (rule_set, rule) in enumerate(suite.iter_rules()):
+        rules.append(
+            RuleStats(
+                rule_set.id,
+                rule.id,
+                int(values[f"r{i}_passed"]),
+                int(values[f"r{i}_failed"]),
+                int(values[f"r{i}_soft"]),
+                int(values[f"r{i}_disabled"]),
+                int(values[f"r{i}_prob"]),
+            )
+        )
+    return SuiteStats(int(values["rows"]), int(values["overall"]), tuple(rules))
+
+
+def layout_of(df: DataFrame, column: str) -> ResultLayout:
+    """The layout of ``df[column]`` from its metadata."""
+    from quality_py.model.layout import layout_of_field
+
+    return layout_of_field(df.schema[column])
+
+
+def rule_summary(df: DataFrame, suite: RuleSuite, column: str = "DataQuality") -> SuiteStats:
+    """Run one aggregation over ``df`` and return the per-rule counts."""
+    row = df.agg(*summary_columns(suite, column, layout_of(df, column))).first()
+    assert row is not None
+    return stats_from_row(suite, row.asDict())
+
+
+def format_summary(stats: SuiteStats) -> str:
+    """A fixed-width table of the per-rule counts."""
+    head = f"{'rule set':>10} {'rule':>10} {'passed':>9} {'failed':>9} {'soft':>9} {'disabled':>9} {'prob.':>9} {'pass rate':>9}"
+    lines = [head, "-" * len(head)]
+    for r in stats.rules:
+        rate = "n/a" if r.pass_rate is None else f"{100 * r.pass_rate:.2f}%"
+        lines.append(
+            f"{r.rule_set_id.id:>7}.{r.rule_set_id.version:<2} {r.rule_id.id:>7}.{r.rule_id.version:<2}"
+            f" {r.passed:>9} {r.failed:>9} {r.soft_failed:>9} {r.disabled:>9} {r.probability:>9} {rate:>9}"
+        )
+    ok = stats.overall_passed
+    pct = f"{100 * ok / stats.rows:.2f}%" if stats.rows else "n/a"
+    lines.append(f"rows: {stats.rows}, overall passed: {ok} ({pct}), failed: {stats.rows - ok}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "CompactLayout",
+    "RuleStats",
+    "SuiteStats",
+    "format_summary",
+    "rule_summary",
+    "stats_from_row",
+    "summary_columns",
+]
