@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quality_py import Id, LambdaFunction, Rule, RuleSet, RulesetFormatError, RuleSuite
+from quality_py.compile import compile_suite
+from quality_py.io.yaml_rulesets import dumps_ruleset, load_ruleset, loads_ruleset
+
+RULESETS = sorted((Path(__file__).resolve().parents[2] / "rulesets").glob("*.yaml"))
+
+
+def test_there_are_rulesets() -> None:
+    assert RULESETS
+
+
+@pytest.mark.parametrize("path", RULESETS, ids=[p.name for p in RULESETS])
+def test_every_shipped_ruleset_loads_and_compiles(path: Path) -> None:
+    suite = load_ruleset(path)
+    compiled = compile_suite(suite)
+    assert len(compiled.rules) == suite.rule_count > 0
+    assert loads_ruleset(dumps_ruleset(suite)) == suite
+
+
+def test_flights_ruleset_has_at_least_15_rules_and_reuses_lambdas() -> None:
+    suite = load_ruleset(next(p for p in RULESETS if p.name == "flights.yaml"))
+    assert suite.rule_count >= 15
+    uses = {lam.name: 0 for lam in suite.lambdas}
+    texts = [r.expression for _, r in suite.iter_rules()] + [lam.expression for lam in suite.lambdas]
+    for name in uses:
+        uses[name] = sum(t.count(f"{name}(") for t in texts)
+    assert uses["inRange"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col", "needle"),
+    [
+        ("suite: {id: 1}\nrule_sets:\n  - id: x\n", 3, 9, "integer"),
+        ("suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1}\n", 5, 9, "expression"),
+        ("suite: {id: 1}\nrulesets: []\n", 2, 11, "unknown key"),
+        ("suite: {id: 1}\nrule_sets: [\n", 3, 1, ""),
+        ("rule_sets: []\n", 1, 1, "suite"),
+        (
+            "suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1, expression: a}\n"
+            "      - {id: 1, expression: b}\n",
+            3,
+            5,
+            "duplicate rule ids",
+        ),
+    ],
+)
+def test_errors_point_at_file_line_and_column(text: str, line: int, col: int, needle: str) -> None:
+    with pytest.raises(RulesetFormatError) as err:
+        loads_ruleset(text, "rules.yaml")
+    e = err.value
+    assert e.code == "RULESET_FORMAT"
+    assert e.span is not None and (e.span.line, e.span.col) == (line, col)
+    assert e.message.startswith(f"rules.yaml:{line}:{col}: ")
+    assert needle.lower() in e.message.lower()
+
+
+def test_expressions_are_raw_text_not_yaml_values() -> None:
+    suite = loads_ruleset("suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1, expression: true}\n")
+    assert suite.rule_sets[0].rules[0].expression == "true"
+
+
+TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20
+).filter(lambda s: s.strip() == s and s.strip())
+INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
+
+
+@st.composite
+def suites(draw: st.DrawFn) -> RuleSuite:
+    n_sets = draw(st.integers(min_value=0, max_value=3))
+    set_ids = draw(st.lists(INT32, min_size=n_sets, max_size=n_sets, unique=True))
+    sets = []
+    for sid in set_ids:
+        rule_ids = draw(st.lists(INT32, max_size=3, unique=True))
+        rules = [
+            Rule(
+                Id(rid, draw(INT32)),
+                draw(TEXT),
+                description=draw(st.none() | TEXT),
+                tags=tuple(draw(st.lists(TEXT, max_size=2))),
+            )
+            for rid in rule_ids
+        ]
+        sets.append(RuleSet(Id(sid, draw(INT32)), rules))
+    lambdas = [
+        LambdaFunction(f"f{i}", draw(TEXT), Id(i, draw(INT32)))
+        for i in range(draw(st.integers(min_value=0, max_value=2)))
+    ]
+    return RuleSuite(
+        Id(draw(INT32), draw(INT32)),
+        sets,
+        lambdas=lambdas,
+        probable_pass=draw(st.sampled_from([0.8, 0.5, 0.95])),
+        description=draw(st.none() | TEXT),
+    )
+
+
+@settings(max_examples=150)
+@given(suites())
+def test_yaml_round_trip_is_exact(suite: RuleSuite) -> None:
+    assert loads_ruleset(dumps_ruleset(suite)) == suite
