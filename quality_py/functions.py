@@ -83,10 +83,13 @@ def _arg_node(value: object) -> exp.Expression:
 def _column_reference(col: object) -> str:
     """The quoted name of a plain column reference, on classic or Connect sessions."""
     jc = getattr(col, "_jc", None)
-    if jc is not None:  # classic
-        expression = jc.expr()
-        if expression.getClass().getSimpleName() == "UnresolvedAttribute":
-            return str(expression.sql())
+    if jc is not None:  # classic: Spark 4 Columns hold a ColumnNode, 3.5 an Expression
+        try:
+            node = jc.node()
+        except Exception:
+            node = jc.expr()
+        if node.getClass().getSimpleName() == "UnresolvedAttribute":
+            return str(node.sql())
     inner = getattr(col, "_expr", None)  # Spark Connect
     if inner is not None and type(inner).__name__ == "ColumnReference":
         parts = inner._unparsed_identifier.split(".")

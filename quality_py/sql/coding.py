@@ -6,6 +6,10 @@ Spark's optimizer reduces the dispatch to the one branch for the actual type. Fo
 the optimized plan is exactly ``CASE WHEN rule THEN 100000 ELSE 0 END``; every branch casts the
 value with ``try_cast`` so all branches analyse whatever the type is.
 
+Divergence from the original: the integer 100000 (what ``passed()`` returns) is Passed. The
+original treats every integer other than 0/1/-1/-2 as Failed, so there ``IF(c, passed(),
+failed())`` silently fails every row; we keep the one unambiguous code.
+
 When the type is already known (:func:`code_for_type`), only that branch is emitted, which keeps
 plans small for big suites.
 """
@@ -34,15 +38,16 @@ def _in(values: tuple[str, ...]) -> str:
 
 # Probability -> int: truncation toward zero as the original's (p * 100000).toInt, which also
 # saturates at the int range and maps NaN to 0. Null stays 0 (Failed).
+# least/greatest skip nulls, so null is made 0 first.
 _PROB = (
-    "coalesce(CAST(least(greatest(nanvl({d}, 0D) * 100000D, -2147483648D), 2147483647D) AS INT), 0)"
+    "CAST(least(greatest(nanvl(coalesce({d}, 0D), 0D) * 100000D, -2147483648D), 2147483647D) AS INT)"
 )
 
 _CODE_BRANCHES = {
     "boolean": f"CASE WHEN try_cast({_PLACEHOLDER} AS BOOLEAN) THEN 100000 ELSE 0 END",
     "integral": (
         f"CASE try_cast({_PLACEHOLDER} AS BIGINT) WHEN 1 THEN 100000 WHEN -1 THEN -1 "
-        "WHEN -2 THEN -2 ELSE 0 END"
+        "WHEN -2 THEN -2 WHEN 100000 THEN 100000 ELSE 0 END"
     ),
     "fractional": (
         f"CASE try_cast({_PLACEHOLDER} AS DOUBLE) WHEN 0D THEN 0 WHEN 1D THEN 100000 "
@@ -64,7 +69,8 @@ _CODE_BRANCHES = {
 _SOFT_BRANCHES = {
     "boolean": f"IF(try_cast({_PLACEHOLDER} AS BOOLEAN), 1D, -1D)",
     "integral": (
-        f"CASE try_cast({_PLACEHOLDER} AS BIGINT) WHEN 1 THEN 1D WHEN -2 THEN -2D ELSE -1D END"
+        f"CASE try_cast({_PLACEHOLDER} AS BIGINT) WHEN 1 THEN 1D WHEN 100000 THEN 1D "
+        "WHEN -2 THEN -2D ELSE -1D END"
     ),
     "fractional": (
         f"CASE try_cast({_PLACEHOLDER} AS DOUBLE) WHEN 0D THEN -1D WHEN -1D THEN -1D "
