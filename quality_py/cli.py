@@ -60,11 +60,13 @@ def run(args: argparse.Namespace) -> int:
     """The ``run`` command."""
     from pyspark.sql import Observation
 
+    from quality_py.compile import compile_suite
     from quality_py.io.yaml_rulesets import load_ruleset
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.summary import format_summary, stats_from_row, summary_columns
 
     suite = load_ruleset(args.ruleset)
+    compile_suite(suite)  # syntax and lambda errors surface before a JVM starts
     spark = _session(args.master, args.remote)
     started = time.perf_counter()
     _register_views(spark, args.view or [], args.format)

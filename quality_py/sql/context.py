@@ -13,6 +13,7 @@ from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction
+from quality_py.sql.dialect import DIALECT
 from quality_py.sql.parse import ParsedLambda, parse_lambda
 
 
@@ -31,6 +32,7 @@ class LambdaLibrary:
         self.expanded: dict[tuple[str, int], exp.Expression] = {}
         same: dict[tuple[str, int], list[ParsedLambda]] = defaultdict(list)
         for fn in lambdas:
+            _check_callable_name(fn)
             parsed = parse_lambda(fn)
             same[(fn.name.lower(), parsed.arity)].append(parsed)
         for (name, arity), impls in same.items():
@@ -59,6 +61,25 @@ class LambdaLibrary:
     def all(self) -> list[ParsedLambda]:
         """Every lambda in the library."""
         return [p for impls in self._by_name.values() for p in impls.values()]
+
+
+def _check_callable_name(fn: LambdaFunction) -> None:
+    """A lambda is only inlined where its call parses as a plain function call.
+
+    Names such as ``double`` (a type), ``between`` (a keyword) or ``upper`` (a built-in) parse as
+    something else, so calls would silently not reach the lambda.
+    """
+    try:
+        call = DIALECT.parse(f"{fn.name}(1)")[0]
+    except Exception:
+        call = None
+    if not (isinstance(call, exp.Anonymous) and call.this == fn.name):
+        raise LambdaError(
+            f"lambda name {fn.name!r} is a SQL keyword or built-in function; choose another name",
+            item_id=fn.id,
+            item_kind="lambda",
+            code="LAMBDA_SYNTAX",
+        )
 
 
 @dataclass

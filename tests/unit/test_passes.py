@@ -120,3 +120,11 @@ def test_library_argument_errors_name_the_rule(text: str, code: str) -> None:
 def test_lambda_bodies_may_use_library_functions() -> None:
     lib = LambdaLibrary([LambdaFunction("ok", "x -> IF(x, passed(), failed())", Id(1, 1))])
     assert to_sql(compile_expression("ok(a > 1)", lambdas=lib)) == "IF((a > 1), 100000, 0)"
+
+
+@pytest.mark.parametrize("name", ["double", "between", "upper", "coalesce", "cast", "exists"])
+def test_lambda_names_that_cannot_be_called_are_rejected(name: str) -> None:
+    with pytest.raises(LambdaError) as err:
+        LambdaLibrary([LambdaFunction(name, "x -> x", Id(4, 2))])
+    assert err.value.code == "LAMBDA_SYNTAX"
+    assert err.value.item_id == Id(4, 2)
