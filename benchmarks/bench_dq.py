@@ -82,7 +82,9 @@ def main() -> None:
         case["compact/hand"] = case["compact"]["median"] / case["hand"]["median"]
         case["map/hand"] = case["map"]["median"] / case["hand"]["median"]
         results["cases"][n] = case
-        print(n, {k: (round(v, 3) if isinstance(v, float) else v["median"]) for k, v in case.items()})
+        print(
+            n, {k: (round(v, 3) if isinstance(v, float) else v["median"]) for k, v in case.items()}
+        )
     for n in [int(x) for x in args.plan_rules.split(",") if x]:
         suite = gen_suite(n)
         start = time.perf_counter()

@@ -75,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     from quality_py.summary import layout_of
 
     observation = Observation("quality_py_summary")
-    observed = checked.observe(observation, *summary_columns(suite, args.name, layout_of(checked, args.name)))
+    observed = checked.observe(
+        observation, *summary_columns(suite, args.name, layout_of(checked, args.name))
+    )
     observed.write.mode("overwrite").parquet(args.output)
     stats = stats_from_row(suite, observation.get)
     elapsed = time.perf_counter() - started

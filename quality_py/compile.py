@@ -28,7 +28,7 @@ class CompiledRule:
     rule_set_id: Id
     rule_id: Id
     source: str
-    tree: exp.Expression
+    tree: exp.Expr
 
     @property
     def sql(self) -> str:
@@ -52,7 +52,7 @@ def compile_expression(
     kind: str = "rule",
     lambdas: LambdaLibrary | None = None,
     layout: ResultLayout = Layout.MAP,
-) -> exp.Expression:
+) -> exp.Expr:
     """Parse one expression and run every pass over it.
 
     >>> compile_expression("pack_ints(1, 2) > 0").sql("spark")
@@ -68,9 +68,7 @@ def compile_suite(suite: RuleSuite, *, layout: ResultLayout = Layout.MAP) -> Com
     lambdas = LambdaLibrary(suite.lambdas)
     compiled = []
     for rule_set, rule in suite.iter_rules():
-        tree = compile_expression(
-            rule.expression, item_id=rule.id, lambdas=lambdas, layout=layout
-        )
+        tree = compile_expression(rule.expression, item_id=rule.id, lambdas=lambdas, layout=layout)
         compiled.append(CompiledRule(rule_set.id, rule.id, rule.expression, tree))
     return CompiledSuite(suite, tuple(compiled), lambdas)
 

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from pyspark.sql import Column
 
 
-
 def _resolve_layout(layout: ResultLayout | RuleSuite | str) -> ResultLayout:
     if isinstance(layout, RuleSuite):
         return CompactLayout.of(layout)
@@ -70,7 +69,7 @@ def expr(
     return F.expr(to_sql(tree))
 
 
-def _arg_node(value: object) -> exp.Expression:
+def _arg_node(value: object) -> exp.Expr:
     if isinstance(value, bool):
         return lit(value)
     if isinstance(value, int):

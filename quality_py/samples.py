@@ -56,8 +56,10 @@ def load_sample(spark: SparkSession, name: str) -> DataFrame:
         raise ValueError(f"unknown sample {name!r}; known: {', '.join(SAMPLES)}")
     data = _package_data()
     for view in ("airlines", "airports"):
-        ref = spark.read.option("header", True).option("inferSchema", True).csv(
-            str(data / f"{view}.csv")
+        ref = (
+            spark.read.option("header", True)
+            .option("inferSchema", True)
+            .csv(str(data / f"{view}.csv"))
         )
         ref.createOrReplaceTempView(view)
     return (

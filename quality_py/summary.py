@@ -61,7 +61,12 @@ class SuiteStats:
     rules: tuple[RuleStats, ...]
 
 
-_KINDS = (("passed", PASSED), ("failed", FAILED), ("soft", SOFT_FAILED), ("disabled", DISABLED_RULE))
+_KINDS = (
+    ("passed", PASSED),
+    ("failed", FAILED),
+    ("soft", SOFT_FAILED),
+    ("disabled", DISABLED_RULE),
+)
 
 
 def _aggregate_sql(suite: RuleSuite, column: str, layout: ResultLayout) -> list[tuple[str, str]]:
@@ -69,15 +74,29 @@ def _aggregate_sql(suite: RuleSuite, column: str, layout: ResultLayout) -> list[
     ctx = PassContext(item_kind="summary", layout=layout)
     out = [
         ("rows", "count(1)"),
-        ("overall", to_sql(call("count_if", exp.EQ(this=field(col, "overallResult"), expression=lit(PASSED))))),
+        (
+            "overall",
+            to_sql(
+                call("count_if", exp.EQ(this=field(col, "overallResult"), expression=lit(PASSED)))
+            ),
+        ),
     ]
     for i, (rule_set, rule) in enumerate(suite.iter_rules()):
         code = call(
-            "rule_result", col, bigint(suite.id.packed), bigint(rule_set.id.packed), bigint(rule.id.packed)
+            "rule_result",
+            col,
+            bigint(suite.id.packed),
+            bigint(rule_set.id.packed),
+            bigint(rule.id.packed),
         )
         code = run_passes(code, ctx)
         for kind, value in _KINDS:
-            out.append((f"r{i}_{kind}", to_sql(call("count_if", exp.EQ(this=code.copy(), expression=lit(value))))))
+            out.append(
+                (
+                    f"r{i}_{kind}",
+                    to_sql(call("count_if", exp.EQ(this=code.copy(), expression=lit(value)))),
+                )
+            )
         known = exp.In(this=code.copy(), expressions=[lit(v) for _, v in _KINDS])
         out.append((f"r{i}_prob", to_sql(call("count_if", exp.Not(this=known)))))
     return out
@@ -127,13 +146,15 @@ def rule_summary(df: DataFrame, suite: RuleSuite, column: str = "DataQuality") -
 
 def format_summary(stats: SuiteStats) -> str:
     """A fixed-width table of the per-rule counts."""
-    head = f"{'rule set':>10} {'rule':>10} {'passed':>9} {'failed':>9} {'soft':>9} {'disabled':>9} {'prob.':>9} {'pass rate':>9}"
+    names = ("passed", "failed", "soft", "disabled", "prob.", "pass rate")
+    head = f"{'rule set':>10} {'rule':>10} " + " ".join(f"{n:>9}" for n in names)
     lines = [head, "-" * len(head)]
     for r in stats.rules:
         rate = "n/a" if r.pass_rate is None else f"{100 * r.pass_rate:.2f}%"
+        counts = (r.passed, r.failed, r.soft_failed, r.disabled, r.probability, rate)
         lines.append(
-            f"{r.rule_set_id.id:>7}.{r.rule_set_id.version:<2} {r.rule_id.id:>7}.{r.rule_id.version:<2}"
-            f" {r.passed:>9} {r.failed:>9} {r.soft_failed:>9} {r.disabled:>9} {r.probability:>9} {rate:>9}"
+            f"{r.rule_set_id.id:>7}.{r.rule_set_id.version:<2} "
+            f"{r.rule_id.id:>7}.{r.rule_id.version:<2} " + " ".join(f"{c:>9}" for c in counts)
         )
     ok = stats.overall_passed
     pct = f"{100 * ok / stats.rows:.2f}%" if stats.rows else "n/a"

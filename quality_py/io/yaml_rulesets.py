@@ -108,7 +108,9 @@ def _tags(node: Node | None, ctx: _Ctx) -> tuple[str, ...]:
 
 def _rule(node: Node, ctx: _Ctx) -> Rule:
     fields = _mapping(node, ctx, "a rule")
-    _check_keys(fields, {"id", "version", "expression", "description", "owner", "tags"}, ctx, "a rule")
+    _check_keys(
+        fields, {"id", "version", "expression", "description", "owner", "tags"}, ctx, "a rule"
+    )
     rule_id = _id(fields, node, ctx, "rule")
     text = _text(_required(fields, "expression", node, ctx, "a rule"), ctx, "rule expression")
     desc = fields.get("description")
@@ -164,16 +166,16 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
         mark = err.problem_mark
         span = Span(mark.line + 1, mark.column + 1, mark.index, mark.index + 1) if mark else None
         where = f"{origin}:{span.line}:{span.col}" if span else origin
-        raise RulesetFormatError(f"{where}: {err.problem}", item_kind="ruleset", span=span) from None
+        raise RulesetFormatError(
+            f"{where}: {err.problem}", item_kind="ruleset", span=span
+        ) from None
     if root is None:
         raise ctx.error(None, "the ruleset is empty")
     fields = _mapping(root, ctx, "the ruleset")
     _check_keys(fields, {"suite", "lambdas", "rule_sets", "checks"}, ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")
-    _check_keys(
-        suite_fields, {"id", "version", "probable_pass", "description"}, ctx, "suite"
-    )
+    _check_keys(suite_fields, {"id", "version", "probable_pass", "description"}, ctx, "suite")
     suite_id = _id(suite_fields, suite_node, ctx, "suite")
     pp_node = suite_fields.get("probable_pass")
     probable_pass = 0.8
@@ -227,7 +229,11 @@ def dumps_ruleset(suite: RuleSuite) -> str:
     for rs in suite.rule_sets:
         rules = []
         for r in rs.rules:
-            item: dict[str, Any] = {"id": r.id.id, "version": r.id.version, "expression": r.expression}
+            item: dict[str, Any] = {
+                "id": r.id.id,
+                "version": r.id.version,
+                "expression": r.expression,
+            }
             if r.description is not None:
                 item["description"] = r.description
             if r.owner is not None:

@@ -63,7 +63,12 @@ def result_name(code: int) -> str:
     >>> result_name(100000), result_name(-1), result_name(85000)
     ('Passed', 'SoftFailed', 'Probability(0.85)')
     """
-    names = {PASSED: "Passed", FAILED: "Failed", SOFT_FAILED: "SoftFailed", DISABLED_RULE: "Disabled"}
+    names = {
+        PASSED: "Passed",
+        FAILED: "Failed",
+        SOFT_FAILED: "SoftFailed",
+        DISABLED_RULE: "Disabled",
+    }
     if code in names:
         return names[code]
     return f"Probability({code / PROBABILITY_SCALE:g})"

@@ -1,6 +1,6 @@
 """The rule model: ``RuleSuite -> RuleSet -> Rule`` plus lambdas and output expressions.
 
-All classes are frozen; sequences are stored as tuples. Change a value with
+All classes are frozen; sequences (given as any sequence) are stored as tuples. Change a value with
 :func:`dataclasses.replace`.
 
 Examples
@@ -15,7 +15,7 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from quality_py.errors import ModelError
@@ -62,7 +62,7 @@ class Rule:
     output: OutputExpression | None = None
     description: str | None = None
     owner: str | None = None
-    tags: tuple[str, ...] = ()
+    tags: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         _check_id(self.id, "Rule")
@@ -77,7 +77,7 @@ class RuleSet:
     """An ordered group of rules with its own overall result."""
 
     id: Id
-    rules: tuple[Rule, ...]
+    rules: Sequence[Rule]
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSet")
@@ -130,8 +130,8 @@ class RuleSuite:
     """
 
     id: Id
-    rule_sets: tuple[RuleSet, ...]
-    lambdas: tuple[LambdaFunction, ...] = ()
+    rule_sets: Sequence[RuleSet]
+    lambdas: Sequence[LambdaFunction] = ()
     probable_pass: float = 0.8
     description: str | None = field(default=None, compare=True)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlglot import exp
 
 from quality_py.sql.dialect import DIALECT
 
 
-def lit(value: int | float | str | bool | None) -> exp.Expression:
+def lit(value: int | float | str | bool | None) -> exp.Expr:
     """A literal; ints outside the 32-bit range become BIGINT literals."""
     if value is None:
         return exp.Null()
@@ -22,12 +24,12 @@ def lit(value: int | float | str | bool | None) -> exp.Expression:
     return exp.Literal.number(value)
 
 
-def bigint(value: int) -> exp.Expression:
+def bigint(value: int) -> exp.Expr:
     """A BIGINT literal whatever the value's size."""
     return exp.Cast(this=exp.Literal.number(value), to=exp.DataType.build("BIGINT"))
 
 
-def call(name: str, *args: exp.Expression) -> exp.Expression:
+def call(name: str, *args: exp.Expr) -> exp.Expr:
     """A call to a Spark function by name, kept as written."""
     return exp.Anonymous(this=name, expressions=list(args))
 
@@ -37,14 +39,14 @@ _ATOMIC = (exp.Column, exp.Literal, exp.Paren, exp.Identifier, exp.Null, exp.Boo
 _OPERATORS = (exp.Binary, exp.Unary, exp.Connector, exp.Predicate)
 
 
-def is_atomic(node: exp.Expression) -> bool:
+def is_atomic(node: exp.Expr) -> bool:
     """True when ``node`` generates self-delimited SQL (a name, literal, call or bracket)."""
     if isinstance(node, _ATOMIC):
         return True
     return isinstance(node, exp.Func) and not isinstance(node, _OPERATORS)
 
 
-def paren(node: exp.Expression) -> exp.Expression:
+def paren(node: exp.Expr) -> exp.Expr:
     """Wrap in parentheses unless the node is self-delimited, so precedence cannot change.
 
     >>> from sqlglot import parse_one
@@ -54,7 +56,7 @@ def paren(node: exp.Expression) -> exp.Expression:
     return node if is_atomic(node) else exp.Paren(this=node)
 
 
-def field(node: exp.Expression, *names: str) -> exp.Expression:
+def field(node: exp.Expr, *names: str) -> exp.Expr:
     """``node.name1.name2`` struct field access."""
     out = paren(node)
     for name in names:
@@ -62,40 +64,40 @@ def field(node: exp.Expression, *names: str) -> exp.Expression:
     return out
 
 
-def named_struct(*pairs: tuple[str, exp.Expression]) -> exp.Expression:
+def named_struct(*pairs: tuple[str, exp.Expr]) -> exp.Expr:
     """``named_struct('a', x, ...)``."""
-    args: list[exp.Expression] = []
+    args: list[exp.Expr] = []
     for name, value in pairs:
         args.extend((lit(name), value))
     return call("named_struct", *args)
 
 
-def if_(cond: exp.Expression, then: exp.Expression, other: exp.Expression) -> exp.Expression:
+def if_(cond: exp.Expr, then: exp.Expr, other: exp.Expr) -> exp.Expr:
     """``IF(cond, then, other)``."""
     return exp.If(this=cond, true=then, false=other)
 
 
-def cast(node: exp.Expression, ddl: str) -> exp.Expression:
+def cast(node: exp.Expr, ddl: str) -> exp.Expr:
     """``CAST(node AS ddl)``."""
     return exp.Cast(this=node, to=exp.DataType.build(ddl, dialect=DIALECT))
 
 
-def least(nodes: list[exp.Expression]) -> exp.Expression:
+def least(nodes: Sequence[exp.Expr]) -> exp.Expr:
     """``least(...)``, or the node itself when there is one (least needs two arguments)."""
     if len(nodes) == 1:
         return nodes[0]
     return call("least", *nodes)
 
 
-def to_sql(node: exp.Expression) -> str:
+def to_sql(node: exp.Expr) -> str:
     """Generate Spark SQL for a node."""
     return node.sql(dialect=DIALECT)
 
 
-def substitute(template: exp.Expression, name: str, value: exp.Expression) -> exp.Expression:
+def substitute(template: exp.Expr, name: str, value: exp.Expr) -> exp.Expr:
     """Copy ``template`` and replace every column reference ``name`` by a copy of ``value``."""
 
-    def swap(node: exp.Expression) -> exp.Expression:
+    def swap(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Column) and not node.table and node.name == name:
             return paren(value.copy())
         return node

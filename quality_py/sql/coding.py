@@ -40,7 +40,8 @@ def _in(values: tuple[str, ...]) -> str:
 # saturates at the int range and maps NaN to 0. Null stays 0 (Failed).
 # least/greatest skip nulls, so null is made 0 first.
 _PROB = (
-    "CAST(least(greatest(nanvl(coalesce({d}, 0D), 0D) * 100000D, -2147483648D), 2147483647D) AS INT)"
+    "CAST(least(greatest(nanvl(coalesce({d}, 0D), 0D) * 100000D, -2147483648D), 2147483647D)"
+    " AS INT)"
 )
 
 _CODE_BRANCHES = {
@@ -118,17 +119,19 @@ def _dispatch(branches: dict[str, str], otherwise: str) -> str:
 
 
 @cache
-def _template(kind: str, family: str | None) -> exp.Expression:
+def _template(kind: str, family: str | None) -> exp.Expr:
     branches = _CODE_BRANCHES if kind == "code" else _SOFT_BRANCHES
     text = branches[family] if family else _dispatch(branches, "0" if kind == "code" else "NULL")
     if kind == "soft" and family is None:
         text = f"CASE WHEN {_PLACEHOLDER} IS NULL THEN CAST(NULL AS DOUBLE) ELSE {text} END"
     if kind == "soft" and family not in (None, "void"):
         text = f"IF({_PLACEHOLDER} IS NULL, CAST(NULL AS DOUBLE), {text})"
-    return DIALECT.parse(text)[0]
+    tree = DIALECT.parse(text)[0]
+    assert tree is not None
+    return tree
 
 
-def result_code(value: exp.Expression, family: str | None = None) -> exp.Expression:
+def result_code(value: exp.Expr, family: str | None = None) -> exp.Expr:
     """The INT result code of a rule value (null -> 0, Failed).
 
     ``family`` (from :func:`family_of`) selects one branch when the value's type is known.
@@ -140,6 +143,6 @@ def result_code(value: exp.Expression, family: str | None = None) -> exp.Express
     return substitute(_template("code", family), _PLACEHOLDER, value)
 
 
-def soft_fail(value: exp.Expression, family: str | None = None) -> exp.Expression:
-    """``soft_fail(value)``: DOUBLE -1.0 for Failed/SoftFailed, 1.0 Passed, -2.0 Disabled, else p."""
+def soft_fail(value: exp.Expr, family: str | None = None) -> exp.Expr:
+    """``soft_fail(value)``: DOUBLE -1.0 Failed/SoftFailed, 1.0 Passed, -2.0 Disabled, else p."""
     return substitute(_template("soft", family), _PLACEHOLDER, value)

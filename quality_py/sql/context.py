@@ -29,7 +29,7 @@ class LambdaLibrary:
         self._by_name: dict[str, dict[int, ParsedLambda]] = defaultdict(dict)
         #: Fully inlined bodies, filled by the inlining pass (bodies have no closures, so the
         #: expansion of a lambda does not depend on where it is called).
-        self.expanded: dict[tuple[str, int], exp.Expression] = {}
+        self.expanded: dict[tuple[str, int], exp.Expr] = {}
         same: dict[tuple[str, int], list[ParsedLambda]] = defaultdict(list)
         for fn in lambdas:
             _check_callable_name(fn)
@@ -99,7 +99,7 @@ class PassContext:
         self.fresh += 1
         return f"__qp_{hint}{self.fresh}"
 
-    def span_of(self, node: exp.Expression) -> Span | None:
+    def span_of(self, node: exp.Expr) -> Span | None:
         """The position of ``node`` (or its first positioned descendant) in the source."""
         if self.source is None:
             return None

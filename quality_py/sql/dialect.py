@@ -8,7 +8,7 @@ command, so the tokenizer here forgets the keyword.
 from __future__ import annotations
 
 from sqlglot.dialects.spark import Spark
-from sqlglot.tokens import TokenType
+from sqlglot.tokenizer_core import TokenType
 
 
 class QualitySpark(Spark):

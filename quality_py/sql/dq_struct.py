@@ -28,7 +28,7 @@ from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import bigint, call, cast, if_, least, lit, named_struct, paren
 
 
-def _keep(code: exp.Expression, family: str | None) -> exp.Expression:
+def _keep(code: exp.Expr, family: str | None) -> exp.Expr:
     if family == "boolean":
         return code  # only 0 or 100000
     return if_(
@@ -36,7 +36,7 @@ def _keep(code: exp.Expression, family: str | None) -> exp.Expression:
     )
 
 
-def _overall(codes: Sequence[exp.Expression], families: Sequence[str | None], pp: float) -> exp.Expression:
+def _overall(codes: Sequence[exp.Expr], families: Sequence[str | None], pp: float) -> exp.Expr:
     if not codes:
         return lit(PASSED)
     threshold = pp * PROBABILITY_SCALE
@@ -47,12 +47,17 @@ def _overall(codes: Sequence[exp.Expression], families: Sequence[str | None], pp
         cond = exp.GTE(this=paren(low), expression=lit(math.ceil(threshold)))
     else:
         # Unusual probable_pass: Failed must still fail, Passed must still pass.
-        guarded = [
+        guarded: list[exp.Expr] = [
             exp.Case(
                 ifs=[
-                    exp.If(this=exp.EQ(this=paren(c.copy()), expression=lit(FAILED)), true=lit(-(2**31))),
                     exp.If(
-                        this=exp.In(this=paren(c.copy()), expressions=[lit(PASSED), lit(-1), lit(-2)]),
+                        this=exp.EQ(this=paren(c.copy()), expression=lit(FAILED)),
+                        true=lit(-(2**31)),
+                    ),
+                    exp.If(
+                        this=exp.In(
+                            this=paren(c.copy()), expressions=[lit(PASSED), lit(-1), lit(-2)]
+                        ),
                         true=lit(2**31 - 1),
                     ),
                 ],
@@ -64,20 +69,20 @@ def _overall(codes: Sequence[exp.Expression], families: Sequence[str | None], pp
     return if_(cond, lit(PASSED), lit(FAILED))
 
 
-def _map(pairs: list[tuple[exp.Expression, exp.Expression]], ddl: str) -> exp.Expression:
+def _map(pairs: list[tuple[exp.Expr, exp.Expr]], ddl: str) -> exp.Expr:
     if not pairs:
         return cast(call("map"), ddl)
-    args: list[exp.Expression] = []
+    args: list[exp.Expr] = []
     for key, value in pairs:
         args += [key, value]
     return call("map", *args)
 
 
-def _array(items: list[exp.Expression], ddl: str) -> exp.Expression:
+def _array(items: list[exp.Expr], ddl: str) -> exp.Expr:
     return call("array", *items) if items else cast(call("array"), ddl)
 
 
-def rendered(sql: str) -> exp.Expression:
+def rendered(sql: str) -> exp.Expr:
     """A node standing for already generated SQL (our own output, never raw rule text).
 
     Used so that a rule's compiled code, referenced several times in the struct, is rendered
@@ -88,17 +93,17 @@ def rendered(sql: str) -> exp.Expression:
 
 def dq_struct(
     suite: RuleSuite,
-    codes: Sequence[exp.Expression],
+    codes: Sequence[exp.Expr],
     families: Sequence[str | None],
     layout: Layout,
-) -> exp.Expression:
+) -> exp.Expr:
     """The data-quality struct over per-rule result codes (in ``suite.iter_rules()`` order).
 
     ``codes`` should be cheap to repeat (column references or :func:`rendered` nodes): each is
     used in its rule set's results and in the overall results.
     """
-    set_entries: list[tuple[exp.Expression, exp.Expression]] = []
-    set_overalls: list[exp.Expression] = []
+    set_entries: list[tuple[exp.Expr, exp.Expr]] = []
+    set_overalls: list[exp.Expr] = []
     pos = 0
     for rule_set in suite.rule_sets:
         n = len(rule_set.rules)

@@ -20,7 +20,7 @@ from quality_py.sql import coding
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, paren
 from quality_py.sql.context import PassContext
 
-Handler = Callable[[list[exp.Expression], PassContext], exp.Expression]
+Handler = Callable[[list[exp.Expr], PassContext], exp.Expr]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ def lookup(name: str) -> LibraryFunction | None:
     return REGISTRY.get(canonical(name))
 
 
-def _error(ctx: PassContext, message: str, node: exp.Expression | None = None) -> Exception:
+def _error(ctx: PassContext, message: str, node: exp.Expr | None = None) -> Exception:
     return LibraryFunctionError(
         message,
         item_id=ctx.item_id,
@@ -73,7 +73,7 @@ def _error(ctx: PassContext, message: str, node: exp.Expression | None = None) -
     )
 
 
-def _int_literal(node: exp.Expression) -> int | None:
+def _int_literal(node: exp.Expr) -> int | None:
     """The value of an integer literal (optionally negated or cast to an integral type)."""
     if isinstance(node, exp.Paren):
         return _int_literal(node.this)
@@ -93,7 +93,7 @@ def _int_literal(node: exp.Expression) -> int | None:
     return None
 
 
-def _non_integral_literal(node: exp.Expression) -> str | None:
+def _non_integral_literal(node: exp.Expr) -> str | None:
     """The kind of a literal that is certainly not an int/bigint, else None."""
     if isinstance(node, exp.Paren):
         return _non_integral_literal(node.this)
@@ -108,7 +108,7 @@ def _non_integral_literal(node: exp.Expression) -> str | None:
     return None
 
 
-def _require_integral(node: exp.Expression, fn: str, ctx: PassContext) -> exp.Expression:
+def _require_integral(node: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
     """Reject non-integral literals now; make Spark analysis reject non-integral columns.
 
     ``IF(false, ~x, x)`` folds to ``x`` but ``~`` only analyses for integral types, so a string or
@@ -126,38 +126,38 @@ def _require_integral(node: exp.Expression, fn: str, ctx: PassContext) -> exp.Ex
 
 
 @register("passed", 0)
-def _passed(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _passed(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The Passed result int, 100000."""
     return lit(PASSED)
 
 
 @register("failed", 0)
-def _failed(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _failed(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The Failed result int, 0."""
     return lit(FAILED)
 
 
 @register("soft_failed", 0)
-def _soft_failed(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _soft_failed(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The SoftFailed result int, -1."""
     return lit(SOFT_FAILED)
 
 
 @register("disabled_rule", 0)
-def _disabled_rule(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _disabled_rule(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The DisabledRule result int, -2."""
     return lit(DISABLED_RULE)
 
 
 @register("probability", 1)
-def _probability(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _probability(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """DOUBLE probability of a stored result int: ``probability(1000)`` = 0.01."""
     value = _require_integral(args[0], "probability", ctx)
     return exp.Div(this=cast(value, "DOUBLE"), expression=lit(100000.0))
 
 
 @register("soft_fail", 1)
-def _soft_fail(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _soft_fail(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """Make a rule's failure soft: DOUBLE -1.0 for failed, 1.0 passed, -2.0 disabled, p else."""
     return coding.soft_fail(args[0])
 
@@ -165,25 +165,25 @@ def _soft_fail(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
 # --- ids ----------------------------------------------------------------------------------------
 
 
-def _low_int(node: exp.Expression) -> exp.Expression:
+def _low_int(node: exp.Expr) -> exp.Expr:
     # Low 32 bits as a signed int without an overflowing cast (ANSI-safe).
     shifted = call("shiftright", call("shiftleft", paren(node.copy()), lit(32)), lit(32))
     return cast(shifted, "INT")
 
 
-def _high_int(node: exp.Expression) -> exp.Expression:
+def _high_int(node: exp.Expr) -> exp.Expr:
     return cast(call("shiftright", paren(node.copy()), lit(32)), "INT")
 
 
 @register("pack_ints", 2)
-def _pack_ints(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _pack_ints(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """BIGINT with ``id`` in the high and ``version`` in the low 32 bits."""
-    values = [_int_literal(a) for a in args]
-    if values[0] is not None and values[1] is not None:
-        for v, a in zip(values, args, strict=True):
+    high_value, low_value = (_int_literal(a) for a in args)
+    if high_value is not None and low_value is not None:
+        for v, a in zip((high_value, low_value), args, strict=True):
             if not INT_MIN <= v <= INT_MAX:
                 raise _error(ctx, f"pack_ints requires int arguments, {v} is out of range", a)
-        return bigint(pack_ints(values[0], values[1]))
+        return bigint(pack_ints(high_value, low_value))
     high = cast(_require_integral(args[0], "pack_ints", ctx), "BIGINT")
     low = cast(_require_integral(args[1], "pack_ints", ctx), "BIGINT")
     return exp.BitwiseOr(
@@ -193,7 +193,7 @@ def _pack_ints(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
 
 
 @register("unpack", 1)
-def _unpack(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _unpack(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``struct<id: int, version: int>`` of a packed BIGINT."""
     x = args[0]
     body = named_struct(("id", _high_int(x)), ("version", _low_int(x)))
@@ -201,21 +201,23 @@ def _unpack(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
 
 
 @register("unpack_id_triple", 1)
-def _unpack_id_triple(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _unpack_id_triple(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """Six ints from ``struct<ruleSuiteId, ruleSetId, ruleId>`` of packed ids."""
     x = args[0]
-    pairs: list[tuple[str, exp.Expression]] = []
+    pairs: list[tuple[str, exp.Expr]] = []
     for name in ("ruleSuite", "ruleSet", "rule"):
         packed = field(x, f"{name}Id")
         pairs += [(f"{name}Id", _high_int(packed)), (f"{name}Version", _low_int(packed))]
-    return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), named_struct(*pairs))
+    return if_(
+        exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), named_struct(*pairs)
+    )
 
 
 # --- result structs -----------------------------------------------------------------------------
 
 
 @register("rule_suite_result_details", 1)
-def _details(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _details(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The DataQuality struct without its overall result: ``struct<id, ruleSetResults>``."""
     x = args[0]
     body = named_struct(("id", field(x, "id")), ("ruleSetResults", field(x, "ruleSetResults")))
@@ -223,7 +225,7 @@ def _details(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
 
 
 @register("rule_result", 4)
-def _rule_result(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _rule_result(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The result of one rule, by packed suite, rule-set and rule ids; null when absent."""
     results, suite, rule_set, rule = args
     same_suite = exp.EQ(this=field(results, "id"), expression=paren(suite.copy()))
@@ -235,13 +237,13 @@ def _rule_result(args: list[exp.Expression], ctx: PassContext) -> exp.Expression
     return if_(same_suite, value, cast(exp.Null(), "INT"))
 
 
-def _compact_rule(results: exp.Expression, flat: int) -> exp.Expression:
+def _compact_rule(results: exp.Expr, flat: int) -> exp.Expr:
     return call("element_at", field(results, "ruleResults"), lit(flat + 1))
 
 
 def _compact_rule_result(
-    results: exp.Expression, rule_set: exp.Expression, rule: exp.Expression, lay: CompactLayout
-) -> exp.Expression:
+    results: exp.Expr, rule_set: exp.Expr, rule: exp.Expr, lay: CompactLayout
+) -> exp.Expr:
     set_id, rule_id = _int_literal(rule_set), _int_literal(rule)
     if set_id is not None and rule_id is not None:
         pos = lay.position(set_id, rule_id)
@@ -257,13 +259,13 @@ def _compact_rule_result(
 
 
 def _flat_struct(
-    suite: exp.Expression,
-    suite_result: exp.Expression,
-    set_result: exp.Expression,
-    set_id: exp.Expression,
-    rule_id: exp.Expression,
-    rule_result: exp.Expression,
-) -> exp.Expression:
+    suite: exp.Expr,
+    suite_result: exp.Expr,
+    set_result: exp.Expr,
+    set_id: exp.Expr,
+    rule_id: exp.Expr,
+    rule_result: exp.Expr,
+) -> exp.Expr:
     return named_struct(
         ("ruleSuiteId", _high_int(suite)),
         ("ruleSuiteVersion", _low_int(suite)),
@@ -278,7 +280,7 @@ def _flat_struct(
 
 
 @register("flatten_results", 1)
-def _flatten_results(args: list[exp.Expression], ctx: PassContext) -> exp.Expression:
+def _flatten_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """One struct per rule: suite, rule-set and rule ids/versions with their results."""
     x = args[0]
     if isinstance(ctx.layout, CompactLayout):

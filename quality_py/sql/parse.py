@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokenizer_core import Token, TokenType
 
 from quality_py.errors import LambdaError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
@@ -40,7 +40,7 @@ def _token_span(text: str, tok: Token) -> Span:
 
 def parse_expression(
     text: str, *, item_id: Id | None = None, kind: str = "rule", offset: int = 0
-) -> exp.Expression:
+) -> exp.Expr:
     """Parse one Spark SQL expression.
 
     ``offset`` is where ``text`` starts inside the item's full source (for lambda bodies), so
@@ -89,7 +89,10 @@ def parse_expression(
         ) from None
     except RecursionError:
         raise RuleSyntaxError(
-            f"{kind} text is nested too deeply to parse", item_id=item_id, item_kind=kind, source=text
+            f"{kind} text is nested too deeply to parse",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
         ) from None
     parsed = [p for p in parsed if p is not None]
     if len(parsed) != 1:
@@ -101,6 +104,7 @@ def parse_expression(
             code="UNSUPPORTED_STATEMENT",
         )
     tree = parsed[0]
+    assert tree is not None
     if isinstance(tree, (exp.Query, exp.Command, exp.DDL, exp.DML)) or (
         tree.__class__.__name__ in {"Set", "Use", "Pragma", "Describe"}
     ):
@@ -120,7 +124,7 @@ class ParsedLambda:
 
     name: str
     params: tuple[str, ...]
-    body: exp.Expression
+    body: exp.Expr
     id: Id
     source: str
 
@@ -133,7 +137,11 @@ class ParsedLambda:
 def _lambda_header(tokens: list[Token]) -> tuple[tuple[str, ...], int] | None:
     """Recognise ``x ->`` or ``(a, b) ->`` at the start; return params and the arrow's index."""
     ident = {TokenType.VAR, TokenType.IDENTIFIER}
-    if len(tokens) >= 2 and tokens[0].token_type in ident and tokens[1].token_type == TokenType.ARROW:
+    if (
+        len(tokens) >= 2
+        and tokens[0].token_type in ident
+        and tokens[1].token_type == TokenType.ARROW
+    ):
         return (tokens[0].text,), 1
     if not tokens or tokens[0].token_type != TokenType.L_PAREN:
         return None

@@ -27,7 +27,16 @@ def test_run_on_csv_writes_results_and_prints_counts(
     (tmp_path / "rules.yaml").write_text(RULES)
     (tmp_path / "in.csv").write_text("amount,note\n5,a\n-1,b\n3,\n")
     out = tmp_path / "out"
-    code = main(["run", str(tmp_path / "rules.yaml"), "--input", str(tmp_path / "in.csv"), "--output", str(out)])
+    code = main(
+        [
+            "run",
+            str(tmp_path / "rules.yaml"),
+            "--input",
+            str(tmp_path / "in.csv"),
+            "--output",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "rows: 3, overall passed: 2" in printed
@@ -37,20 +46,43 @@ def test_run_on_csv_writes_results_and_prints_counts(
     assert line_101.split()[2:5] == ["2", "0", "1"]
     written = spark.read.parquet(str(out))
     assert written.count() == 3
-    assert {r.amount: r.DataQuality.overallResult for r in written.collect()} == {5: 100000, -1: 0, 3: 100000}
+    assert {r.amount: r.DataQuality.overallResult for r in written.collect()} == {
+        5: 100000,
+        -1: 0,
+        3: 100000,
+    }
 
 
-def test_bad_ruleset_exits_2_with_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "bad.yaml").write_text("suite: {id: 1}\nrule_sets:\n  - id: 1\n    rules:\n      - {id: 1, expression: 'a +'}\n")
-    code = main(["run", str(tmp_path / "bad.yaml"), "--input", "x.csv", "--output", str(tmp_path / "o")])
+def test_bad_ruleset_exits_2_with_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bad.yaml").write_text(
+        "suite: {id: 1}\nrule_sets:\n  - id: 1\n    rules:\n      - {id: 1, expression: 'a +'}\n"
+    )
+    code = main(
+        ["run", str(tmp_path / "bad.yaml"), "--input", "x.csv", "--output", str(tmp_path / "o")]
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert "[RULE_SYNTAX]" in err and "rule Id(1, 1)" in err
 
 
-def test_main_job_on_the_flights_sample(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_job_on_the_flights_sample(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ruleset = Path(__file__).resolve().parents[2] / "rulesets" / "flights.yaml"
-    code = main(["run", str(ruleset), "--input", "sample:flights", "--output", str(tmp_path / "f"), "--layout", "compact"])
+    code = main(
+        [
+            "run",
+            str(ruleset),
+            "--input",
+            "sample:flights",
+            "--output",
+            str(tmp_path / "f"),
+            "--layout",
+            "compact",
+        ]
+    )
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
 

@@ -24,7 +24,9 @@ def ids(spark: Any) -> Any:
 
 def test_pack_and_unpack_match_reference_values(ids: Any) -> None:
     rows = ids.select(
-        "i", "v", "p",
+        "i",
+        "v",
+        "p",
         Q.pack_ints("i", "v").alias("packed"),
         Q.pack_ints(F.col("i"), F.col("v")).alias("packed_col"),
         Q.unpack("p").alias("u"),
@@ -40,15 +42,19 @@ def test_pack_and_unpack_match_reference_values(ids: Any) -> None:
 
 
 def test_literals_fold_to_constants(spark: Any) -> None:
-    row = spark.range(1).select(
-        Q.pack_ints(1024, 9084).alias("p"),
-        Q.passed().alias("ok"),
-        Q.failed().alias("ko"),
-        Q.soft_failed().alias("soft"),
-        Q.disabled_rule().alias("off"),
-        Q.probability(1000).alias("prob"),
-        Q.soft_fail("1 > 2").alias("sf"),
-    ).first()
+    row = (
+        spark.range(1)
+        .select(
+            Q.pack_ints(1024, 9084).alias("p"),
+            Q.passed().alias("ok"),
+            Q.failed().alias("ko"),
+            Q.soft_failed().alias("soft"),
+            Q.disabled_rule().alias("off"),
+            Q.probability(1000).alias("prob"),
+            Q.soft_fail("1 > 2").alias("sf"),
+        )
+        .first()
+    )
     assert tuple(row) == (4398046520188, 100000, 0, -1, -2, 0.01, -1.0)
 
 
@@ -77,14 +83,25 @@ def test_composed_columns_are_rejected_with_advice(spark: Any) -> None:
 
 
 def test_expr_inlines_lambdas_in_user_selects(spark: Any) -> None:
-    lam = [LambdaFunction("twice", "x -> x * 2", Id(1, 1)), LambdaFunction("quad", "x -> twice(twice(x))", Id(2, 1))]
+    lam = [
+        LambdaFunction("twice", "x -> x * 2", Id(1, 1)),
+        LambdaFunction("quad", "x -> twice(twice(x))", Id(2, 1)),
+    ]
     got = spark.range(3).select(Q.expr("quad(id) + soft_failed()", lam).alias("q")).collect()
     assert [r.q for r in got] == [-1, 3, 7]
 
 
 def test_registered_sql_functions_make_plain_sql_work(spark: Any) -> None:
     names = register_sql_functions(spark)
-    assert {"passed", "failed", "soft_failed", "softFailed", "pack_ints", "packInts", "unpack"} <= set(names)
+    assert {
+        "passed",
+        "failed",
+        "soft_failed",
+        "softFailed",
+        "pack_ints",
+        "packInts",
+        "unpack",
+    } <= set(names)
     suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 1")])])
     checked = add_dq(spark.createDataFrame([(1,), (2,)], "a int"), suite)
     assert [r.a for r in checked.filter("DataQuality.overallResult = passed()").collect()] == [2]
@@ -92,4 +109,4 @@ def test_registered_sql_functions_make_plain_sql_work(spark: Any) -> None:
         "SELECT packInts(1, 2) AS p, unpack(4294967298).version AS v, probability(1000) AS q, disabledRule() AS d"
     ).first()
     assert tuple(row) == (4294967298, 2, 0.01, -2)
-    assert PASSED == spark.sql("SELECT passed() AS p").first().p
+    assert spark.sql("SELECT passed() AS p").first().p == PASSED

@@ -28,14 +28,39 @@ CASES: list[tuple[str, RuleSuite, list[int], int]] = [
     ("failure is sticky", _suite(["soft_failed()", "false", "true"]), [FAILED], FAILED),
     ("probability above 1 passes", _suite(["85.0D"]), [PASSED], PASSED),
     ("negative probability fails", _suite(["-1.32D"]), [FAILED], FAILED),
-    ("one failing set fails the suite", _suite(["true"], ["false"], ["0.9"]), [PASSED, FAILED, PASSED], FAILED),
+    (
+        "one failing set fails the suite",
+        _suite(["true"], ["false"], ["0.9"]),
+        [PASSED, FAILED, PASSED],
+        FAILED,
+    ),
     ("empty rule set passes", _suite([], ["true"]), [PASSED, PASSED], PASSED),
     ("empty suite passes", _suite(), [], PASSED),
     ("null fails", _suite(["CAST(NULL AS BOOLEAN)"]), [FAILED], FAILED),
-    ("probable_pass 0 still fails Failed", _suite(["false", "0.1"], probable_pass=0.0), [FAILED], FAILED),
-    ("probable_pass 0 passes tiny probability", _suite(["0.00001"], probable_pass=0.0), [PASSED], PASSED),
-    ("probable_pass above 1 keeps Passed", _suite(["true", "1.5D"], probable_pass=1.2), [PASSED], PASSED),
-    ("probable_pass above 1 fails lower", _suite(["true", "1.1D"], probable_pass=1.2), [FAILED], FAILED),
+    (
+        "probable_pass 0 still fails Failed",
+        _suite(["false", "0.1"], probable_pass=0.0),
+        [FAILED],
+        FAILED,
+    ),
+    (
+        "probable_pass 0 passes tiny probability",
+        _suite(["0.00001"], probable_pass=0.0),
+        [PASSED],
+        PASSED,
+    ),
+    (
+        "probable_pass above 1 keeps Passed",
+        _suite(["true", "1.5D"], probable_pass=1.2),
+        [PASSED],
+        PASSED,
+    ),
+    (
+        "probable_pass above 1 fails lower",
+        _suite(["true", "1.1D"], probable_pass=1.2),
+        [FAILED],
+        FAILED,
+    ),
 ]
 
 

@@ -106,18 +106,26 @@ def test_every_value_kind_maps_to_its_code(spark: Any, ansi: str) -> None:
 
 
 def test_probability_and_soft_fail_values(spark: Any) -> None:
-    row = spark.range(1).selectExpr(
-        "0.01D AS dummy",
-    ).first()
+    row = (
+        spark.range(1)
+        .selectExpr(
+            "0.01D AS dummy",
+        )
+        .first()
+    )
     assert row.dummy == 0.01
     from quality_py.functions import expr
 
-    got = spark.range(1).select(
-        expr("probability(1000)").alias("p"),
-        expr("cast(softFail(1 > 2) as int)").alias("f"),
-        expr("cast(soft_fail(499 > 2) as int)").alias("t"),
-        expr("soft_fail(0.4)").alias("q"),
-        expr("soft_fail(disabled_rule())").alias("d"),
-        expr("soft_fail(CAST(NULL AS INT))").alias("n"),
-    ).first()
+    got = (
+        spark.range(1)
+        .select(
+            expr("probability(1000)").alias("p"),
+            expr("cast(softFail(1 > 2) as int)").alias("f"),
+            expr("cast(soft_fail(499 > 2) as int)").alias("t"),
+            expr("soft_fail(0.4)").alias("q"),
+            expr("soft_fail(disabled_rule())").alias("d"),
+            expr("soft_fail(CAST(NULL AS INT))").alias("n"),
+        )
+        .first()
+    )
     assert (got.p, got.f, got.t, got.q, got.d, got.n) == (0.01, -1, 1, 0.4, -2.0, None)

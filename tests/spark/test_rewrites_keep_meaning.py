@@ -35,8 +35,14 @@ CASES = [
     ("nullSafe(a) + nullSafe(b)", "coalesce(a, 0) + coalesce(b, 0)"),
     ("score(a)", "a * 10 + (a + b)"),
     ("isPositive(inRange(a, 0, 2)::int)", "CAST(a >= 0 AND a <= 2 AS INT) > 0"),
-    ("soft_fail(a > b) > 0", "(CASE WHEN a > b THEN 1.0D WHEN a IS NULL OR b IS NULL THEN NULL ELSE -1.0D END) > 0"),
-    ("pack_ints(a, b) = (shiftleft(CAST(a AS BIGINT), 32) | (CAST(b AS BIGINT) & 4294967295L))", "a IS NOT NULL AND b IS NOT NULL OR NULL"),
+    (
+        "soft_fail(a > b) > 0",
+        "(CASE WHEN a > b THEN 1.0D WHEN a IS NULL OR b IS NULL THEN NULL ELSE -1.0D END) > 0",
+    ),
+    (
+        "pack_ints(a, b) = (shiftleft(CAST(a AS BIGINT), 32) | (CAST(b AS BIGINT) & 4294967295L))",
+        "a IS NOT NULL AND b IS NOT NULL OR NULL",
+    ),
 ]
 
 

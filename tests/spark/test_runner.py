@@ -47,7 +47,10 @@ def test_issue_example(spark: Any, ab: Any) -> None:
     assert [r.a for r in good.collect()] == [2]
     rows = {r.a: r.DataQuality for r in checked.collect()}
     rs = Id(50, 1).packed
-    assert rows[3].ruleSetResults[rs].ruleResults == {Id(100, 1).packed: FAILED, Id(100, 2).packed: PASSED}
+    assert rows[3].ruleSetResults[rs].ruleResults == {
+        Id(100, 1).packed: FAILED,
+        Id(100, 2).packed: PASSED,
+    }
     assert rows[6].ruleSetResults[rs].ruleResults[Id(100, 2).packed] == FAILED  # null -> Failed
     assert rows[2].id == Id(1, 1).packed
 
@@ -65,7 +68,9 @@ def test_map_and_compact_hold_the_same_results(spark: Any, ab: Any) -> None:
     suite = RuleSuite(
         Id(3, 2),
         [
-            RuleSet(Id(7, 1), [Rule(Id(1, 1), "a > 2"), Rule(Id(2, 1), "b"), Rule(Id(3, 4), "0.85")]),
+            RuleSet(
+                Id(7, 1), [Rule(Id(1, 1), "a > 2"), Rule(Id(2, 1), "b"), Rule(Id(3, 4), "0.85")]
+            ),
             RuleSet(Id(8, 3), [Rule(Id(1, 1), "'maybe'"), Rule(Id(9, 1), "a < 5")]),
         ],
     )
@@ -75,7 +80,9 @@ def test_map_and_compact_hold_the_same_results(spark: Any, ab: Any) -> None:
     compact = add_data_quality(ab, suite, layout="compact")
     lay = layout_of_field(compact.schema["DataQuality"])
     assert lay == CompactLayout.of(suite)
-    by_compact = compact.select("a", F.explode(flatten_results("DataQuality", layout=lay)).alias("f"))
+    by_compact = compact.select(
+        "a", F.explode(flatten_results("DataQuality", layout=lay)).alias("f")
+    )
     assert by_map.schema["f"].dataType.fieldNames() == list(FLAT_RESULT_FIELDS)
     assert by_compact.schema.simpleString() == by_map.schema.simpleString()
     m = sorted(tuple(r) for r in by_map.select("a", "f.*").collect())
@@ -91,11 +98,17 @@ def test_rule_result_in_both_layouts(spark: Any, ab: Any) -> None:
     got_map = add_data_quality(ab, suite).select(
         "a",
         rule_result("DataQuality", *p).alias("r"),
-        expr("rule_result(DataQuality, pack_ints(1, 1), pack_ints(50, 1), pack_ints(999, 1))").alias("missing"),
-        expr("rule_result(DataQuality, pack_ints(2, 1), pack_ints(50, 1), pack_ints(100, 2))").alias("other_suite"),
+        expr(
+            "rule_result(DataQuality, pack_ints(1, 1), pack_ints(50, 1), pack_ints(999, 1))"
+        ).alias("missing"),
+        expr(
+            "rule_result(DataQuality, pack_ints(2, 1), pack_ints(50, 1), pack_ints(100, 2))"
+        ).alias("other_suite"),
     )
     compact = add_data_quality(ab, suite, layout="compact")
-    got_compact = compact.select("a", rule_result(F.col("DataQuality"), *p, layout=suite).alias("r"))
+    got_compact = compact.select(
+        "a", rule_result(F.col("DataQuality"), *p, layout=suite).alias("r")
+    )
     expected = {2: PASSED, 3: PASSED, 4: FAILED, 6: FAILED}
     assert {r.a: r.r for r in got_map.collect()} == expected
     assert {r.a: r.r for r in got_compact.collect()} == expected
@@ -113,18 +126,33 @@ def test_overall_results_and_details(spark: Any, ab: Any) -> None:
     assert out.schema["DQ_Details"].dataType.simpleString() == (
         "struct<id:bigint,ruleSetResults:map<bigint,struct<overallResult:int,ruleResults:map<bigint,int>>>>"
     )
-    assert {r.a: r.DQ_overallResult for r in out.collect()} == {2: PASSED, 3: FAILED, 4: FAILED, 6: FAILED}
+    assert {r.a: r.DQ_overallResult for r in out.collect()} == {
+        2: PASSED,
+        3: FAILED,
+        4: FAILED,
+        6: FAILED,
+    }
     details = out.select(expr("rule_suite_result_details(DQ_Details)").alias("d"))
-    assert details.schema.simpleString() == out.select(F.col("DQ_Details").alias("d")).schema.simpleString()
+    assert (
+        details.schema.simpleString()
+        == out.select(F.col("DQ_Details").alias("d")).schema.simpleString()
+    )
     compact = add_overall_results_and_details(ab, ISSUE_SUITE, "o", "d", layout="compact")
     assert layout_of_field(compact.schema["d"]) == CompactLayout.of(ISSUE_SUITE)
     assert ab.transform(data_quality(ISSUE_SUITE, "dq")).columns[-1] == "dq"
 
 
 def test_each_rule_is_evaluated_once_per_row(spark: Any, ab: Any) -> None:
-    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "(a % 7919) = 0"), Rule(Id(4, 1), "b > 17")])])
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "(a % 7919) = 0"), Rule(Id(4, 1), "b > 17")])]
+    )
     for layout in ("map", "compact"):
-        plan = add_data_quality(ab, suite, layout=layout)._jdf.queryExecution().executedPlan().toString()
+        plan = (
+            add_data_quality(ab, suite, layout=layout)
+            ._jdf.queryExecution()
+            .executedPlan()
+            .toString()
+        )
         assert len(re.findall(r"% 7919\)", plan)) == 1, plan
         assert len(re.findall(r"> 17\)", plan)) == 1, plan
 
@@ -143,13 +171,18 @@ def test_lambdas_calling_lambdas_and_zero_argument_lambdas(spark: Any, ab: Any) 
         r.a: list(r.dq.ruleResults)
         for r in add_data_quality(ab, suite, "dq", layout="compact").collect()
     }
-    assert got == {2: [PASSED, PASSED], 3: [PASSED, PASSED], 4: [FAILED, FAILED], 6: [FAILED, FAILED]}
+    assert got == {
+        2: [PASSED, PASSED],
+        3: [PASSED, PASSED],
+        4: [FAILED, FAILED],
+        6: [FAILED, FAILED],
+    }
 
 
 def test_scalar_and_exists_subqueries_correlated_through_main(spark: Any, ab: Any) -> None:
-    spark.createDataFrame([(2, "x"), (4, "y"), (5, "z")], "k int, name string").createOrReplaceTempView(
-        "qp_lookup"
-    )
+    spark.createDataFrame(
+        [(2, "x"), (4, "y"), (5, "z")], "k int, name string"
+    ).createOrReplaceTempView("qp_lookup")
     suite = RuleSuite(
         Id(1, 1),
         [
@@ -157,13 +190,19 @@ def test_scalar_and_exists_subqueries_correlated_through_main(spark: Any, ab: An
                 Id(2, 1),
                 [
                     Rule(Id(3, 1), "exists(SELECT 1 FROM qp_lookup l WHERE l.k = main.a)"),
-                    Rule(Id(4, 1), "(SELECT max(l.k) FROM qp_lookup l WHERE l.k > main.a) IS NOT NULL"),
+                    Rule(
+                        Id(4, 1),
+                        "(SELECT max(l.k) FROM qp_lookup l WHERE l.k > main.a) IS NOT NULL",
+                    ),
                     Rule(Id(5, 1), "a IN (SELECT k FROM qp_lookup)"),
                 ],
             )
         ],
     )
-    got = {r.a: list(r.dq.ruleResults) for r in add_data_quality(ab, suite, "dq", layout="compact").collect()}
+    got = {
+        r.a: list(r.dq.ruleResults)
+        for r in add_data_quality(ab, suite, "dq", layout="compact").collect()
+    }
     assert got == {
         2: [PASSED, PASSED, PASSED],
         3: [FAILED, PASSED, FAILED],
@@ -175,7 +214,16 @@ def test_scalar_and_exists_subqueries_correlated_through_main(spark: Any, ab: An
 def test_analysis_errors_name_every_failing_rule(ab: Any) -> None:
     suite = RuleSuite(
         Id(1, 1),
-        [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0"), Rule(Id(4, 7), "nope > 1"), Rule(Id(5, 1), "missing_fn(a)")])],
+        [
+            RuleSet(
+                Id(2, 1),
+                [
+                    Rule(Id(3, 1), "a > 0"),
+                    Rule(Id(4, 7), "nope > 1"),
+                    Rule(Id(5, 1), "missing_fn(a)"),
+                ],
+            )
+        ],
     )
     with pytest.raises(RuleAnalysisError) as err:
         add_data_quality(ab, suite)
@@ -186,7 +234,10 @@ def test_analysis_errors_name_every_failing_rule(ab: Any) -> None:
 
 
 def test_unusable_result_types_are_rejected_with_the_rule(ab: Any) -> None:
-    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "array(a)"), Rule(Id(6, 1), "current_date()")])])
+    suite = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(2, 1), [Rule(Id(3, 1), "array(a)"), Rule(Id(6, 1), "current_date()")])],
+    )
     with pytest.raises(RuleAnalysisError) as err:
         add_data_quality(ab, suite)
     assert "Id(3, 1)" in err.value.message and "array<int>" in err.value.message
@@ -194,7 +245,9 @@ def test_unusable_result_types_are_rejected_with_the_rule(ab: Any) -> None:
 
 
 def test_type_errors_in_library_functions_surface_at_analysis(ab: Any) -> None:
-    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "pack_ints(a, concat(b, '')) > 0")])])
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "pack_ints(a, concat(b, '')) > 0")])]
+    )
     with pytest.raises(RuleAnalysisError) as err:
         add_data_quality(ab, suite)
     assert err.value.item_id == Id(3, 1)
@@ -206,7 +259,12 @@ def test_compact_layout_metadata_survives_parquet(spark: Any, ab: Any, tmp_path:
     back = spark.read.parquet(path)
     lay = layout_of_field(back.schema["DataQuality"])
     assert lay == CompactLayout.of(ISSUE_SUITE)
-    rows = back.select("a", rule_result("DataQuality", 4294967297, Id(50, 1).packed, Id(100, 1).packed, layout=lay).alias("r"))
+    rows = back.select(
+        "a",
+        rule_result(
+            "DataQuality", 4294967297, Id(50, 1).packed, Id(100, 1).packed, layout=lay
+        ).alias("r"),
+    )
     assert {r.a: r.r for r in rows.collect()} == {2: PASSED, 3: FAILED, 4: PASSED, 6: PASSED}
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from quality_py import FAILED, PASSED, Id, LambdaFunction, Rule, RuleSet, RuleSuite, add_data_quality
+from quality_py import (
+    FAILED,
+    PASSED,
+    Id,
+    LambdaFunction,
+    Rule,
+    RuleSet,
+    RuleSuite,
+    add_data_quality,
+)
 
 SUITE = RuleSuite(
     Id(1, 1),
@@ -20,7 +29,9 @@ def test_file_stream_micro_batches(spark: Any, tmp_path: Any) -> None:
     checked = add_data_quality(stream, SUITE, layout="compact")
     assert checked.isStreaming
     query = (
-        checked.selectExpr("value", "DataQuality.overallResult AS o", "DataQuality.ruleResults AS r")
+        checked.selectExpr(
+            "value", "DataQuality.overallResult AS o", "DataQuality.ruleResults AS r"
+        )
         .writeStream.format("memory")
         .queryName("qp_stream_results")
         .outputMode("append")
@@ -28,7 +39,9 @@ def test_file_stream_micro_batches(spark: Any, tmp_path: Any) -> None:
     )
     try:
         for batch, values in enumerate([[1, 2], [4, 1001], [1002]]):
-            (source / f"part-{batch}.json").write_text("\n".join(f'{{"value": {v}}}' for v in values))
+            (source / f"part-{batch}.json").write_text(
+                "\n".join(f'{{"value": {v}}}' for v in values)
+            )
             query.processAllAvailable()
         rows = {r.value: (r.o, list(r.r)) for r in spark.table("qp_stream_results").collect()}
         assert query.lastProgress is not None

@@ -45,7 +45,9 @@ def test_unpack_pack_round_trip(packed: int) -> None:
 
 
 @given(INT32, INT32, INT32, INT32)
-def test_packing_orders_by_id_then_version_for_non_negative_ids(a: int, b: int, c: int, d: int) -> None:
+def test_packing_orders_by_id_then_version_for_non_negative_ids(
+    a: int, b: int, c: int, d: int
+) -> None:
     x, y = (abs(a) % 2**31, abs(b) % 2**31), (abs(c) % 2**31, abs(d) % 2**31)
     assert (pack_ints(*x) < pack_ints(*y)) == (x < y)
 

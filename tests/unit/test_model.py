@@ -56,7 +56,10 @@ def test_malformed_models_raise_model_errors(make: object) -> None:
 def test_iter_rules_is_declaration_order() -> None:
     suite = RuleSuite(
         Id(1, 1),
-        [RuleSet(Id(2, 1), [Rule(Id(9, 1), "a"), Rule(Id(3, 1), "b")]), RuleSet(Id(1, 1), [Rule(Id(5, 1), "c")])],
+        [
+            RuleSet(Id(2, 1), [Rule(Id(9, 1), "a"), Rule(Id(3, 1), "b")]),
+            RuleSet(Id(1, 1), [Rule(Id(5, 1), "c")]),
+        ],
     )
     assert [r.id.id for _, r in suite.iter_rules()] == [9, 3, 5]
     assert suite.rule_count == 3

@@ -52,7 +52,7 @@ def test_passes_do_not_mutate_the_input_tree() -> None:
     out = run_passes(tree, PassContext(lambdas=lib))
     assert tree.sql() == before
     assert to_sql(out) == "(CAST(4294967298 AS BIGINT) > 0)"
-    assert PASSES == (inline_lambdas, library_functions)
+    assert (inline_lambdas, library_functions) == PASSES
 
 
 def test_unknown_arity_names_the_lambda_and_its_arities() -> None:
@@ -92,7 +92,9 @@ def test_direct_self_recursion_is_an_error_not_a_stack_overflow() -> None:
 
 def test_two_lambdas_with_same_name_and_arity_are_an_error() -> None:
     with pytest.raises(LambdaError) as err:
-        LambdaLibrary([LambdaFunction("f", "x -> x", Id(1, 1)), LambdaFunction("F", "y -> y", Id(2, 1))])
+        LambdaLibrary(
+            [LambdaFunction("f", "x -> x", Id(1, 1)), LambdaFunction("F", "y -> y", Id(2, 1))]
+        )
     assert err.value.code == "DUPLICATE_LAMBDA"
     assert "Id(1, 1)" in err.value.message and "Id(2, 1)" in err.value.message
 

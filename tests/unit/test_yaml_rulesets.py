@@ -29,7 +29,9 @@ def test_flights_ruleset_has_at_least_15_rules_and_reuses_lambdas() -> None:
     suite = load_ruleset(next(p for p in RULESETS if p.name == "flights.yaml"))
     assert suite.rule_count >= 15
     uses = {lam.name: 0 for lam in suite.lambdas}
-    texts = [r.expression for _, r in suite.iter_rules()] + [lam.expression for lam in suite.lambdas]
+    texts = [r.expression for _, r in suite.iter_rules()] + [
+        lam.expression for lam in suite.lambdas
+    ]
     for name in uses:
         uses[name] = sum(t.count(f"{name}(") for t in texts)
     assert uses["inRange"] >= 3
@@ -39,7 +41,12 @@ def test_flights_ruleset_has_at_least_15_rules_and_reuses_lambdas() -> None:
     ("text", "line", "col", "needle"),
     [
         ("suite: {id: 1}\nrule_sets:\n  - id: x\n", 3, 9, "integer"),
-        ("suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1}\n", 5, 9, "expression"),
+        (
+            "suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1}\n",
+            5,
+            9,
+            "expression",
+        ),
         ("suite: {id: 1}\nrulesets: []\n", 2, 11, "unknown key"),
         ("suite: {id: 1}\nrule_sets: [\n", 3, 1, ""),
         ("rule_sets: []\n", 1, 1, "suite"),
@@ -63,7 +70,9 @@ def test_errors_point_at_file_line_and_column(text: str, line: int, col: int, ne
 
 
 def test_expressions_are_raw_text_not_yaml_values() -> None:
-    suite = loads_ruleset("suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1, expression: true}\n")
+    suite = loads_ruleset(
+        "suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1, expression: true}\n"
+    )
     assert suite.rule_sets[0].rules[0].expression == "true"
 
 

@@ -13,13 +13,13 @@ from quality_py.sql.context import PassContext
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
 
-Pass = Callable[..., exp.Expression]
+Pass = Callable[..., exp.Expr]
 
 #: User lambdas first (their bodies may call library functions), then library functions.
 PASSES: tuple[Pass, ...] = (inline_lambdas, library_functions)
 
 
-def run_passes(tree: exp.Expression, ctx: PassContext) -> exp.Expression:
+def run_passes(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
     """Run every pass over a copy of ``tree``; the caller's tree is never changed."""
     out = tree.copy()
     for step in PASSES:

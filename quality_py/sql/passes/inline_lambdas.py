@@ -19,7 +19,7 @@ from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import ParsedLambda
 
 
-def _rename_bound_variables(body: exp.Expression, ctx: PassContext) -> exp.Expression:
+def _rename_bound_variables(body: exp.Expr, ctx: PassContext) -> exp.Expr:
     for lam in list(body.find_all(exp.Lambda)):
         renames = {}
         for ident in lam.expressions:
@@ -35,19 +35,17 @@ def _rename_bound_variables(body: exp.Expression, ctx: PassContext) -> exp.Expre
     return body
 
 
-def _substitute_params(
-    body: exp.Expression, params: tuple[str, ...], args: list[exp.Expression]
-) -> exp.Expression:
+def _substitute_params(body: exp.Expr, params: tuple[str, ...], args: list[exp.Expr]) -> exp.Expr:
     by_name = {p.lower(): a for p, a in zip(params, args, strict=True)}
 
-    def swap(node: exp.Expression) -> exp.Expression:
+    def swap(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Column):
             return node
         parts = node.parts
         head = parts[0].name.lower() if parts else ""
         if head not in by_name:
             return node
-        out: exp.Expression = paren(by_name[head].copy())
+        out: exp.Expr = paren(by_name[head].copy())
         for part in parts[1:]:
             out = exp.Dot(this=out, expression=part.copy())
         return out
@@ -57,7 +55,7 @@ def _substitute_params(
 
 def _expand_body(
     lam: ParsedLambda, lib: LambdaLibrary, ctx: PassContext, stack: list[ParsedLambda]
-) -> exp.Expression:
+) -> exp.Expr:
     key = (lam.name.lower(), lam.arity)
     cached = lib.expanded.get(key)
     if cached is not None:
@@ -83,8 +81,8 @@ def _expand_body(
 
 
 def _inline(
-    tree: exp.Expression, lib: LambdaLibrary, ctx: PassContext, stack: list[ParsedLambda]
-) -> exp.Expression:
+    tree: exp.Expr, lib: LambdaLibrary, ctx: PassContext, stack: list[ParsedLambda]
+) -> exp.Expr:
     calls = [
         n
         for n in tree.walk(bfs=False)
@@ -114,7 +112,7 @@ def _inline(
     return tree
 
 
-def inline_lambdas(tree: exp.Expression, *, ctx: PassContext) -> exp.Expression:
+def inline_lambdas(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     """Replace every call to a suite lambda by its inlined body.
 
     >>> from quality_py.model import Id, LambdaFunction

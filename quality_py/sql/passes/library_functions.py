@@ -13,7 +13,7 @@ from quality_py.sql.context import PassContext
 from quality_py.sql.library import lookup
 
 
-def library_functions(tree: exp.Expression, *, ctx: PassContext) -> exp.Expression:
+def library_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     """Replace every library-function call in ``tree``.
 
     >>> from quality_py.sql.parse import parse_expression

@@ -1,0 +1,113 @@
+"""One full suite on Spark Connect: the same results as on a classic session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pyspark.sql import functions as F
+
+from quality_py import (
+    FAILED,
+    PASSED,
+    CompactLayout,
+    Id,
+    LambdaFunction,
+    Rule,
+    RuleAnalysisError,
+    RuleSet,
+    RuleSuite,
+    add_data_quality,
+    add_overall_results_and_details,
+    layout_of_field,
+    rule_runner,
+)
+from quality_py import functions as Q
+from quality_py.session import register_sql_functions
+
+SUITE = RuleSuite(
+    Id(1, 1),
+    [
+        RuleSet(Id(50, 1), [Rule(Id(100, 1), "a % 2 == 0"), Rule(Id(100, 2), "isPositive(b)")]),
+        RuleSet(
+            Id(51, 1),
+            [
+                Rule(Id(101, 1), "exists(SELECT 1 FROM qp_connect_ref r WHERE r.k = main.a)"),
+                Rule(Id(102, 1), "soft_fail(b > 5)"),
+                Rule(Id(103, 1), "0.9"),
+            ],
+        ),
+    ],
+    lambdas=[LambdaFunction("isPositive", "x -> x > 0", Id(200, 1))],
+)
+EXPECTED = {  # a -> (overall, set 50 overall, set 51 codes)
+    2: (PASSED, PASSED, [PASSED, -1, 90000]),
+    3: (FAILED, FAILED, [FAILED, -1, 90000]),
+    4: (PASSED, PASSED, [PASSED, PASSED, 90000]),
+}
+
+
+def _data(connect: Any) -> Any:
+    connect.createDataFrame([(2,), (4,)], "k int").createOrReplaceTempView("qp_connect_ref")
+    return connect.createDataFrame([(2, 1), (3, 1), (4, 9)], "a int, b int")
+
+
+def test_map_layout_on_connect(connect: Any) -> None:
+    df = _data(connect)
+    rows = add_data_quality(df, SUITE).collect()
+    got = {}
+    for r in rows:
+        sets = r.DataQuality.ruleSetResults
+        s51 = sets[Id(51, 1).packed].ruleResults
+        got[r.a] = (
+            r.DataQuality.overallResult,
+            sets[Id(50, 1).packed].overallResult,
+            [s51[Id(i, 1).packed] for i in (101, 102, 103)],
+        )
+    assert got == EXPECTED
+
+
+def test_compact_layout_and_library_functions_on_connect(connect: Any) -> None:
+    df = _data(connect)
+    checked = add_data_quality(df, SUITE, layout="compact")
+    lay = layout_of_field(checked.schema["DataQuality"])
+    assert lay == CompactLayout.of(SUITE)
+    flat = checked.select(
+        "a", F.explode(Q.flatten_results(F.col("DataQuality"), layout=lay)).alias("f")
+    )
+    assert flat.count() == 3 * 5
+    r = checked.select(
+        "a",
+        Q.rule_result(
+            "DataQuality", Id(1, 1).packed, Id(50, 1).packed, Id(100, 2).packed, layout=lay
+        ).alias("r"),
+    )
+    assert {x.a: x.r for x in r.collect()} == {2: PASSED, 3: PASSED, 4: PASSED}
+    overall = add_overall_results_and_details(df, SUITE)
+    assert {x.a: x.DQ_overallResult for x in overall.collect()} == {2: PASSED, 3: FAILED, 4: PASSED}
+
+
+def test_large_suite_stays_below_the_protobuf_depth_limit(connect: Any) -> None:
+    rules = [Rule(Id(i, 1), f"(a + {i}) % 3 <> 0 OR b > {i}") for i in range(300)]
+    suite = RuleSuite(
+        Id(9, 1), [RuleSet(Id(j, 1), rules[j * 30 : (j + 1) * 30]) for j in range(10)]
+    )
+    df = _data(connect)
+    checked = add_data_quality(df, suite, layout="compact")
+    assert checked.count() == 3
+    assert [len(r.DataQuality.ruleResults) for r in checked.collect()] == [300, 300, 300]
+    # The single-expression runner (no schema, type-generic coding) on a smaller suite.
+    small = RuleSuite(Id(9, 1), [RuleSet(Id(1, 1), rules[:40])])
+    generic = df.select(rule_runner(small, layout="compact"))
+    assert [len(r.DataQuality.ruleResults) for r in generic.collect()] == [40, 40, 40]
+
+
+def test_errors_and_sql_functions_on_connect(connect: Any) -> None:
+    df = _data(connect)
+    bad = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 4), "no_such_column > 1")])])
+    with pytest.raises(RuleAnalysisError) as err:
+        add_data_quality(df, bad)
+    assert err.value.item_id == Id(3, 4)
+    register_sql_functions(connect)
+    checked = add_data_quality(df, SUITE)
+    assert [r.a for r in checked.filter("DataQuality.overallResult = passed()").collect()] == [2, 4]
