@@ -1,18 +1,22 @@
 """Data-quality runner against baselines of the same run.
 
 Workload: the original library's ``genRules`` shape, rules ``(`c` % m) = 0`` in rule sets of 14,
-over ``dataFrameLong`` (BIGINT columns ``"0".."26"``). Rule ``k`` uses column ``k % 27`` and
-modulus ``2 + k // 27`` so that every rule is distinct (identical rules would be folded by Spark's
-common-subexpression elimination and flatter the numbers).
+over ``dataFrameLong`` (1M rows, BIGINT columns ``"0".."26"``). Rule ``k`` uses column ``k % 27``
+and modulus ``2 + k // 27`` so that every rule is distinct (identical rules would be folded by
+Spark's common-subexpression elimination and flatter the numbers).
 
-Per rule count it times, on the same parquet data and with ``noop`` writes:
+Per rule count, on the same parquet data, every case ends in a ``noop`` write:
 
 * ``noop``: no rules (read + write only);
 * ``hand``: a hand-written ``select`` of the same rule booleans, one column each;
-* ``map`` / ``compact``: ``add_data_quality`` in each layout.
+* ``compact`` / ``map``: ``add_data_quality`` in each layout.
 
-It also reports Python compile time (sqlglot passes + SQL generation) and Spark planning time
-(analysis + optimisation + physical planning) for larger suites.
+DataFrames are built before timing (driver-side compile and analysis are reported separately) and
+the cases are interleaved in every round, so machine noise hits them alike. Reported: medians,
+and ratios of medians.
+
+Planning: Python compile (parse, passes, SQL generation), ``add_data_quality`` (compile + Spark
+analysis of the rules) and Spark planning (optimisation + physical plan) for 10 ... 5000 rules.
 
 Usage: ``python benchmarks/bench_dq.py [--rows N] [--runs R] [--rules 27,150,1000]``
 """
@@ -20,14 +24,14 @@ Usage: ``python benchmarks/bench_dq.py [--rows N] [--runs R] [--rules 27,150,100
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from typing import Any
 
-from common import long_data, noop, save, spark_session, timed
+from common import long_data, noop, save, spark_session
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.compile import compile_suite
-from quality_py.runners.data_quality import rule_runner_sql
 
 COLS = 27
 SET_SIZE = 14
@@ -49,10 +53,39 @@ def hand_written(df: Any, n: int) -> Any:
     return df.selectExpr("*", *[f"{rule_text(k)} AS r{k}" for k in range(n)])
 
 
-def plan_time(df: Any) -> float:
+def interleaved(cases: dict[str, Any], runs: int) -> dict[str, dict[str, Any]]:
+    """Median wall time of a noop write of each DataFrame, cases interleaved per round."""
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    for df in cases.values():  # warm-up: codegen, JIT
+        noop(df)
+    for _ in range(runs):
+        for name, df in cases.items():
+            start = time.perf_counter()
+            noop(df)
+            times[name].append(time.perf_counter() - start)
+    return {
+        k: {"median": statistics.median(v), "runs": [round(t, 3) for t in v]}
+        for k, v in times.items()
+    }
+
+
+def planning(df: Any, n: int) -> dict[str, float]:
+    suite = gen_suite(n)
     start = time.perf_counter()
-    df._jdf.queryExecution().executedPlan()  # analysis + optimisation + physical planning
-    return time.perf_counter() - start
+    compile_suite(suite)
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    checked = add_data_quality(df, suite, layout="compact")
+    build_s = time.perf_counter() - start
+    start = time.perf_counter()
+    checked._jdf.queryExecution().executedPlan()  # optimisation + physical planning
+    plan_s = time.perf_counter() - start
+    return {
+        "python_compile_s": round(compile_s, 3),
+        "add_data_quality_s": round(build_s, 3),
+        "spark_plan_s": round(plan_s, 3),
+        "compile_plus_plan_s": round(build_s + plan_s, 3),
+    }
 
 
 def main() -> None:
@@ -69,39 +102,26 @@ def main() -> None:
     results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "cases": {}, "planning": {}}
     for n in [int(x) for x in args.rules.split(",") if x]:
         suite = gen_suite(n)
-        case = {
-            "noop": timed(lambda: noop(df), args.runs),
-            "hand": timed(lambda n=n: noop(hand_written(df, n)), args.runs),
+        cases = {
+            "noop": df,
+            "hand": hand_written(df, n),
+            "compact": add_data_quality(df, suite, layout="compact"),
+            "map": add_data_quality(df, suite, layout="map"),
         }
-        for layout in ("compact", "map"):
-            case[layout] = timed(
-                lambda s=suite, lay=layout: noop(add_data_quality(df, s, layout=lay)), args.runs
-            )
-        for key in ("hand", "compact", "map"):
-            case[f"{key}/noop"] = case[key]["median"] / case["noop"]["median"]
-        case["compact/hand"] = case["compact"]["median"] / case["hand"]["median"]
-        case["map/hand"] = case["map"]["median"] / case["hand"]["median"]
+        case: dict[str, Any] = interleaved(cases, args.runs)
+        med = {k: v["median"] for k, v in case.items()}
+        case["ratios"] = {
+            "compact/hand": round(med["compact"] / med["hand"], 2),
+            "map/hand": round(med["map"] / med["hand"], 2),
+            "hand/noop": round(med["hand"] / med["noop"], 2),
+            "compact/noop": round(med["compact"] / med["noop"], 2),
+            "map/noop": round(med["map"] / med["noop"], 2),
+        }
         results["cases"][n] = case
-        print(
-            n, {k: (round(v, 3) if isinstance(v, float) else v["median"]) for k, v in case.items()}
-        )
+        print(n, {k: round(v, 3) for k, v in med.items()}, case["ratios"], flush=True)
     for n in [int(x) for x in args.plan_rules.split(",") if x]:
-        suite = gen_suite(n)
-        start = time.perf_counter()
-        compiled = compile_suite(suite)
-        sql = rule_runner_sql(suite, layout="compact", compiled=compiled)
-        compile_s = time.perf_counter() - start
-        start = time.perf_counter()
-        checked = add_data_quality(df, suite, layout="compact")
-        build_s = time.perf_counter() - start  # compile again + type analysis + select
-        planned = plan_time(checked)
-        results["planning"][n] = {
-            "python_compile_s": compile_s,
-            "add_data_quality_s": build_s,
-            "spark_plan_s": planned,
-            "sql_chars": len(sql),
-        }
-        print("plan", n, results["planning"][n])
+        results["planning"][n] = planning(df, n)
+        print("plan", n, results["planning"][n], flush=True)
     print(save("bench_dq", results))
 
 
