@@ -18,6 +18,7 @@ from quality_py.errors import (
     RulesetFormatError,
     RuleSyntaxError,
 )
+from quality_py.functions import expr
 from quality_py.model.ids import Id, pack_ints, unpack
 from quality_py.model.layout import CompactLayout, layout_of_field
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
@@ -58,6 +59,7 @@ __all__ = [
     "add_data_quality",
     "add_overall_results_and_details",
     "data_quality",
+    "expr",
     "layout_of_field",
     "overall_results_and_details",
     "pack_ints",
