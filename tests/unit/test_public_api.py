@@ -23,6 +23,13 @@ def test_importing_the_package_has_no_side_effects() -> None:
 
 
 def test_public_functions_have_docstrings_with_examples() -> None:
-    for name in ("add_data_quality", "rule_runner", "expr", "pack_ints", "unpack", "add_overall_results_and_details"):
+    for name in (
+        "add_data_quality",
+        "rule_runner",
+        "expr",
+        "pack_ints",
+        "unpack",
+        "add_overall_results_and_details",
+    ):
         doc = getattr(quality_py, name).__doc__ or ""
         assert ">>>" in doc, f"{name} has no example"
