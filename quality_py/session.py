@@ -61,6 +61,12 @@ def register_sql_functions(spark: Any) -> list[str]:
     >>> spark.sql("SELECT passed() AS p").first().p
     100000
     """
+    major = int(str(spark.version).split(".", 1)[0])
+    if major < 4:
+        raise NotImplementedError(
+            f"SQL functions need Spark 4 (CREATE TEMPORARY FUNCTION ... RETURN); this is "
+            f"Spark {spark.version}. Use quality_py.expr(...) in your selects instead."
+        )
     names = []
     for statement in sql_function_statements():
         spark.sql(statement)

@@ -10,3 +10,4 @@ echo "== mypy"; $py -m mypy
 echo "== unit (no JVM)"; $py -m pytest tests/unit -q -p no:cacheprovider
 echo "== spark + doctests"; $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider
 echo "== spark connect"; $py -m pytest tests/connect -q -p no:cacheprovider
+echo "== spark tier on pyspark 3.5"; bash scripts/test-spark35.sh

@@ -91,6 +91,16 @@ def test_expr_inlines_lambdas_in_user_selects(spark: Any) -> None:
     assert [r.q for r in got] == [-1, 3, 7]
 
 
+SPARK_4 = int(__import__("pyspark").__version__.split(".")[0]) >= 4
+
+
+@pytest.mark.skipif(SPARK_4, reason="the error path is for Spark 3.x")
+def test_registering_sql_functions_on_spark_3_says_why(spark: Any) -> None:
+    with pytest.raises(NotImplementedError, match="Spark 4"):
+        register_sql_functions(spark)
+
+
+@pytest.mark.skipif(not SPARK_4, reason="SQL functions with RETURN need Spark 4")
 def test_registered_sql_functions_make_plain_sql_work(spark: Any) -> None:
     names = register_sql_functions(spark)
     assert {

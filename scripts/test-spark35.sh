@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The Spark tier again on pyspark 3.5 (the oldest line we support), in its own venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=.venv-spark35
+if [ ! -x "$venv/bin/python" ]; then
+  "${PYTHON:-python3}" -m venv "$venv"
+fi
+stamp=$venv/.installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  "$venv/bin/python" -m pip install --quiet --upgrade pip
+  "$venv/bin/python" -m pip install --quiet "pyspark>=3.5,<3.6" "numpy<2" -e ".[sample]" \
+    pytest pytest-timeout hypothesis
+  echo "$want" > "$stamp"
+fi
+export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
+"$venv/bin/python" -c "import pyspark; print('pyspark', pyspark.__version__)"
+"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider
