@@ -19,23 +19,19 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
+    from quality_py.session import local_session
 
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("quality_py-tests")
-        .config("spark.driver.memory", "2g")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-        .getOrCreate()
+    session = local_session(
+        "local[2]",
+        "quality_py-tests",
+        {
+            "spark.driver.memory": "2g",
+            "spark.sql.shuffle.partitions": "1",
+            "spark.default.parallelism": "2",
+            # the tests run many small queries: a quicker JIT tier and GC start faster
+            "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        },
     )
-    session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
 

@@ -6,9 +6,7 @@ Results are reported as ratios against baselines measured in the same run (the m
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,24 +19,10 @@ RESULTS = HERE / "results"
 
 def spark_session(app: str = "quality_py-bench") -> Any:
     """A local[2] session tuned as in the tests, with a 4g driver (wide rows)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
+    from quality_py.session import local_session
 
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName(app)
-        .config("spark.driver.memory", "4g")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    conf = {"spark.driver.memory": "4g", "spark.sql.shuffle.partitions": "2"}
+    return local_session("local[2]", app, conf)
 
 
 def long_data(spark: Any, rows: int, cols: int) -> Any:

@@ -7,7 +7,6 @@ result as parquet and prints per-rule counts gathered during that same write.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -17,24 +16,13 @@ from quality_py.errors import QualityError, escape_text
 
 
 def _session(master: str, remote: str | None) -> Any:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
-
     if remote:
+        from pyspark.sql import SparkSession
+
         return SparkSession.builder.remote(remote).getOrCreate()
-    spark = (
-        SparkSession.builder.master(master)
-        .appName("quality_py")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    from quality_py.session import local_session
+
+    return local_session(master)
 
 
 def _read_input(spark: Any, source: str, fmt: str | None) -> Any:

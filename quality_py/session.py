@@ -1,4 +1,6 @@
-"""Opt-in: register the scalar library functions in a session as SQL functions.
+"""Session helpers: a tuned local session, and opt-in SQL-function registration.
+
+``register_sql_functions``: register the scalar library functions in a session as SQL functions.
 
 Rules never need this (the compiler expands library functions), but plain Spark SQL written by a
 downstream consumer does: after registration ``df.filter("DataQuality.overallResult = passed()")``
@@ -8,6 +10,8 @@ Spark >= 4.0 (``CREATE TEMPORARY FUNCTION ... RETURN``); works on Spark Connect 
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from sqlglot import exp
@@ -72,3 +76,31 @@ def register_sql_functions(spark: Any) -> list[str]:
         spark.sql(statement)
         names.append(statement.split("FUNCTION ", 1)[1].split("(", 1)[0])
     return names
+
+
+def local_session(
+    master: str = "local[2]", app: str = "quality_py", conf: dict[str, str] | None = None
+) -> Any:
+    """A local SparkSession tuned for small machines: loopback only, no UI, UTC, few partitions.
+
+    ``conf`` adds or overrides settings, e.g. ``{"spark.driver.memory": "4g"}``.
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    settings = {
+        "spark.sql.shuffle.partitions": "4",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    settings.update(conf or {})
+    builder = SparkSession.builder.master(master).appName(app)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
