@@ -14,7 +14,7 @@ from sqlglot import exp
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.results import Layout
-from quality_py.model.rules import LambdaFunction, RuleSuite
+from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import parse_expression
@@ -71,8 +71,3 @@ def compile_suite(suite: RuleSuite, *, layout: ResultLayout = Layout.MAP) -> Com
         tree = compile_expression(rule.expression, item_id=rule.id, lambdas=lambdas, layout=layout)
         compiled.append(CompiledRule(rule_set.id, rule.id, rule.expression, tree))
     return CompiledSuite(suite, tuple(compiled), lambdas)
-
-
-def library_of(lambdas: tuple[LambdaFunction, ...] | list[LambdaFunction]) -> LambdaLibrary:
-    """A :class:`LambdaLibrary` of the given lambdas."""
-    return LambdaLibrary(lambdas)

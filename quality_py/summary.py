@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from quality_py.model.ids import Id
-from quality_py.model.layout import CompactLayout, ResultLayout
+from quality_py.model.layout import ResultLayout
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import bigint, call, field, lit, to_sql
@@ -163,7 +163,6 @@ def format_summary(stats: SuiteStats) -> str:
 
 
 __all__ = [
-    "CompactLayout",
     "RuleStats",
     "SuiteStats",
     "format_summary",

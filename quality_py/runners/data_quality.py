@@ -77,6 +77,17 @@ def _with_rule_values(df: DataFrame, compiled: CompiledSuite) -> tuple[DataFrame
     return values, families
 
 
+def _as_dataframe(schema: StructType | DataFrame) -> DataFrame:
+    if hasattr(schema, "selectExpr"):
+        return schema  # type: ignore[return-value]
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("analysing rules against a schema needs an active SparkSession")
+    return spark.createDataFrame([], schema)
+
+
 def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
     """The type family of every compiled rule's value when evaluated against ``df``."""
     return _with_rule_values(df, compiled)[1]
@@ -144,8 +155,11 @@ def rule_runner(
     """The data-quality struct column of ``suite``.
 
     Rules may reference the input DataFrame as ``main`` in correlated subqueries only through
-    :func:`add_data_quality` (which sets that alias). Pass ``schema`` (a DataFrame) to specialise
-    each rule's result coding to its type; it is optional.
+    :func:`add_data_quality` (which sets that alias). Pass ``schema`` (a DataFrame or StructType)
+    to analyse the rules now and specialise each rule's result coding to its type; without it the
+    coding is type-generic and Spark folds it. For suites beyond a few dozen rules prefer
+    :func:`add_data_quality`: one expression with every rule inline can exceed the JIT's method
+    size limit under whole-stage codegen (see docs/architecture.md).
 
     Examples
     --------
@@ -158,8 +172,8 @@ def rule_runner(
     lay = _layout(layout)
     compiled = compile_suite(suite)
     families = None
-    if schema is not None and hasattr(schema, "selectExpr"):
-        families = rule_families(schema, compiled)  # type: ignore[arg-type]
+    if schema is not None:
+        families = rule_families(_as_dataframe(schema), compiled)
     sql = rule_runner_sql(suite, layout=lay, families=families, compiled=compiled)
     return _wrap(sql, suite, lay, name)
 

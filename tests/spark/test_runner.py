@@ -272,3 +272,17 @@ def test_hidden_column_names_cannot_clash(spark: Any) -> None:
     df = spark.createDataFrame([(1,)], "__qp_v0 int")
     with pytest.raises(Exception, match="clash"):
         add_data_quality(df, RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "true")])]))
+
+
+def test_rule_runner_analyses_against_a_schema(spark: Any, ab: Any) -> None:
+    bad = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 9), "nope > 0")])])
+    with pytest.raises(RuleAnalysisError) as err:
+        rule_runner(bad, schema=ab.schema)
+    assert err.value.item_id == Id(3, 9)
+    typed = ab.select("a", rule_runner(ISSUE_SUITE, schema=ab.schema, layout="compact"))
+    assert {r.a: r.DataQuality.overallResult for r in typed.collect()} == {
+        2: PASSED,
+        3: FAILED,
+        4: FAILED,
+        6: FAILED,
+    }
