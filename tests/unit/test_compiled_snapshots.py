@@ -26,9 +26,9 @@ SUITE = RuleSuite(
 )
 
 CASES = {
-    "map_typed": dict(layout="map", families=["boolean", "boolean", "decimal", "string"]),
-    "compact_typed": dict(layout="compact", families=["boolean", "boolean", "decimal", "string"]),
-    "compact_generic": dict(layout="compact", families=None),
+    "map_typed": {"layout": "map", "families": ["boolean", "boolean", "decimal", "string"]},
+    "compact_typed": {"layout": "compact", "families": ["boolean", "boolean", "decimal", "string"]},
+    "compact_generic": {"layout": "compact", "families": None},
 }
 
 
