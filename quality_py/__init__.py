@@ -30,6 +30,7 @@ from quality_py.runners.data_quality import (
     overall_results_and_details,
     rule_runner,
 )
+from quality_py.runners.rule_engine import rule_engine_runner, rule_engine_with_struct
 
 logging.getLogger("quality_py").addHandler(logging.NullHandler())
 
@@ -63,6 +64,8 @@ __all__ = [
     "layout_of_field",
     "overall_results_and_details",
     "pack_ints",
+    "rule_engine_runner",
+    "rule_engine_with_struct",
     "rule_runner",
     "unpack",
 ]

@@ -41,6 +41,7 @@ ERROR_CODES: tuple[str, ...] = (
     "LAMBDA_SYNTAX",
     "LIBRARY_ARGUMENTS",
     "LIBRARY_TYPE",
+    "MISSING_OUTPUT",
     "RULESET_FORMAT",
     "RULE_ANALYSIS",
     "RULE_SYNTAX",

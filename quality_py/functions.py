@@ -178,11 +178,19 @@ def flatten_results(
     return _call("flatten_results", results, layout=_resolve_layout(layout))
 
 
+def flatten_rule_results(
+    engine: object, *, layout: ResultLayout | RuleSuite | str = Layout.MAP
+) -> Column:
+    """``flatten_results`` of a rule-engine struct plus its ``salientRule`` and ``result``."""
+    return _call("flatten_rule_results", engine, layout=_resolve_layout(layout))
+
+
 __all__ = [
     "disabled_rule",
     "expr",
     "failed",
     "flatten_results",
+    "flatten_rule_results",
     "pack_ints",
     "passed",
     "probability",

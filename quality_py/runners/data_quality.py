@@ -7,6 +7,7 @@ Column operations exceeds Spark Connect's protobuf depth limit).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -178,6 +179,47 @@ def rule_runner(
     return _wrap(sql, suite, lay, name)
 
 
+@dataclass(frozen=True)
+class StagedCodes:
+    """A DataFrame holding every rule's result code in a hidden column, ready for a struct.
+
+    Three projections: rule values (also the type probe), result codes, then whatever struct the
+    runner builds from :meth:`code_refs`. Each rule is evaluated once into a hidden column; a
+    runner's struct references every code at least twice (results + overall), so Spark keeps
+    that projection apart instead of inlining every rule into one huge expression.
+    """
+
+    frame: DataFrame
+    families: list[str | None]
+    compiled: CompiledSuite
+    hidden: tuple[str, ...]
+
+    def code_refs(self) -> list[exp.Expr]:
+        """Column references to the codes, in ``suite.iter_rules()`` order."""
+        return [exp.column(f"__qp_c{i}") for i in range(len(self.compiled.rules))]
+
+    def finish(self, *columns: Column) -> DataFrame:
+        """Append ``columns`` (built from the codes) and drop the hidden columns."""
+        return self.frame.select("*", *columns).drop(*self.hidden)
+
+
+def stage_rule_codes(df: DataFrame, suite: RuleSuite) -> StagedCodes:
+    """Compile ``suite``, analyse its rules against ``df`` and stage their result codes."""
+    compiled = compile_suite(suite)
+    values, families = _with_rule_values(df, compiled)
+    n = len(compiled.rules)
+    value_cols = [f"__qp_v{i}" for i in range(n)]
+    code_cols = [f"__qp_c{i}" for i in range(n)]
+    codes = values.selectExpr(
+        "*",
+        *[
+            to_sql(exp.alias_(result_code(exp.column(v), f), c))
+            for v, f, c in zip(value_cols, families, code_cols, strict=True)
+        ],
+    )
+    return StagedCodes(codes.alias(MAIN_ALIAS), families, compiled, (*value_cols, *code_cols))
+
+
 def add_data_quality(
     df: DataFrame,
     suite: RuleSuite,
@@ -200,24 +242,9 @@ def add_data_quality(
     1
     """
     lay = _layout(layout)
-    compiled = compile_suite(suite)
-    # Three projections: rule values (also the type probe), result codes, then the struct.
-    # Each rule is evaluated once into a hidden column; every code is referenced at least twice
-    # (results + overall), so Spark keeps the struct's projection apart from the rules instead
-    # of inlining them into one huge expression.
-    values, families = _with_rule_values(df, compiled)
-    n = len(compiled.rules)
-    value_cols = [f"__qp_v{i}" for i in range(n)]
-    code_cols = [f"__qp_c{i}" for i in range(n)]
-    codes = values.selectExpr(
-        "*",
-        *[
-            to_sql(exp.alias_(result_code(exp.column(v), f), c))
-            for v, f, c in zip(value_cols, families, code_cols, strict=True)
-        ],
-    )
-    sql = to_sql(dq_struct(suite, [exp.column(c) for c in code_cols], families, lay))
-    return codes.select("*", _wrap(sql, suite, lay, name)).drop(*value_cols, *code_cols)
+    staged = stage_rule_codes(df, suite)
+    sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
+    return staged.finish(_wrap(sql, suite, lay, name))
 
 
 def add_overall_results_and_details(

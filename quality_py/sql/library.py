@@ -317,6 +317,24 @@ def _flatten_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
 
 
+@register("flatten_rule_results", 1)
+def _flatten_rule_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``flatten_results`` of a rule-engine struct, each element with its salientRule and result."""
+    from quality_py.model.results import FLAT_RESULT_FIELDS
+
+    x = args[0]
+    flat = _flatten_results([field(x, "ruleSuiteResults")], ctx)
+    var = ctx.fresh_name("f")
+    ref = exp.column(var)
+    item = named_struct(
+        *[(name, field(ref, name)) for name in FLAT_RESULT_FIELDS],
+        ("salientRule", field(x, "salientRule")),
+        ("result", field(x, "result")),
+    )
+    body = call("transform", flat, exp.Lambda(this=item, expressions=[exp.to_identifier(var)]))
+    return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
+
+
 def _flat_array_ddl() -> str:
     from quality_py.model.results import FLAT_RESULT_DDL
 

@@ -18,6 +18,10 @@ from quality_py.model.rules import LambdaFunction
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
 
 
+def _article(kind: str) -> str:
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind
+
+
 def _span_of_line_col(text: str, line: int, col: int) -> Span:
     lines = text.split("\n")
     line = max(1, min(line, len(lines)))
@@ -56,7 +60,7 @@ def parse_expression(
     for tok in tokens:
         if tok.token_type == TokenType.SEMICOLON:
             raise RuleSyntaxError(
-                f"a {kind} must be a single expression; ';' is not allowed",
+                f"{_article(kind)} must be a single expression; ';' is not allowed",
                 item_id=item_id,
                 item_kind=kind,
                 source=text,
@@ -66,7 +70,7 @@ def parse_expression(
     first = tokens[0]
     if first.token_type in STATEMENT_TOKENS:
         raise RuleSyntaxError(
-            f"a {kind} must be an expression, not a {first.text.upper()} statement",
+            f"{_article(kind)} must be an expression, not a {first.text.upper()} statement",
             item_id=item_id,
             item_kind=kind,
             source=text,
@@ -97,7 +101,7 @@ def parse_expression(
     parsed = [p for p in parsed if p is not None]
     if len(parsed) != 1:
         raise RuleSyntaxError(
-            f"a {kind} must be exactly one expression",
+            f"{_article(kind)} must be exactly one expression",
             item_id=item_id,
             item_kind=kind,
             source=text,
@@ -105,11 +109,14 @@ def parse_expression(
         )
     tree = parsed[0]
     assert tree is not None
-    if isinstance(tree, (exp.Query, exp.Command, exp.DDL, exp.DML)) or (
-        tree.__class__.__name__ in {"Set", "Use", "Pragma", "Describe"}
+    is_query = isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery)
+    if (
+        is_query
+        or isinstance(tree, (exp.Command, exp.DDL, exp.DML))
+        or (tree.__class__.__name__ in {"Set", "Use", "Pragma", "Describe"})
     ):
         raise RuleSyntaxError(
-            f"a {kind} must be an expression, not a {tree.key.upper()} statement",
+            f"{_article(kind)} must be an expression, not a {tree.key.upper()} statement",
             item_id=item_id,
             item_kind=kind,
             source=source or text,

@@ -111,3 +111,30 @@ def test_errors_and_sql_functions_on_connect(connect: Any) -> None:
     register_sql_functions(connect)
     checked = add_data_quality(df, SUITE)
     assert [r.a for r in checked.filter("DataQuality.overallResult = passed()").collect()] == [2, 4]
+
+
+def test_rule_engine_on_connect(connect: Any) -> None:
+    from quality_py import OutputExpression, rule_engine_with_struct
+
+    high = OutputExpression(Id(1, 1), "concat('big-', CAST(a AS STRING))")
+    low = OutputExpression(Id(2, 1), "'small'")
+    suite = RuleSuite(
+        Id(5, 1),
+        [
+            RuleSet(
+                Id(1, 1),
+                [
+                    Rule(Id(1, 1), "a > 2", salience=1, output=high),
+                    Rule(Id(2, 1), "a > 0", salience=2, output=low),
+                ],
+            )
+        ],
+    )
+    out = rule_engine_with_struct(_data(connect), suite, "string", layout="compact")
+    assert {r.a: r.ruleEngine.result for r in out.collect()} == {2: "small", 3: "big-3", 4: "big-4"}
+    debug = rule_engine_with_struct(_data(connect), suite, "string", debug=True)
+    assert {r.a: [x.salience for x in r.ruleEngine.result] for r in debug.collect()} == {
+        2: [2],
+        3: [1, 2],
+        4: [1, 2],
+    }

@@ -112,3 +112,8 @@ def test_error_codes_are_sorted_and_unique() -> None:
 def test_parser_never_raises_anything_but_quality_errors(text: str) -> None:
     with contextlib.suppress(QualityError):
         parse_expression(text, item_id=Id(1, 1))
+
+
+def test_a_parenthesised_scalar_subquery_is_an_expression() -> None:
+    tree = parse_expression("(SELECT max(k) FROM t WHERE t.k > main.k)", kind="output")
+    assert tree.sql("spark") == "(SELECT MAX(k) FROM t WHERE t.k > main.k)"

@@ -1,0 +1,205 @@
+"""The rule engine: trigger rules pick one output expression by salience (an auditable CASE).
+
+Semantics (contract section 3.2): every rule is a trigger and is also evaluated as a data-quality
+rule; only triggers whose result is exactly Passed fire; the lowest salience wins, ties go to the
+first rule in declaration order; nothing fired gives a null ``salientRule`` and ``result``; a
+winner whose output is null gives ``salientRule`` set and ``result`` null. Debug mode returns every
+fired trigger's ``(salience, result)`` in salience order instead, with ``salientRule`` null.
+
+The triggers are sorted by (salience, declaration order) at compile time, so the winner is the
+first true branch of one ``CASE``: Spark evaluates only the winning output for a row.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from quality_py.compile import compile_expression, compile_suite
+from quality_py.errors import ModelError
+from quality_py.model.ids import Id
+from quality_py.model.results import PASSED, Layout
+from quality_py.model.rules import Rule, RuleSet, RuleSuite
+from quality_py.runners.data_quality import _layout, stage_rule_codes
+from quality_py.sql.build import bigint, call, cast, lit, named_struct, to_sql
+from quality_py.sql.coding import result_code
+from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.dialect import DIALECT
+from quality_py.sql.dq_struct import dq_struct, rendered
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql.types import DataType
+
+SALIENT_RULE_DDL = "struct<ruleSuiteId:bigint,ruleSetId:bigint,ruleId:bigint>"
+
+
+def result_ddl(result_type: str | DataType) -> str:
+    """The DDL of ``result_type`` (a DDL string or a Spark ``DataType``), checked to parse.
+
+    >>> result_ddl("struct<a: int, b: string>")
+    'STRUCT<a INT, b STRING>'
+    """
+    text = result_type if isinstance(result_type, str) else result_type.simpleString()
+    try:
+        return exp.DataType.build(text, dialect=DIALECT).sql(dialect=DIALECT)
+    except Exception as err:
+        raise ModelError(f"cannot parse result type {text!r}: {err}") from None
+
+
+def _triggers(suite: RuleSuite) -> list[tuple[int, RuleSet, Rule]]:
+    """Every rule with its flat index, sorted by (salience, declaration order)."""
+    out = []
+    for flat, (rule_set, rule) in enumerate(suite.iter_rules()):
+        if rule.output is None:
+            raise ModelError(
+                f"rule {rule.id!r} has no output expression; every rule of a rule-engine suite "
+                "needs one",
+                item_id=rule.id,
+                code="MISSING_OUTPUT",
+            )
+        out.append((flat, rule_set, rule))
+    return sorted(out, key=lambda t: (t[2].salience, t[0]))
+
+
+def _outputs(suite: RuleSuite, lambdas: LambdaLibrary) -> dict[Id, str]:
+    """Each distinct output expression compiled once (outputs are shared by id)."""
+    compiled: dict[Id, str] = {}
+    for _, rule in suite.iter_rules():
+        out = rule.output
+        if out is None or out.id in compiled:
+            continue
+        tree = compile_expression(out.expression, item_id=out.id, kind="output", lambdas=lambdas)
+        compiled[out.id] = to_sql(tree)
+    return compiled
+
+
+def engine_struct(
+    suite: RuleSuite,
+    codes: list[exp.Expr],
+    families: list[str | None],
+    ddl: str,
+    lambdas: LambdaLibrary,
+    *,
+    debug: bool,
+    layout: Layout,
+) -> exp.Expr:
+    """``struct<ruleSuiteResults, salientRule, result>`` over the rules' result codes."""
+    triggers = _triggers(suite)
+    outputs = _outputs(suite, lambdas)
+
+    def fired(flat: int) -> exp.Expr:
+        return exp.EQ(this=codes[flat].copy(), expression=lit(PASSED))
+
+    def output(rule: Rule) -> exp.Expr:
+        assert rule.output is not None
+        return cast(rendered(outputs[rule.output.id]), ddl)
+
+    if debug:
+        var = "__qp_fired"
+        items = [
+            exp.If(
+                this=fired(flat),
+                true=named_struct(("salience", lit(rule.salience)), ("result", output(rule))),
+            )
+            for flat, _, rule in triggers
+        ]
+        wrapped = [exp.Case(ifs=[item], default=exp.Null()) for item in items]
+        item_ddl = f"array<struct<salience:int,result:{ddl}>>"
+        arr = call("array", *wrapped) if wrapped else cast(call("array"), item_ddl)
+        keep = exp.Lambda(
+            this=exp.Not(this=exp.Is(this=exp.column(var), expression=exp.Null())),
+            expressions=[exp.to_identifier(var)],
+        )
+        result: exp.Expr = call("filter", arr, keep)
+        salient: exp.Expr = cast(exp.Null(), SALIENT_RULE_DDL)
+    elif triggers:
+        ids = [
+            named_struct(
+                ("ruleSuiteId", bigint(suite.id.packed)),
+                ("ruleSetId", bigint(rule_set.id.packed)),
+                ("ruleId", bigint(rule.id.packed)),
+            )
+            for _, rule_set, rule in triggers
+        ]
+        salient = exp.Case(
+            ifs=[exp.If(this=fired(f), true=i) for (f, _, _), i in zip(triggers, ids, strict=True)],
+            default=cast(exp.Null(), SALIENT_RULE_DDL),
+        )
+        result = exp.Case(
+            ifs=[exp.If(this=fired(f), true=output(r)) for f, _, r in triggers],
+            default=cast(exp.Null(), ddl),
+        )
+    else:
+        salient, result = cast(exp.Null(), SALIENT_RULE_DDL), cast(exp.Null(), ddl)
+    return named_struct(
+        ("ruleSuiteResults", dq_struct(suite, codes, families, layout)),
+        ("salientRule", salient),
+        ("result", result),
+    )
+
+
+def rule_engine_with_struct(
+    df: DataFrame,
+    suite: RuleSuite,
+    result_type: str | DataType,
+    name: str = "ruleEngine",
+    *,
+    debug: bool = False,
+    layout: Layout | str = Layout.MAP,
+) -> DataFrame:
+    """``df`` with the rule engine's struct appended as ``name``.
+
+    The input is aliased ``main``, so outputs may use correlated scalar subqueries.
+
+    Examples
+    --------
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> big = OutputExpression(Id(1000, 1), "'big'")
+    >>> small = OutputExpression(Id(1001, 1), "'small'")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [
+    ...     Rule(Id(100, 1), "a > 10", salience=10, output=big),
+    ...     Rule(Id(101, 1), "a > 0", salience=20, output=small)])])
+    >>> out = rule_engine_with_struct(spark.createDataFrame([(50,), (5,), (-1,)], "a int"),
+    ...                               suite, "string")
+    >>> [r.ruleEngine.result for r in out.collect()]
+    ['big', 'small', None]
+    """
+    lay = _layout(layout)
+    ddl = result_ddl(result_type)
+    staged = stage_rule_codes(df, suite)
+    struct = engine_struct(
+        suite,
+        staged.code_refs(),
+        staged.families,
+        ddl,
+        staged.compiled.lambdas,
+        debug=debug,
+        layout=lay,
+    )
+    from pyspark.sql import functions as F
+
+    return staged.finish(F.expr(to_sql(struct)).alias(name))
+
+
+def rule_engine_runner(
+    suite: RuleSuite,
+    result_type: str | DataType,
+    *,
+    debug: bool = False,
+    layout: Layout | str = Layout.MAP,
+) -> Column:
+    """The rule engine's struct as one Column (type-generic coding; no ``main`` alias).
+
+    Prefer :func:`rule_engine_with_struct` for suites beyond a few dozen rules.
+    """
+    from pyspark.sql import functions as F
+
+    lay = _layout(layout)
+    ddl = result_ddl(result_type)
+    compiled = compile_suite(suite)
+    families: list[str | None] = [None] * len(compiled.rules)
+    codes = [rendered(to_sql(result_code(r.tree))) for r in compiled.rules]
+    struct = engine_struct(suite, codes, families, ddl, compiled.lambdas, debug=debug, layout=lay)
+    return F.expr(to_sql(struct))
