@@ -31,6 +31,11 @@ from quality_py.runners.data_quality import (
     rule_runner,
 )
 from quality_py.runners.rule_engine import rule_engine_runner, rule_engine_with_struct
+from quality_py.runners.rule_folder import (
+    fold_and_replace_fields,
+    rule_folder_runner,
+    rule_folder_with_struct,
+)
 
 logging.getLogger("quality_py").addHandler(logging.NullHandler())
 
@@ -61,11 +66,14 @@ __all__ = [
     "add_overall_results_and_details",
     "data_quality",
     "expr",
+    "fold_and_replace_fields",
     "layout_of_field",
     "overall_results_and_details",
     "pack_ints",
     "rule_engine_runner",
     "rule_engine_with_struct",
+    "rule_folder_runner",
+    "rule_folder_with_struct",
     "rule_runner",
     "unpack",
 ]

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 ERROR_CODES: tuple[str, ...] = (
     "DUPLICATE_ID",
     "DUPLICATE_LAMBDA",
+    "FOLDER_OUTPUT",
     "INVALID_ID",
     "INVALID_MODEL",
     "LAMBDA_ARITY",

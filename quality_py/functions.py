@@ -185,10 +185,18 @@ def flatten_rule_results(
     return _call("flatten_rule_results", engine, layout=_resolve_layout(layout))
 
 
+def flatten_folder_results(
+    folder: object, *, layout: ResultLayout | RuleSuite | str = Layout.MAP
+) -> Column:
+    """``flatten_results`` of a rule-folder struct plus its folded ``result``."""
+    return _call("flatten_folder_results", folder, layout=_resolve_layout(layout))
+
+
 __all__ = [
     "disabled_rule",
     "expr",
     "failed",
+    "flatten_folder_results",
     "flatten_results",
     "flatten_rule_results",
     "pack_ints",

@@ -57,8 +57,8 @@ def paren(node: exp.Expr) -> exp.Expr:
 
 
 def field(node: exp.Expr, *names: str) -> exp.Expr:
-    """``node.name1.name2`` struct field access."""
-    out = paren(node)
+    """``node.name1.name2`` struct field access (on a copy: a node has one parent)."""
+    out = paren(node.copy())
     for name in names:
         out = exp.Dot(this=out, expression=exp.to_identifier(name))
     return out

@@ -15,6 +15,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.parse import ParsedLambda, parse_lambda
+from quality_py.sql.shapes import Shape
 
 
 class LambdaLibrary:
@@ -93,6 +94,8 @@ class PassContext:
     layout: ResultLayout = Layout.MAP
     #: Counter for fresh lambda-variable names.
     fresh: int = 0
+    #: Struct shapes of names in scope (lower-cased), for update_field / drop_field.
+    shapes: dict[str, Shape] = field(default_factory=dict)
 
     def fresh_name(self, hint: str) -> str:
         """A lambda-variable name that cannot clash with user columns."""

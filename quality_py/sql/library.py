@@ -19,6 +19,7 @@ from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
 from quality_py.sql import coding
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, paren
 from quality_py.sql.context import PassContext
+from quality_py.sql.shapes import Shape
 
 Handler = Callable[[list[exp.Expr], PassContext], exp.Expr]
 
@@ -46,7 +47,10 @@ def canonical(name: str) -> str:
 
 
 def register(name: str, *arities: int) -> Callable[[Handler], Handler]:
-    """Register the decorated expansion under ``name`` for the given argument counts."""
+    """Register the decorated expansion under ``name`` for the given argument counts.
+
+    No counts means variadic: the expansion checks its own arguments.
+    """
 
     def wrap(fn: Handler) -> Handler:
         key = canonical(name)
@@ -317,22 +321,118 @@ def _flatten_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
 
 
-@register("flatten_rule_results", 1)
-def _flatten_rule_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
-    """``flatten_results`` of a rule-engine struct, each element with its salientRule and result."""
+def _flatten_runner(x: exp.Expr, ctx: PassContext, extra: tuple[str, ...]) -> exp.Expr:
     from quality_py.model.results import FLAT_RESULT_FIELDS
 
-    x = args[0]
     flat = _flatten_results([field(x, "ruleSuiteResults")], ctx)
     var = ctx.fresh_name("f")
     ref = exp.column(var)
     item = named_struct(
         *[(name, field(ref, name)) for name in FLAT_RESULT_FIELDS],
-        ("salientRule", field(x, "salientRule")),
-        ("result", field(x, "result")),
+        *[(name, field(x, name)) for name in extra],
     )
     body = call("transform", flat, exp.Lambda(this=item, expressions=[exp.to_identifier(var)]))
     return if_(exp.Is(this=paren(x.copy()), expression=exp.Null()), exp.Null(), body)
+
+
+@register("flatten_rule_results", 1)
+def _flatten_rule_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``flatten_results`` of a rule-engine struct, each element with its salientRule and result."""
+    return _flatten_runner(args[0], ctx, ("salientRule", "result"))
+
+
+@register("flatten_folder_results", 1)
+def _flatten_folder_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``flatten_results`` of a rule-folder struct, each element with the folded result."""
+    return _flatten_runner(args[0], ctx, ("result",))
+
+
+# --- struct updates -----------------------------------------------------------------------------
+
+
+def _struct_paths(
+    args: list[exp.Expr], ctx: PassContext, fn: str, with_values: bool
+) -> tuple[exp.Expr, Shape, list[tuple[tuple[str, ...], exp.Expr | None]]]:
+    target = args[0]
+    shape = None
+    if isinstance(target, exp.Column) and not target.table:
+        shape = ctx.shapes.get(target.name.lower())
+    if shape is None:
+        raise _error(
+            ctx,
+            f"{fn} needs a struct whose type is known when compiling: the folder's current "
+            "result or a struct column of the input",
+            target,
+        )
+    step = 2 if with_values else 1
+    rest = args[1:]
+    if not rest or len(rest) % step:
+        raise _error(
+            ctx, f"{fn} takes a struct then {'path, value pairs' if with_values else 'paths'}"
+        )
+    changes: list[tuple[tuple[str, ...], exp.Expr | None]] = []
+    for i in range(0, len(rest), step):
+        path = rest[i]
+        if not (isinstance(path, exp.Literal) and path.is_string and path.this):
+            raise _error(ctx, f"{fn} field paths must be string literals", path)
+        changes.append((tuple(path.this.split(".")), rest[i + 1] if with_values else None))
+    return target, shape, changes
+
+
+def _rebuild(
+    base: exp.Expr | None,
+    shape: Shape,
+    changes: list[tuple[tuple[str, ...], exp.Expr | None]],
+    drop: bool,
+) -> exp.Expr:
+    """``named_struct`` of ``base`` (None: a new struct) with the changes applied."""
+    names = [n for n, _ in shape]
+    subshapes = dict(shape)
+    for path, _ in changes:  # updates may add fields, appended in order of first mention
+        if not drop and path[0] not in subshapes:
+            names.append(path[0])
+            subshapes[path[0]] = None
+    pairs: list[tuple[str, exp.Expr]] = []
+    for name in names:
+        here = [(p, v) for p, v in changes if p[0] == name]
+        current = field(base, name) if base is not None and name in dict(shape) else None
+        whole = [v for p, v in here if len(p) == 1]
+        nested = [(p[1:], v) for p, v in here if len(p) > 1]
+        if drop and whole:
+            continue
+        if not drop and whole:
+            value: exp.Expr = whole[-1].copy()  # type: ignore[union-attr]
+        elif nested:
+            inner = _rebuild(current, subshapes.get(name) or (), nested, drop)
+            value = (
+                inner
+                if current is None
+                else if_(exp.Is(this=paren(current), expression=exp.Null()), exp.Null(), inner)
+            )
+        elif current is not None:
+            value = current
+        else:
+            continue
+        pairs.append((name, value))
+    return named_struct(*pairs)
+
+
+@register("update_field")
+def _update_field(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """The struct with fields set (``withField`` semantics, nested paths, missing ones added)."""
+    target, shape, changes = _struct_paths(args, ctx, "update_field", with_values=True)
+    body = _rebuild(target, shape, changes, drop=False)
+    return if_(exp.Is(this=target.copy(), expression=exp.Null()), exp.Null(), body)
+
+
+@register("drop_field")
+def _drop_field(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """The struct without the named fields (parents are kept, even when left empty)."""
+    target, shape, changes = _struct_paths(args, ctx, "drop_field", with_values=False)
+    body = _rebuild(target, shape, changes, drop=True)
+    if not body.expressions:
+        raise _error(ctx, "drop_field cannot drop every field of a struct", target)
+    return if_(exp.Is(this=target.copy(), expression=exp.Null()), exp.Null(), body)
 
 
 def _flat_array_ddl() -> str:

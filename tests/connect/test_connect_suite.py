@@ -138,3 +138,25 @@ def test_rule_engine_on_connect(connect: Any) -> None:
         3: [1, 2],
         4: [1, 2],
     }
+
+
+def test_rule_folder_on_connect(connect: Any) -> None:
+    from quality_py import OutputExpression, fold_and_replace_fields
+
+    bump = OutputExpression(Id(1, 1), "x -> update_field(x, 'b', x.b + 100)")
+    mark = OutputExpression(Id(2, 1), "set(b = currentResult.b * -1)")
+    suite = RuleSuite(
+        Id(6, 1),
+        [
+            RuleSet(
+                Id(1, 1),
+                [
+                    Rule(Id(1, 1), "a > 2", salience=2, output=mark),
+                    Rule(Id(2, 1), "a >= 3", salience=1, output=bump),
+                ],
+            )
+        ],
+    )
+    out = fold_and_replace_fields(_data(connect), suite, ["b"])
+    assert out.columns == ["a", "b", "foldedFields"]
+    assert {r.a: r.b for r in out.collect()} == {2: None, 3: -101, 4: -109}

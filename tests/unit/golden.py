@@ -17,8 +17,15 @@ class Case:
 
 def read_cases(name: str) -> tuple[list[Case], list[tuple[str, str]]]:
     """Cases and ``# lambda: name = text`` declarations of a fixture file."""
+    cases, lambdas, _ = read_fixture(name)
+    return cases, lambdas
+
+
+def read_fixture(name: str) -> tuple[list[Case], list[tuple[str, str]], dict[str, str]]:
+    """Cases, ``# lambda: name = text`` and ``# shape: name = ddl`` declarations."""
     cases: list[Case] = []
     lambdas: list[tuple[str, str]] = []
+    shapes: dict[str, str] = {}
     title = ""
     statements: list[str] = []
     buffer: list[str] = []
@@ -27,6 +34,10 @@ def read_cases(name: str) -> tuple[list[Case], list[tuple[str, str]]]:
         if stripped.startswith("# lambda:"):
             lam_name, _, text = stripped[len("# lambda:") :].partition("=")
             lambdas.append((lam_name.strip(), text.strip()))
+            continue
+        if stripped.startswith("# shape:"):
+            shape_name, _, ddl = stripped[len("# shape:") :].partition("=")
+            shapes[shape_name.strip().lower()] = ddl.strip()
             continue
         if stripped.startswith("# title:"):
             title = stripped[len("# title:") :].strip()
@@ -41,4 +52,4 @@ def read_cases(name: str) -> tuple[list[Case], list[tuple[str, str]]]:
                 cases.append(Case(title, *statements))
                 statements = []
     assert not buffer and not statements, f"unterminated case in {name}"
-    return cases, lambdas
+    return cases, lambdas, shapes

@@ -11,11 +11,12 @@ from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import PASSES, run_passes
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
+from quality_py.sql.shapes import parse_shape
 
-from .golden import FIXTURES, read_cases
+from .golden import FIXTURES, read_cases, read_fixture
 
 INLINE_CASES, INLINE_LAMBDAS = read_cases("passes/inline_lambdas.sql")
-LIBRARY_CASES, _ = read_cases("passes/library_functions.sql")
+LIBRARY_CASES, _, LIBRARY_SHAPES = read_fixture("passes/library_functions.sql")
 
 
 def _library() -> LambdaLibrary:
@@ -33,7 +34,8 @@ def test_inline_lambdas_golden(case) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=[c.title for c in LIBRARY_CASES])
 def test_library_functions_golden(case) -> None:  # type: ignore[no-untyped-def]
-    out = library_functions(parse_expression(case.input), ctx=PassContext())
+    shapes = {k: parse_shape(v) for k, v in LIBRARY_SHAPES.items()}
+    out = library_functions(parse_expression(case.input), ctx=PassContext(shapes=shapes))
     assert to_sql(out) == case.expected
 
 
@@ -130,3 +132,20 @@ def test_lambda_names_that_cannot_be_called_are_rejected(name: str) -> None:
         LambdaLibrary([LambdaFunction(name, "x -> x", Id(4, 2))])
     assert err.value.code == "LAMBDA_SYNTAX"
     assert err.value.item_id == Id(4, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("update_field(unknown, 'a', 1)", "type is known"),
+        ("update_field(cr, 'a')", "path, value pairs"),
+        ("update_field(cr, a, 1)", "string literals"),
+        ("drop_field(cr, 'a', 'b')", "every field"),
+    ],
+)
+def test_struct_update_errors(text: str, needle: str) -> None:
+    ctx = PassContext(item_id=Id(8, 1), shapes={"cr": parse_shape("struct<a: int, b: int>")})
+    with pytest.raises(LibraryFunctionError) as err:
+        run_passes(parse_expression(text), ctx)
+    assert needle in err.value.message
+    assert err.value.item_id == Id(8, 1)

@@ -29,7 +29,7 @@ def library_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
         fn = lookup(node.this)
         assert fn is not None
         args = list(node.expressions)
-        if len(args) not in fn.arities:
+        if fn.arities and len(args) not in fn.arities:
             raise LibraryFunctionError(
                 f"wrong number of arguments for {node.this}: got {len(args)}, valid counts are "
                 + ", ".join(map(str, fn.arities)),

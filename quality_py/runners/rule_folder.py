@@ -1,0 +1,287 @@
+"""The rule folder: every fired trigger's output transforms a struct, in salience order.
+
+Semantics (contract section 3.3): triggers that are exactly Passed fire; their outputs, one-
+argument lambdas ``x -> <struct>``, are applied in ascending salience (ties in declaration
+order), each receiving the previous struct (the starter for the first); nothing fired gives a
+null ``result``. ``set(a = e1, b.c = e2)`` is sugar for
+``currentResult -> update_field(currentResult, 'a', e1, 'b.c', e2)``. Debug mode returns every
+step's ``(salience, struct)``.
+
+The fold is one ``aggregate`` over the fired triggers (sorted at compile time) whose lambda holds
+each distinct output once, so the SQL grows linearly with the number of rules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from quality_py.compile import compile_expression
+from quality_py.errors import ModelError, QualityError
+from quality_py.model.ids import Id
+from quality_py.model.results import PASSED, Layout
+from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
+from quality_py.runners.data_quality import _layout, stage_rule_codes
+from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
+from quality_py.sql.context import LambdaLibrary, PassContext
+from quality_py.sql.dq_struct import dq_struct, rendered
+from quality_py.sql.parse import parse_expression, parse_lambda
+from quality_py.sql.passes import run_passes
+from quality_py.sql.passes.inline_lambdas import _substitute_params
+from quality_py.sql.shapes import parse_shape
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql.types import DataType
+
+SET_PARAM = "currentResult"
+
+
+def _set_sugar(tree: exp.Expr) -> exp.Expr | None:
+    """``set(a = e, b.c = f)`` as ``update_field(currentResult, 'a', e, 'b.c', f)``, else None."""
+    if not (isinstance(tree, exp.Anonymous) and tree.this == "set" and tree.expressions):
+        return None
+    args: list[exp.Expr] = [exp.column(SET_PARAM)]
+    for item in tree.expressions:
+        if not (isinstance(item, exp.EQ) and isinstance(item.this, exp.Column)):
+            return None  # malformed: left as written, rejected below with the output's id
+        path = ".".join(p.name for p in item.this.parts)
+        args += [exp.Literal.string(path), item.expression.copy()]
+    return call("update_field", *args)
+
+
+def _output_body(out: OutputExpression, users: list[Rule]) -> tuple[str, exp.Expr]:
+    tree = parse_expression(out.expression, item_id=out.id, kind="output")
+    sugar = _set_sugar(tree)
+    if sugar is not None:
+        return SET_PARAM, sugar
+    parsed = parse_lambda(LambdaFunction("output", out.expression, out.id))
+    if parsed.arity != 1:
+        rules = ", ".join(repr(r.id) for r in users)
+        raise QualityError(
+            f"a folder output must be a one-argument lambda (x -> ...) or set(field = value, ...); "
+            f"used by rule(s) {rules}",
+            item_id=out.id,
+            item_kind="output",
+            source=out.expression,
+            code="FOLDER_OUTPUT",
+        )
+    return parsed.params[0], parsed.body
+
+
+def _compile_outputs(
+    suite: RuleSuite, lambdas: LambdaLibrary, starter_ddl: str, acc: str
+) -> tuple[list[Id], list[exp.Expr]]:
+    """Distinct outputs in first-use order, each as SQL over the accumulator variable ``acc``."""
+    shape = parse_shape(starter_ddl)
+    users: dict[Id, list[Rule]] = {}
+    outputs: dict[Id, OutputExpression] = {}
+    for _, rule in suite.iter_rules():
+        if rule.output is None:
+            raise ModelError(
+                f"rule {rule.id!r} has no output expression; a folder suite needs one per rule",
+                item_id=rule.id,
+                code="MISSING_OUTPUT",
+            )
+        outputs.setdefault(rule.output.id, rule.output)
+        users.setdefault(rule.output.id, []).append(rule)
+    order = list(outputs)
+    bodies = []
+    for oid in order:
+        param, body = _output_body(outputs[oid], users[oid])
+        ctx = PassContext(
+            oid, "output", outputs[oid].expression, lambdas, shapes={param.lower(): shape}
+        )
+        compiled = run_passes(body, ctx)
+        bodies.append(_substitute_params(compiled, (param,), [exp.column(acc)]))
+    return order, bodies
+
+
+def folder_result(
+    suite: RuleSuite,
+    codes: list[exp.Expr],
+    starter: exp.Expr,
+    starter_ddl: str,
+    lambdas: LambdaLibrary,
+    *,
+    debug: bool,
+) -> exp.Expr:
+    """The folded struct (or the debug array) over the rules' result codes."""
+    acc, step = "__qp_acc", "__qp_step"
+    order, bodies = _compile_outputs(suite, lambdas, starter_ddl, acc)
+    index = {oid: i for i, oid in enumerate(order)}
+    triggers = sorted(
+        ((flat, rule) for flat, (_, rule) in enumerate(suite.iter_rules())),
+        key=lambda t: (t[1].salience, t[0]),
+    )
+    fired_items = [
+        if_(
+            exp.EQ(this=codes[flat].copy(), expression=lit(PASSED)),
+            named_struct(("o", lit(index[rule.output.id])), ("s", lit(rule.salience))),  # type: ignore[union-attr]
+            exp.Null(),
+        )
+        for flat, rule in triggers
+    ]
+    keep = exp.Lambda(
+        this=exp.Not(this=exp.Is(this=exp.column(step), expression=exp.Null())),
+        expressions=[exp.to_identifier(step)],
+    )
+    fired = call("filter", call("array", *fired_items), keep) if fired_items else None
+    step_ref = exp.column(step)
+
+    def apply(previous: exp.Expr) -> exp.Expr:
+        ifs = [
+            exp.If(
+                this=exp.EQ(this=field(step_ref, "o"), expression=lit(i)),
+                true=cast(_substitute_params(b.copy(), (acc,), [previous]), starter_ddl),
+            )
+            for i, b in enumerate(bodies)
+        ]
+        return exp.Case(ifs=ifs, default=cast(exp.Null(), starter_ddl))
+
+    item_ddl = f"array<struct<salience:int,result:{starter_ddl}>>"
+    if fired is None:
+        return cast(call("array"), item_ddl) if debug else cast(exp.Null(), starter_ddl)
+    acc_ref = exp.column(acc)
+    if debug:
+        previous = if_(
+            exp.EQ(this=call("size", acc_ref), expression=lit(0)),
+            starter.copy(),
+            field(call("element_at", acc_ref, lit(-1)), "result"),
+        )
+        entry = named_struct(("salience", field(step_ref, "s")), ("result", apply(previous)))
+        merge = call("concat", acc_ref, call("array", entry))
+        start = cast(call("array"), item_ddl)
+    else:
+        merge = apply(acc_ref)
+        start = cast(paren(starter.copy()), starter_ddl)
+    lam = exp.Lambda(this=merge, expressions=[exp.to_identifier(acc), exp.to_identifier(step)])
+    folded = call("aggregate", fired, start, lam)
+    if debug:
+        return folded
+    return if_(
+        exp.EQ(this=call("size", fired.copy()), expression=lit(0)),
+        cast(exp.Null(), starter_ddl),
+        folded,
+    )
+
+
+def rule_folder_with_struct(
+    df: DataFrame,
+    suite: RuleSuite,
+    starting_struct: str,
+    name: str = "ruleFolder",
+    *,
+    debug: bool = False,
+    layout: Layout | str = Layout.MAP,
+) -> DataFrame:
+    """``df`` with ``struct<ruleSuiteResults, result>`` appended as ``name``.
+
+    ``starting_struct`` is SQL (e.g. ``"struct(account, amount)"``) evaluated per row; its type
+    is the type of every step, so outputs must return structs of that type.
+
+    Examples
+    --------
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> fix = OutputExpression(Id(9, 1), "set(amount = 0)")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+    ...     Rule(Id(3, 1), "amount < 0", output=fix)])])
+    >>> df = spark.createDataFrame([("a", -5), ("b", 7)], "account string, amount int")
+    >>> out = rule_folder_with_struct(df, suite, "struct(account, amount)")
+    >>> [None if r.ruleFolder.result is None else r.ruleFolder.result.amount for r in out.collect()]
+    [0, None]
+    """
+    from pyspark.sql import functions as F
+
+    lay = _layout(layout)
+    staged = stage_rule_codes(df, suite)
+    starter = compile_expression(
+        starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas
+    )
+    starter_sql = to_sql(starter)
+    starter_ddl = staged.frame.selectExpr(starter_sql).schema.fields[0].dataType.simpleString()
+    if not starter_ddl.startswith("struct<"):
+        raise ModelError(f"the starting struct must be a struct, got {starter_ddl}")
+    result = folder_result(
+        suite,
+        staged.code_refs(),
+        rendered(starter_sql),
+        starter_ddl,
+        staged.compiled.lambdas,
+        debug=debug,
+    )
+    struct = named_struct(
+        ("ruleSuiteResults", dq_struct(suite, staged.code_refs(), staged.families, lay)),
+        ("result", result),
+    )
+    return staged.finish(F.expr(to_sql(struct)).alias(name))
+
+
+def rule_folder_runner(
+    suite: RuleSuite,
+    starting_struct: str,
+    struct_type: str | DataType,
+    *,
+    debug: bool = False,
+    layout: Layout | str = Layout.MAP,
+) -> Column:
+    """The folder's struct as one Column; ``struct_type`` is the starting struct's type.
+
+    A Column carries no schema, so the type must be given (``update_field`` rebuilds structs from
+    it). Prefer :func:`rule_folder_with_struct`, which reads it from the DataFrame.
+    """
+    from pyspark.sql import functions as F
+
+    from quality_py.compile import compile_suite
+    from quality_py.runners.rule_engine import result_ddl
+    from quality_py.sql.coding import result_code
+
+    ddl = result_ddl(struct_type).lower()
+    compiled = compile_suite(suite)
+    codes = [rendered(to_sql(result_code(r.tree))) for r in compiled.rules]
+    starter = to_sql(
+        compile_expression(starting_struct, kind="starting struct", lambdas=compiled.lambdas)
+    )
+    result = folder_result(
+        suite, codes, rendered(f"CAST({starter} AS {ddl})"), ddl, compiled.lambdas, debug=debug
+    )
+    families: list[str | None] = [None] * len(codes)
+    struct = named_struct(
+        ("ruleSuiteResults", dq_struct(suite, codes, families, _layout(layout))),
+        ("result", result),
+    )
+    return F.expr(to_sql(struct))
+
+
+def fold_and_replace_fields(
+    df: DataFrame,
+    suite: RuleSuite,
+    fields: list[str],
+    fold_field_name: str = "foldedFields",
+    *,
+    debug: bool = False,
+    maintain_order: bool = True,
+    layout: Layout | str = Layout.MAP,
+) -> DataFrame:
+    """Fold ``fields`` as a struct and replace them by the folded values.
+
+    Unmatched rows get null in every replaced field. With ``maintain_order`` the original column
+    order is kept and ``fold_field_name`` is last; otherwise the untouched columns come first, then
+    ``fold_field_name``, then the replaced fields.
+    """
+    from pyspark.sql import functions as F
+
+    starter = to_sql(call("struct", *[exp.column(f, quoted=True) for f in fields]))
+    folded = rule_folder_with_struct(
+        df, suite, starter, fold_field_name, debug=debug, layout=layout
+    )
+    result = F.col(f"`{fold_field_name}`.result")
+    if debug:
+        result = F.expr(f"try_element_at(`{fold_field_name}`.result, -1).result")
+    replaced = {f: result.getField(f).alias(f) for f in fields}
+    if maintain_order:
+        cols = [replaced.get(c, F.col(f"`{c}`")) for c in df.columns]
+        return folded.select(*cols, F.col(f"`{fold_field_name}`"))
+    others = [F.col(f"`{c}`") for c in df.columns if c not in replaced]
+    return folded.select(*others, F.col(f"`{fold_field_name}`"), *replaced.values())
