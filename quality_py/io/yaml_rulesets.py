@@ -5,6 +5,8 @@ Format::
     suite: {id: 1, version: 1, probable_pass: 0.8, description: "..."}
     lambdas:
       - {name: isPositive, id: 200, version: 1, expression: "x -> x > 0"}
+    outputs:                            # rule engine / folder outputs, shared by id
+      - {id: 1000, version: 1, expression: "'even'"}
     rule_sets:
       - id: 50
         version: 1
@@ -13,6 +15,8 @@ Format::
             version: 1
             expression: "a % 2 == 0"
             description: "a is even"      # optional: description, owner, tags
+            salience: 10                  # optional, with output: {id: 1000, version: 1}
+            output: {id: 1000, version: 1}
 
 Expressions are read as the raw scalar text, so ``expression: true`` is the SQL ``true``.
 """
@@ -26,8 +30,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.errors import QualityError, RulesetFormatError, Span
-from quality_py.model.ids import Id
-from quality_py.model.rules import LambdaFunction, Rule, RuleSet, RuleSuite
+from quality_py.model.ids import INT_MAX, Id
+from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
 
 
 class _Ctx:
@@ -106,33 +110,60 @@ def _tags(node: Node | None, ctx: _Ctx) -> tuple[str, ...]:
     return tuple(_text(n, ctx, "tag") for n in _sequence(node, ctx, "tags"))
 
 
-def _rule(node: Node, ctx: _Ctx) -> Rule:
+def _output_ref(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> OutputExpression:
+    fields = _mapping(node, ctx, "an output reference")
+    _check_keys(fields, {"id", "version"}, ctx, "an output reference")
+    ref = _id(fields, node, ctx, "output")
+    if ref not in outputs:
+        raise ctx.error(node, f"output {ref!r} is not defined under 'outputs'")
+    return outputs[ref]
+
+
+def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
     fields = _mapping(node, ctx, "a rule")
-    _check_keys(
-        fields, {"id", "version", "expression", "description", "owner", "tags"}, ctx, "a rule"
-    )
+    allowed = {"id", "version", "expression", "description", "owner", "tags", "salience", "output"}
+    _check_keys(fields, allowed, ctx, "a rule")
     rule_id = _id(fields, node, ctx, "rule")
     text = _text(_required(fields, "expression", node, ctx, "a rule"), ctx, "rule expression")
     desc = fields.get("description")
     owner = fields.get("owner")
+    salience = fields.get("salience")
+    output = fields.get("output")
     return Rule(
         rule_id,
         text,
+        salience=_int(salience, ctx, "salience") if salience is not None else INT_MAX,
+        output=_output_ref(output, ctx, outputs) if output is not None else None,
         description=_text(desc, ctx, "description") if desc is not None else None,
         owner=_text(owner, ctx, "owner") if owner is not None else None,
         tags=_tags(fields.get("tags"), ctx),
     )
 
 
-def _rule_set(node: Node, ctx: _Ctx) -> RuleSet:
+def _rule_set(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> RuleSet:
     fields = _mapping(node, ctx, "a rule set")
     _check_keys(fields, {"id", "version", "rules", "description"}, ctx, "a rule set")
     set_id = _id(fields, node, ctx, "rule set")
-    rules = [_rule(n, ctx) for n in _sequence(fields.get("rules"), ctx, "rules")]
+    rules = [_rule(n, ctx, outputs) for n in _sequence(fields.get("rules"), ctx, "rules")]
     try:
         return RuleSet(set_id, rules)
     except QualityError as err:
         raise ctx.error(node, err.message) from None
+
+
+def _outputs(node: Node | None, ctx: _Ctx) -> dict[Id, OutputExpression]:
+    out: dict[Id, OutputExpression] = {}
+    for item in _sequence(node, ctx, "outputs"):
+        fields = _mapping(item, ctx, "an output")
+        _check_keys(fields, {"id", "version", "expression", "description"}, ctx, "an output")
+        oid = _id(fields, item, ctx, "output")
+        if oid in out:
+            raise ctx.error(item, f"output {oid!r} is defined twice")
+        text = _text(
+            _required(fields, "expression", item, ctx, "an output"), ctx, "output expression"
+        )
+        out[oid] = OutputExpression(oid, text)
+    return out
 
 
 def _lambda(node: Node, ctx: _Ctx) -> LambdaFunction:
@@ -172,7 +203,7 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
     if root is None:
         raise ctx.error(None, "the ruleset is empty")
     fields = _mapping(root, ctx, "the ruleset")
-    _check_keys(fields, {"suite", "lambdas", "rule_sets", "checks"}, ctx, "the ruleset")
+    _check_keys(fields, {"suite", "lambdas", "outputs", "rule_sets", "checks"}, ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")
     _check_keys(suite_fields, {"id", "version", "probable_pass", "description"}, ctx, "suite")
@@ -186,7 +217,10 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
             raise ctx.error(pp_node, "probable_pass must be a number") from None
     desc = suite_fields.get("description")
     lambdas = [_lambda(n, ctx) for n in _sequence(fields.get("lambdas"), ctx, "lambdas")]
-    sets = [_rule_set(n, ctx) for n in _sequence(fields.get("rule_sets"), ctx, "rule_sets")]
+    outputs = _outputs(fields.get("outputs"), ctx)
+    sets = [
+        _rule_set(n, ctx, outputs) for n in _sequence(fields.get("rule_sets"), ctx, "rule_sets")
+    ]
     try:
         return RuleSuite(
             suite_id,
@@ -225,6 +259,15 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             {"name": f.name, "id": f.id.id, "version": f.id.version, "expression": f.expression}
             for f in suite.lambdas
         ]
+    outputs: dict[Id, OutputExpression] = {}
+    for _, r in suite.iter_rules():
+        if r.output is not None:
+            outputs.setdefault(r.output.id, r.output)
+    if outputs:
+        doc["outputs"] = [
+            {"id": o.id.id, "version": o.id.version, "expression": o.expression}
+            for o in outputs.values()
+        ]
     sets = []
     for rs in suite.rule_sets:
         rules = []
@@ -234,6 +277,10 @@ def dumps_ruleset(suite: RuleSuite) -> str:
                 "version": r.id.version,
                 "expression": r.expression,
             }
+            if r.salience != INT_MAX:
+                item["salience"] = r.salience
+            if r.output is not None:
+                item["output"] = {"id": r.output.id.id, "version": r.output.id.version}
             if r.description is not None:
                 item["description"] = r.description
             if r.owner is not None:

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quality_py import Id, LambdaFunction, Rule, RuleSet, RulesetFormatError, RuleSuite
+from quality_py import (
+    Id,
+    LambdaFunction,
+    OutputExpression,
+    Rule,
+    RuleSet,
+    RulesetFormatError,
+    RuleSuite,
+)
 from quality_py.compile import compile_suite
 from quality_py.io.yaml_rulesets import dumps_ruleset, load_ruleset, loads_ruleset
 
@@ -51,6 +59,12 @@ def test_flights_ruleset_has_at_least_15_rules_and_reuses_lambdas() -> None:
         ("suite: {id: 1}\nrule_sets: [\n", 3, 1, ""),
         ("rule_sets: []\n", 1, 1, "suite"),
         (
+            "suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1, expression: a, output: {id: 9}}\n",
+            5,
+            40,
+            "not defined",
+        ),
+        (
             "suite: {id: 1}\nrule_sets:\n  - id: 5\n    rules:\n      - {id: 1, expression: a}\n"
             "      - {id: 1, expression: b}\n",
             3,
@@ -87,12 +101,17 @@ def suites(draw: st.DrawFn) -> RuleSuite:
     n_sets = draw(st.integers(min_value=0, max_value=3))
     set_ids = draw(st.lists(INT32, min_size=n_sets, max_size=n_sets, unique=True))
     sets = []
+    outputs = [
+        OutputExpression(Id(i, draw(INT32)), draw(TEXT)) for i in range(draw(st.integers(0, 2)))
+    ]
     for sid in set_ids:
         rule_ids = draw(st.lists(INT32, max_size=3, unique=True))
         rules = [
             Rule(
                 Id(rid, draw(INT32)),
                 draw(TEXT),
+                salience=draw(INT32),
+                output=draw(st.none() | st.sampled_from(outputs)) if outputs else None,
                 description=draw(st.none() | TEXT),
                 tags=tuple(draw(st.lists(TEXT, max_size=2))),
             )
