@@ -39,7 +39,7 @@ def result_ddl(result_type: str | DataType) -> str:
     """The DDL of ``result_type`` (a DDL string or a Spark ``DataType``), checked to parse.
 
     >>> result_ddl("struct<a: int, b: string>")
-    'STRUCT<a INT, b STRING>'
+    'STRUCT<a: INT, b: STRING>'
     """
     text = result_type if isinstance(result_type, str) else result_type.simpleString()
     try:

@@ -1,0 +1,165 @@
+"""Rule engine and rule folder against hand-written equivalents of the same run.
+
+Data: the ``dataFrameLong`` parquet of ``bench_dq.py`` (1M rows, 27 BIGINT columns).
+
+* Engine, n rules: trigger ``k`` is ``(`c` % m) = 0`` (as in ``bench_dq.py``), salience
+  ``(k * 7919) % n`` (shuffled), output `` `c` * k ``. Baseline: a hand-written
+  ``CASE WHEN`` of the same triggers in salience order (no DQ struct).
+* Folder, n rules over ``struct(`0`, `1`, `2`)``: rule ``k`` adds 1 to field ``k % 3`` when its
+  trigger passes. Baseline: the same steps hand-written as one ``withColumn`` per rule with
+  ``Column.withField`` (the chained form; a single nested expression would grow exponentially).
+
+Also prints the compiled folder SQL size for 50..400 rules (it must grow linearly).
+
+Usage: ``python benchmarks/bench_engine_folder.py [--rows N] [--runs R] [--rules 10,100,1000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from bench_dq import COLS, interleaved, rule_text
+from common import long_data, noop, save, spark_session
+
+from quality_py import (
+    Id,
+    OutputExpression,
+    Rule,
+    RuleSet,
+    RuleSuite,
+    rule_engine_with_struct,
+    rule_folder_with_struct,
+)
+from quality_py.compile import compile_suite
+from quality_py.runners.rule_folder import folder_result
+from quality_py.sql.build import to_sql
+from quality_py.sql.dq_struct import rendered
+
+SET_SIZE = 14
+STARTER = "struct(`0` AS f0, `1` AS f1, `2` AS f2)"
+STARTER_DDL = "struct<f0:bigint,f1:bigint,f2:bigint>"
+
+
+def salience(k: int, n: int) -> int:
+    return (k * 7919) % max(n, 1)
+
+
+def _sets(rules: list[Rule]) -> list[RuleSet]:
+    return [
+        RuleSet(Id(50 + s, 1), rules[i : i + SET_SIZE])
+        for s, i in enumerate(range(0, len(rules), SET_SIZE))
+    ]
+
+
+def engine_suite(n: int) -> RuleSuite:
+    rules = [
+        Rule(
+            Id(100 + k, 1),
+            rule_text(k),
+            salience=salience(k, n),
+            output=OutputExpression(Id(10_000 + k, 1), f"`{k % COLS}` * {k}"),
+        )
+        for k in range(n)
+    ]
+    return RuleSuite(Id(1, 1), _sets(rules))
+
+
+def engine_hand(df: Any, n: int) -> Any:
+    order = sorted(range(n), key=lambda k: (salience(k, n), k))
+    whens = " ".join(f"WHEN {rule_text(k)} THEN `{k % COLS}` * {k}" for k in order)
+    return df.selectExpr("*", f"CASE {whens} END AS result")
+
+
+def folder_suite(n: int) -> RuleSuite:
+    rules = [
+        Rule(
+            Id(100 + k, 1),
+            rule_text(k),
+            salience=salience(k, n),
+            output=OutputExpression(
+                Id(10_000 + k, 1), f"set(f{k % 3} = currentResult.f{k % 3} + 1)"
+            ),
+        )
+        for k in range(n)
+    ]
+    return RuleSuite(Id(1, 1), _sets(rules))
+
+
+def folder_hand(df: Any, n: int) -> Any:
+    from pyspark.sql import functions as F
+
+    out = df.withColumn("s", F.expr(STARTER))
+    for k in sorted(range(n), key=lambda k: (salience(k, n), k)):
+        s = F.col("s")
+        f = f"f{k % 3}"
+        out = out.withColumn(
+            "s", F.when(F.expr(rule_text(k)), s.withField(f, s[f] + 1)).otherwise(s)
+        )
+    return out
+
+
+def folder_sql_size(n: int) -> int:
+    suite = folder_suite(n)
+    compiled = compile_suite(suite)
+    codes = [rendered(f"c{i}") for i in range(len(compiled.rules))]
+    tree = folder_result(
+        suite, codes, rendered(STARTER), STARTER_DDL, compiled.lambdas, debug=False
+    )
+    return len(to_sql(tree))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rules", default="10,100,1000")
+    args = ap.parse_args()
+    spark = spark_session()
+    df = long_data(spark, args.rows, COLS)
+    for _ in range(3):
+        noop(df)
+    results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "engine": {}, "folder": {}}
+    results["folder_sql_chars"] = {n: folder_sql_size(n) for n in (50, 100, 200, 400)}
+    print("folder SQL chars", results["folder_sql_chars"], flush=True)
+    for n in [int(x) for x in args.rules.split(",") if x]:
+        for kind, make_suite, hand in (
+            ("engine", engine_suite, engine_hand),
+            ("folder", folder_suite, folder_hand),
+        ):
+            suite = make_suite(n)
+            start = time.perf_counter()
+            if kind == "engine":
+                ours = rule_engine_with_struct(df, suite, "bigint", layout="compact")
+            else:
+                ours = rule_folder_with_struct(df, suite, STARTER, layout="compact")
+            build_s = time.perf_counter() - start
+            start = time.perf_counter()
+            ours._jdf.queryExecution().executedPlan()
+            plan_s = time.perf_counter() - start
+            start = time.perf_counter()
+            baseline = hand(df, n)
+            hand_build_s = time.perf_counter() - start
+            times = interleaved({"noop": df, "hand": baseline, "ours": ours}, args.runs)
+            med = {k: v["median"] for k, v in times.items()}
+            entry = {
+                **times,
+                "ours/hand": round(med["ours"] / med["hand"], 2),
+                "build_s": round(build_s, 3),
+                "plan_s": round(plan_s, 3),
+                "hand_build_s": round(hand_build_s, 3),
+            }
+            results[kind][n] = entry
+            print(
+                kind,
+                n,
+                {k: round(v, 3) for k, v in med.items()},
+                {k: entry[k] for k in ("ours/hand", "build_s", "plan_s", "hand_build_s")},
+                flush=True,
+            )
+    print(save("bench_engine_folder", results))
+
+
+if __name__ == "__main__":
+    main()
