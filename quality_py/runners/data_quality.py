@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 MAIN_ALIAS = "main"
 
 
-def _layout(layout: Layout | str) -> Layout:
+def as_layout(layout: Layout | str) -> Layout:
+    """The :class:`Layout` named by ``layout`` (``"map"``/``"compact"`` or a Layout)."""
     return Layout(layout) if isinstance(layout, str) else layout
 
 
@@ -128,7 +129,7 @@ def rule_runner_sql(
     >>> sql.count("CASE WHEN TRY_CAST((a > 0) AS BOOLEAN) THEN 100000 ELSE 0 END")
     3
     """
-    lay = _layout(layout)
+    lay = as_layout(layout)
     compiled = compiled or compile_suite(suite)
     fams = list(families) if families is not None else [None] * len(compiled.rules)
     codes = [
@@ -170,7 +171,7 @@ def rule_runner(
     >>> [r.DataQuality.overallResult for r in df.select(rule_runner(suite)).collect()]
     [100000, 0]
     """
-    lay = _layout(layout)
+    lay = as_layout(layout)
     compiled = compile_suite(suite)
     families = None
     if schema is not None:
@@ -241,7 +242,7 @@ def add_data_quality(
     >>> checked.filter("DataQuality.overallResult = 100000").count()
     1
     """
-    lay = _layout(layout)
+    lay = as_layout(layout)
     staged = stage_rule_codes(df, suite)
     sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
     return staged.finish(_wrap(sql, suite, lay, name))
@@ -267,7 +268,7 @@ def add_overall_results_and_details(
     """
     from pyspark.sql import functions as F
 
-    lay = _layout(layout)
+    lay = as_layout(layout)
     tmp = "__qp_dq"
     checked = add_data_quality(df, suite, tmp, layout=lay)
     details_col = F.struct(

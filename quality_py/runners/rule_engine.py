@@ -21,7 +21,7 @@ from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import Rule, RuleSet, RuleSuite
-from quality_py.runners.data_quality import _layout, stage_rule_codes
+from quality_py.runners.data_quality import as_layout, stage_rule_codes
 from quality_py.sql.build import bigint, call, cast, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code
 from quality_py.sql.context import LambdaLibrary
@@ -166,7 +166,7 @@ def rule_engine_with_struct(
     >>> [r.ruleEngine.result for r in out.collect()]
     ['big', 'small', None]
     """
-    lay = _layout(layout)
+    lay = as_layout(layout)
     ddl = result_ddl(result_type)
     staged = stage_rule_codes(df, suite)
     struct = engine_struct(
@@ -196,7 +196,7 @@ def rule_engine_runner(
     """
     from pyspark.sql import functions as F
 
-    lay = _layout(layout)
+    lay = as_layout(layout)
     ddl = result_ddl(result_type)
     compiled = compile_suite(suite)
     families: list[str | None] = [None] * len(compiled.rules)

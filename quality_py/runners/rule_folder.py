@@ -22,13 +22,13 @@ from quality_py.errors import ModelError, QualityError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
-from quality_py.runners.data_quality import _layout, stage_rule_codes
+from quality_py.runners.data_quality import as_layout, stage_rule_codes
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.dq_struct import dq_struct, rendered
 from quality_py.sql.parse import parse_expression, parse_lambda
 from quality_py.sql.passes import run_passes
-from quality_py.sql.passes.inline_lambdas import _substitute_params
+from quality_py.sql.passes.inline_lambdas import substitute_params
 from quality_py.sql.shapes import parse_shape
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def _compile_outputs(
             oid, "output", outputs[oid].expression, lambdas, shapes={param.lower(): shape}
         )
         compiled = run_passes(body, ctx)
-        bodies.append(_substitute_params(compiled, (param,), [exp.column(acc)]))
+        bodies.append(substitute_params(compiled, (param,), [exp.column(acc)]))
     return order, bodies
 
 
@@ -134,7 +134,7 @@ def folder_result(
         ifs = [
             exp.If(
                 this=exp.EQ(this=field(step_ref, "o"), expression=lit(i)),
-                true=cast(_substitute_params(b.copy(), (acc,), [previous]), starter_ddl),
+                true=cast(substitute_params(b.copy(), (acc,), [previous]), starter_ddl),
             )
             for i, b in enumerate(bodies)
         ]
@@ -194,7 +194,7 @@ def rule_folder_with_struct(
     """
     from pyspark.sql import functions as F
 
-    lay = _layout(layout)
+    lay = as_layout(layout)
     staged = stage_rule_codes(df, suite)
     starter = compile_expression(
         starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas
@@ -248,7 +248,7 @@ def rule_folder_runner(
     )
     families: list[str | None] = [None] * len(codes)
     struct = named_struct(
-        ("ruleSuiteResults", dq_struct(suite, codes, families, _layout(layout))),
+        ("ruleSuiteResults", dq_struct(suite, codes, families, as_layout(layout))),
         ("result", result),
     )
     return F.expr(to_sql(struct))

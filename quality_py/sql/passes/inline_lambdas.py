@@ -35,7 +35,8 @@ def _rename_bound_variables(body: exp.Expr, ctx: PassContext) -> exp.Expr:
     return body
 
 
-def _substitute_params(body: exp.Expr, params: tuple[str, ...], args: list[exp.Expr]) -> exp.Expr:
+def substitute_params(body: exp.Expr, params: tuple[str, ...], args: list[exp.Expr]) -> exp.Expr:
+    """Replace parameter references (and ``param.field`` paths) in ``body`` by the arguments."""
     by_name = {p.lower(): a for p, a in zip(params, args, strict=True)}
 
     def swap(node: exp.Expr) -> exp.Expr:
@@ -104,7 +105,7 @@ def _inline(
                 code="LAMBDA_ARITY",
             )
         body = _expand_body(lam, lib, ctx, stack).copy()
-        replacement = paren(_substitute_params(body, lam.params, args))
+        replacement = paren(substitute_params(body, lam.params, args))
         if call is tree:
             tree = replacement
         else:
