@@ -203,19 +203,66 @@ def rule_folder_with_struct(
     starter_ddl = staged.frame.selectExpr(starter_sql).schema.fields[0].dataType.simpleString()
     if not starter_ddl.startswith("struct<"):
         raise ModelError(f"the starting struct must be a struct, got {starter_ddl}")
-    result = folder_result(
-        suite,
-        staged.code_refs(),
-        rendered(starter_sql),
-        starter_ddl,
-        staged.compiled.lambdas,
-        debug=debug,
-    )
+    frame = staged.frame
+    hidden: list[str] = []
+    if debug:  # every step's struct is kept, so the single-expression fold is used
+        result = folder_result(
+            suite,
+            staged.code_refs(),
+            rendered(starter_sql),
+            starter_ddl,
+            staged.compiled.lambdas,
+            debug=True,
+        )
+    else:
+        frame, result, hidden = _fold_in_projections(
+            frame, suite, staged.code_refs(), starter_sql, starter_ddl, staged.compiled.lambdas
+        )
     struct = named_struct(
         ("ruleSuiteResults", dq_struct(suite, staged.code_refs(), staged.families, lay)),
         ("result", result),
     )
-    return staged.finish(F.expr(to_sql(struct)).alias(name))
+    out = frame.select("*", F.expr(to_sql(struct)).alias(name))
+    return out.drop(*staged.hidden, *hidden)
+
+
+def _fold_in_projections(
+    frame: DataFrame,
+    suite: RuleSuite,
+    codes: list[exp.Expr],
+    starter_sql: str,
+    ddl: str,
+    lambdas: LambdaLibrary,
+) -> tuple[DataFrame, exp.Expr, list[str]]:
+    """The fold as one projection per fired-trigger step, like a hand-written ``withField`` chain.
+
+    Spark generates code for each step; the single-expression ``aggregate`` fold is interpreted
+    and, fused into a whole-stage-codegen stage, was ~15x slower (benchmarks/README.md).
+    Returns the frame with the last step's struct in a hidden column, the result expression
+    (null when nothing fired) and the hidden column names.
+    """
+    prev = "__qp_prev"
+    order, bodies = _compile_outputs(suite, lambdas, ddl, prev)
+    index = {oid: i for i, oid in enumerate(order)}
+    triggers = sorted(
+        ((flat, rule) for flat, (_, rule) in enumerate(suite.iter_rules())),
+        key=lambda t: (t[1].salience, t[0]),
+    )
+    state = "__qp_s0"
+    frame = frame.selectExpr("*", to_sql(exp.alias_(cast(rendered(starter_sql), ddl), state)))
+    for k, (flat, rule) in enumerate(triggers):
+        assert rule.output is not None
+        body = substitute_params(bodies[index[rule.output.id]].copy(), (prev,), [exp.column(state)])
+        fired = exp.EQ(this=codes[flat].copy(), expression=lit(PASSED))
+        step = if_(fired, cast(body, ddl), exp.column(state))
+        nxt = f"__qp_s{k + 1}"
+        keep = [to_sql(exp.column(c, quoted=True)) for c in frame.columns if c != state]
+        frame = frame.selectExpr(*keep, to_sql(exp.alias_(step, nxt)))
+        state = nxt
+    if not triggers:
+        return frame, cast(exp.Null(), ddl), [state]
+    any_fired = call("array_contains", call("array", *[c.copy() for c in codes]), lit(PASSED))
+    return frame, if_(any_fired, exp.column(state), cast(exp.Null(), ddl)), [state]
 
 
 def rule_folder_runner(
