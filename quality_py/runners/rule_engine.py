@@ -20,8 +20,9 @@ from quality_py.compile import compile_expression, compile_suite
 from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
-from quality_py.model.rules import Rule, RuleSet, RuleSuite
+from quality_py.model.rules import Rule, RuleSuite
 from quality_py.runners.data_quality import as_layout, stage_rule_codes
+from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code
 from quality_py.sql.context import LambdaLibrary
@@ -48,21 +49,6 @@ def result_ddl(result_type: str | DataType) -> str:
         raise ModelError(f"cannot parse result type {text!r}: {err}") from None
 
 
-def _triggers(suite: RuleSuite) -> list[tuple[int, RuleSet, Rule]]:
-    """Every rule with its flat index, sorted by (salience, declaration order)."""
-    out = []
-    for flat, (rule_set, rule) in enumerate(suite.iter_rules()):
-        if rule.output is None:
-            raise ModelError(
-                f"rule {rule.id!r} has no output expression; every rule of a rule-engine suite "
-                "needs one",
-                item_id=rule.id,
-                code="MISSING_OUTPUT",
-            )
-        out.append((flat, rule_set, rule))
-    return sorted(out, key=lambda t: (t[2].salience, t[0]))
-
-
 def _outputs(suite: RuleSuite, lambdas: LambdaLibrary) -> dict[Id, str]:
     """Each distinct output expression compiled once (outputs are shared by id)."""
     compiled: dict[Id, str] = {}
@@ -86,7 +72,7 @@ def engine_struct(
     layout: Layout,
 ) -> exp.Expr:
     """``struct<ruleSuiteResults, salientRule, result>`` over the rules' result codes."""
-    triggers = _triggers(suite)
+    triggers = salience_order(suite, "rule-engine")
     outputs = _outputs(suite, lambdas)
 
     def fired(flat: int) -> exp.Expr:

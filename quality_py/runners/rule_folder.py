@@ -23,6 +23,7 @@ from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
 from quality_py.runners.data_quality import as_layout, stage_rule_codes
+from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.dq_struct import dq_struct, rendered
@@ -77,13 +78,8 @@ def _compile_outputs(
     shape = parse_shape(starter_ddl)
     users: dict[Id, list[Rule]] = {}
     outputs: dict[Id, OutputExpression] = {}
-    for _, rule in suite.iter_rules():
-        if rule.output is None:
-            raise ModelError(
-                f"rule {rule.id!r} has no output expression; a folder suite needs one per rule",
-                item_id=rule.id,
-                code="MISSING_OUTPUT",
-            )
+    for _, _, rule in salience_order(suite, "folder"):
+        assert rule.output is not None
         outputs.setdefault(rule.output.id, rule.output)
         users.setdefault(rule.output.id, []).append(rule)
     order = list(outputs)
@@ -111,10 +107,7 @@ def folder_result(
     acc, step = "__qp_acc", "__qp_step"
     order, bodies = _compile_outputs(suite, lambdas, starter_ddl, acc)
     index = {oid: i for i, oid in enumerate(order)}
-    triggers = sorted(
-        ((flat, rule) for flat, (_, rule) in enumerate(suite.iter_rules())),
-        key=lambda t: (t[1].salience, t[0]),
-    )
+    triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
     fired_items = [
         if_(
             exp.EQ(this=codes[flat].copy(), expression=lit(PASSED)),
@@ -244,10 +237,7 @@ def _fold_in_projections(
     prev = "__qp_prev"
     order, bodies = _compile_outputs(suite, lambdas, ddl, prev)
     index = {oid: i for i, oid in enumerate(order)}
-    triggers = sorted(
-        ((flat, rule) for flat, (_, rule) in enumerate(suite.iter_rules())),
-        key=lambda t: (t[1].salience, t[0]),
-    )
+    triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
     state = "__qp_s0"
     frame = frame.selectExpr("*", to_sql(exp.alias_(cast(rendered(starter_sql), ddl), state)))
     for k, (flat, rule) in enumerate(triggers):
