@@ -5,15 +5,18 @@ Data: the ``dataFrameLong`` parquet of ``bench_dq.py`` (1M rows, 27 BIGINT colum
 * Engine, n rules: trigger ``k`` is ``(`c` % m) = 0`` (as in ``bench_dq.py``), salience
   ``(k * 7919) % n`` (shuffled), output `` `c` * k ``. Baseline: a hand-written
   ``CASE WHEN`` of the same triggers in salience order (no DQ struct).
-* Folder, n rules over ``struct(`0`, `1`, `2`)``: rule ``k`` adds 1 to field ``k % 3`` when its
-  trigger passes. Baseline: the same steps hand-written as one ``withColumn`` per rule with
+* Folder ("chain"), n rules over ``struct(`0`, `1`, `2`)``: rule ``k`` adds 1 to field ``k % 3``
+  when its trigger passes (read-modify-write: the worst case, every step depends on an earlier
+  one). Baseline: the same steps hand-written as one ``withColumn`` per rule with
   ``Column.withField`` (the chained form; a single nested expression would grow exponentially).
+* Folder ("default"): rule ``k`` sets field ``k % 3`` to `` `c` * k `` (corrections and defaults
+  computed from the input, the folder's common use). Baseline: the same ``withField`` chain.
 
 Also prints the compiled folder SQL size for 50..400 rules (it must grow linearly).
 
 Usage: ``python benchmarks/bench_engine_folder.py [--rows N] [--runs R] [--rules 10,100,1000]
-[--folder-rules 10,100,300]`` (the hand-written folder needs one projection per rule, which
-Spark plans slowly beyond a few hundred).
+[--folder-rules 10,100] [--default-rules 10,100,1000]`` (the hand-written folder needs one
+projection per rule, which Spark plans slowly beyond a few hundred).
 """
 
 from __future__ import annotations
@@ -89,7 +92,20 @@ def folder_suite(n: int) -> RuleSuite:
     return RuleSuite(Id(1, 1), _sets(rules))
 
 
-def folder_hand(df: Any, n: int) -> Any:
+def default_suite(n: int) -> RuleSuite:
+    rules = [
+        Rule(
+            Id(100 + k, 1),
+            rule_text(k),
+            salience=salience(k, n),
+            output=OutputExpression(Id(10_000 + k, 1), f"set(f{k % 3} = `{k % COLS}` * {k})"),
+        )
+        for k in range(n)
+    ]
+    return RuleSuite(Id(1, 1), _sets(rules))
+
+
+def _with_field_chain(df: Any, n: int, value: Any) -> Any:
     from pyspark.sql import functions as F
 
     out = df.withColumn("s", F.expr(STARTER))
@@ -97,9 +113,19 @@ def folder_hand(df: Any, n: int) -> Any:
         s = F.col("s")
         f = f"f{k % 3}"
         out = out.withColumn(
-            "s", F.when(F.expr(rule_text(k)), s.withField(f, s[f] + 1)).otherwise(s)
+            "s", F.when(F.expr(rule_text(k)), s.withField(f, value(k, s[f]))).otherwise(s)
         )
     return out
+
+
+def folder_hand(df: Any, n: int) -> Any:
+    return _with_field_chain(df, n, lambda k, current: current + 1)
+
+
+def default_hand(df: Any, n: int) -> Any:
+    from pyspark.sql import functions as F
+
+    return _with_field_chain(df, n, lambda k, current: F.col(f"`{k % COLS}`") * k)
 
 
 def folder_sql_size(n: int) -> int:
@@ -117,18 +143,37 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rules", default="10,100,1000", help="engine rule counts")
-    ap.add_argument("--folder-rules", default="10,100,300")
+    ap.add_argument("--folder-rules", default="10,100", help="read-modify-write folder rules")
+    ap.add_argument("--default-rules", default="10,100,1000", help="defaulting folder rules")
+    ap.add_argument(
+        "--huge-method-limit",
+        type=int,
+        default=None,
+        help="set spark.sql.codegen.hugeMethodLimit (both sides), e.g. 8000",
+    )
     args = ap.parse_args()
     spark = spark_session()
+    if args.huge_method_limit:
+        spark.conf.set("spark.sql.codegen.hugeMethodLimit", args.huge_method_limit)
     df = long_data(spark, args.rows, COLS)
     for _ in range(3):
         noop(df)
-    results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "engine": {}, "folder": {}}
+    results: dict[str, Any] = {
+        "rows": args.rows,
+        "runs": args.runs,
+        "hugeMethodLimit": args.huge_method_limit,
+    }
+    results.update({kind: {} for kind in ("engine", "folder", "default")})
     results["folder_sql_chars"] = {n: folder_sql_size(n) for n in (50, 100, 200, 400)}
     print("folder SQL chars", results["folder_sql_chars"], flush=True)
     plan = [(int(x), "engine") for x in args.rules.split(",") if x]
     plan += [(int(x), "folder") for x in args.folder_rules.split(",") if x]
-    makers = {"engine": (engine_suite, engine_hand), "folder": (folder_suite, folder_hand)}
+    plan += [(int(x), "default") for x in args.default_rules.split(",") if x]
+    makers = {
+        "engine": (engine_suite, engine_hand),
+        "folder": (folder_suite, folder_hand),
+        "default": (default_suite, default_hand),
+    }
     for n, kind in plan:
         make_suite, hand = makers[kind]
         suite = make_suite(n)
@@ -142,13 +187,21 @@ def main() -> None:
         ours._jdf.queryExecution().executedPlan()
         plan_s = time.perf_counter() - start
         start = time.perf_counter()
-        baseline = hand(df, n)
+        cases = {"noop": df, "hand": hand(df, n), "ours": ours}
         hand_build_s = time.perf_counter() - start
-        times = interleaved({"noop": df, "hand": baseline, "ours": ours}, args.runs)
+        hand_error = None
+        try:
+            noop(cases["hand"])
+        except Exception as err:  # e.g. a 1000-projection chain overflows Spark's stack
+            hand_error = type(err).__name__ + ": " + str(err).splitlines()[0][:200]
+            print(kind, n, "hand-written baseline failed:", hand_error, flush=True)
+            del cases["hand"]
+        times = interleaved(cases, args.runs)
         med = {k: v["median"] for k, v in times.items()}
         entry = {
             **times,
-            "ours/hand": round(med["ours"] / med["hand"], 2),
+            "hand_error": hand_error,
+            "ours/hand": round(med["ours"] / med["hand"], 2) if "hand" in med else None,
             "build_s": round(build_s, 3),
             "plan_s": round(plan_s, 3),
             "hand_build_s": round(hand_build_s, 3),

@@ -23,6 +23,7 @@ from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
 from quality_py.runners.data_quality import as_layout, stage_rule_codes
+from quality_py.runners.fold_fields import plan_fields
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
@@ -193,11 +194,11 @@ def rule_folder_with_struct(
         starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas
     )
     starter_sql = to_sql(starter)
-    starter_ddl = staged.frame.selectExpr(starter_sql).schema.fields[0].dataType.simpleString()
+    starter_field = staged.frame.selectExpr(starter_sql).schema.fields[0]
+    starter_ddl = starter_field.dataType.simpleString()
     if not starter_ddl.startswith("struct<"):
         raise ModelError(f"the starting struct must be a struct, got {starter_ddl}")
-    frame = staged.frame
-    hidden: list[str] = []
+    dq = dq_struct(suite, staged.code_refs(), staged.families, lay)
     if debug:  # every step's struct is kept, so the single-expression fold is used
         result = folder_result(
             suite,
@@ -207,51 +208,87 @@ def rule_folder_with_struct(
             staged.compiled.lambdas,
             debug=True,
         )
-    else:
-        frame, result, hidden = _fold_in_projections(
-            frame, suite, staged.code_refs(), starter_sql, starter_ddl, staged.compiled.lambdas
-        )
-    struct = named_struct(
-        ("ruleSuiteResults", dq_struct(suite, staged.code_refs(), staged.families, lay)),
-        ("result", result),
+        struct = named_struct(("ruleSuiteResults", dq), ("result", result))
+        return staged.finish(F.expr(to_sql(struct)).alias(name))
+    # The fold runs on a narrow row: the input's columns, the finished data-quality struct and
+    # one array of fired flags, instead of two hidden columns per rule. Above 100 columns Spark
+    # stops whole-stage codegen and every step would copy the whole row.
+    triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
+    codes = staged.code_refs()
+    fired = [exp.EQ(this=codes[flat].copy(), expression=lit(PASSED)) for flat, _ in triggers]
+    narrow = [to_sql(exp.column(c, quoted=True)) for c in df.columns]
+    frame = staged.frame.selectExpr(
+        *narrow,
+        to_sql(exp.alias_(dq, "__qp_dq")),
+        to_sql(exp.alias_(call("array", *fired) if fired else call("array"), "__qp_fired")),
+        to_sql(exp.alias_(cast(rendered(starter_sql), starter_ddl), "__qp_s0")),
     )
+    fields = None  # a never-null starter lets the fold carry one column per field
+    if not starter_field.nullable:
+        fields = [
+            (f.name, f.dataType.simpleString())
+            for f in starter_field.dataType.fields  # type: ignore[attr-defined]
+        ]
+    fired_refs: list[exp.Expr] = [
+        exp.Bracket(this=exp.column("__qp_fired"), expressions=[lit(k)])
+        for k in range(len(triggers))
+    ]
+    frame, result, hidden = _fold_in_projections(
+        frame, suite, fired_refs, starter_ddl, staged.compiled.lambdas, fields
+    )
+    struct = named_struct(("ruleSuiteResults", exp.column("__qp_dq")), ("result", result))
     out = frame.select("*", F.expr(to_sql(struct)).alias(name))
-    return out.drop(*staged.hidden, *hidden)
+    return out.drop("__qp_dq", "__qp_fired", *hidden)
 
 
 def _fold_in_projections(
     frame: DataFrame,
     suite: RuleSuite,
-    codes: list[exp.Expr],
-    starter_sql: str,
+    fired_at: list[exp.Expr],
     ddl: str,
     lambdas: LambdaLibrary,
+    fields: list[tuple[str, str]] | None,
 ) -> tuple[DataFrame, exp.Expr, list[str]]:
     """The fold as one projection per fired-trigger step, like a hand-written ``withField`` chain.
 
-    Spark generates code for each step; the single-expression ``aggregate`` fold is interpreted
-    and, fused into a whole-stage-codegen stage, was ~15x slower (benchmarks/README.md).
-    Returns the frame with the last step's struct in a hidden column, the result expression
-    (null when nothing fired) and the hidden column names.
+    ``frame`` holds the cast starting struct as ``__qp_s0``; ``fired_at`` is each step's fired
+    condition, in fold order. Spark generates code for each step; the single-expression
+    ``aggregate`` fold is interpreted and, fused into a whole-stage-codegen stage, was ~15x
+    slower (benchmarks/README.md). When ``fields`` (the never-null starter's top-level fields)
+    is given and every output is a struct constructor, each field is folded as its own column
+    instead (fold_fields.py). Returns the frame with the last step's state in hidden columns,
+    the result expression (null when nothing fired) and the hidden column names.
     """
+    from pyspark.sql import functions as F
+
     prev = "__qp_prev"
     order, bodies = _compile_outputs(suite, lambdas, ddl, prev)
     index = {oid: i for i, oid in enumerate(order)}
-    triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
+    triggers = [rule for _, _, rule in salience_order(suite, "folder")]
     state = "__qp_s0"
-    frame = frame.selectExpr("*", to_sql(exp.alias_(cast(rendered(starter_sql), ddl), state)))
-    for k, (flat, rule) in enumerate(triggers):
-        assert rule.output is not None
-        body = substitute_params(bodies[index[rule.output.id]].copy(), (prev,), [exp.column(state)])
-        fired = exp.EQ(this=codes[flat].copy(), expression=lit(PASSED))
-        step = if_(fired, cast(body, ddl), exp.column(state))
+    if not triggers:
+        return frame, cast(exp.Null(), ddl), [state]
+    any_fired = call("array_contains", exp.column("__qp_fired"), exp.true())
+    outputs = [index[r.output.id] for r in triggers]  # type: ignore[union-attr]
+    plan = None
+    if fields:
+        plan = plan_fields(bodies, prev, list(zip(fired_at, outputs, strict=True)), state, fields)
+    if plan is not None:
+        frame = frame.selectExpr(
+            *[to_sql(exp.column(c, quoted=True)) for c in frame.columns if c != state],
+            *[f"{sql} AS {col}" for col, sql in zip(plan.columns, plan.start, strict=True)],
+        )
+        for changed in plan.steps:
+            if changed:
+                frame = frame.withColumns({col: F.expr(sql) for col, sql in changed})
+        return frame, if_(any_fired, plan.result, cast(exp.Null(), ddl)), list(plan.columns)
+    for k, (fired, out) in enumerate(zip(fired_at, outputs, strict=True)):
+        body = substitute_params(bodies[out].copy(), (prev,), [exp.column(state)])
+        step = if_(fired.copy(), cast(body, ddl), exp.column(state))
         nxt = f"__qp_s{k + 1}"
         keep = [to_sql(exp.column(c, quoted=True)) for c in frame.columns if c != state]
         frame = frame.selectExpr(*keep, to_sql(exp.alias_(step, nxt)))
         state = nxt
-    if not triggers:
-        return frame, cast(exp.Null(), ddl), [state]
-    any_fired = call("array_contains", call("array", *[c.copy() for c in codes]), lit(PASSED))
     return frame, if_(any_fired, exp.column(state), cast(exp.Null(), ddl)), [state]
 
 

@@ -153,3 +153,50 @@ def test_rules_without_outputs_are_rejected(trades: Any) -> None:
     with pytest.raises(ModelError) as err:
         rule_folder_with_struct(trades, suite, STARTER)
     assert err.value.code == "MISSING_OUTPUT" and err.value.item_id == Id(5, 3)
+
+
+WHOLE = OutputExpression(  # uses the whole struct, not just its fields
+    Id(104, 1),
+    "x -> named_struct('product', x.product, 'account', substr(to_json(x), 1, 14), "
+    "'subcode', x.subcode * 2, 'meta', x.meta)",
+)
+MAYBE_NULL = OutputExpression(Id(105, 1), "x -> IF(x.subcode > 45, x, NULL)")  # not a constructor
+DDL = "struct<product:string,account:string,subcode:int,meta:struct<source:string,level:string>>"
+NULLABLE_STARTER = f"IF(subcode = 50, NULL, {STARTER})"
+
+
+def _extra_suite(*outputs: OutputExpression) -> RuleSuite:
+    rules = [
+        Rule(Id(20 + i, 1), "subcode <> 50", salience=5 + i, output=o)
+        for i, o in enumerate(outputs)
+    ]
+    return RuleSuite(SUITE.id, [*SUITE.rule_sets, RuleSet(Id(4, 1), rules)], lambdas=SUITE.lambdas)
+
+
+def _folded_columns(df: Any) -> bool:
+    return "__qp_f0" in df._jdf.queryExecution().analyzed().toString()
+
+
+@pytest.mark.parametrize(
+    ("suite", "starter", "field_wise"),
+    [
+        (SUITE, STARTER, True),
+        (_extra_suite(WHOLE), STARTER, True),
+        (_extra_suite(WHOLE, MAYBE_NULL), STARTER, False),
+        (SUITE, NULLABLE_STARTER, False),
+    ],
+    ids=["set-sugar", "whole-struct", "non-constructor", "nullable-starter"],
+)
+def test_field_wise_fold_keeps_meaning(
+    trades: Any, suite: RuleSuite, starter: str, field_wise: bool
+) -> None:
+    """The per-field fast path equals the single-expression ``aggregate`` fold, row by row."""
+    fast = rule_folder_with_struct(trades, suite, starter)
+    assert _folded_columns(fast) is field_wise
+    reference = trades.select(
+        "product", rule_folder_runner(suite, starter, DDL).alias("ruleFolder")
+    )
+    expected = {r.product: r.ruleFolder.result for r in reference.collect()}
+    got = {r.product: r.ruleFolder.result for r in fast.collect()}
+    assert got == expected
+    assert any(v is not None for v in got.values()) and any(v is None for v in got.values())
