@@ -42,10 +42,12 @@ ERROR_CODES: tuple[str, ...] = (
     "LAMBDA_SYNTAX",
     "LIBRARY_ARGUMENTS",
     "LIBRARY_TYPE",
+    "META_RULE_SET",
     "MISSING_OUTPUT",
     "RULESET_FORMAT",
     "RULE_ANALYSIS",
     "RULE_SYNTAX",
+    "RULE_TABLE",
     "UNSUPPORTED_STATEMENT",
 )
 
@@ -169,3 +171,28 @@ class RulesetFormatError(QualityError, ValueError):
     """A YAML ruleset file is malformed; the span points into the file."""
 
     code = "RULESET_FORMAT"
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenRow:
+    """One unusable row of a rule, lambda, output or meta rule-set table."""
+
+    table: str
+    row: tuple[tuple[str, object], ...]  # (column, value) as read
+    problems: tuple[str, ...]
+
+    def describe(self) -> str:
+        """``rules row {ruleId=None, ...}: ruleId is null; ...``."""
+        values = ", ".join(f"{k}={v!r}" for k, v in self.row)
+        return f"{self.table} row {{{values}}}: " + "; ".join(self.problems)
+
+
+class RuleTableError(QualityError, ValueError):
+    """A rule table holds broken rows; ``broken`` lists every one of them."""
+
+    code = "RULE_TABLE"
+
+    def __init__(self, broken: list[BrokenRow] | tuple[BrokenRow, ...]) -> None:
+        self.broken = tuple(broken)
+        lines = "\n".join("  " + b.describe() for b in self.broken)
+        super().__init__(f"{len(self.broken)} broken row(s), nothing was loaded:\n{lines}")

@@ -17,6 +17,8 @@ Format::
             description: "a is even"      # optional: description, owner, tags
             salience: 10                  # optional, with output: {id: 1000, version: 1}
             output: {id: 1000, version: 1}
+    meta_rule_sets:                     # one generated rule per matching column (contract 8.1)
+      - {id: 60, version: 1, column_filter: "datatype = 'STRING'", expression: "c -> c IS NOT NULL"}
 
 Expressions are read as the raw scalar text, so ``expression: true`` is the SQL ``true``.
 """
@@ -31,7 +33,14 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.errors import QualityError, RulesetFormatError, Span
 from quality_py.model.ids import INT_MAX, Id
-from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.model.rules import (
+    LambdaFunction,
+    MetaRuleSet,
+    OutputExpression,
+    Rule,
+    RuleSet,
+    RuleSuite,
+)
 
 
 class _Ctx:
@@ -177,6 +186,20 @@ def _lambda(node: Node, ctx: _Ctx) -> LambdaFunction:
         raise ctx.error(fields["name"], err.message) from None
 
 
+def _meta_rule_set(node: Node, ctx: _Ctx) -> MetaRuleSet:
+    fields = _mapping(node, ctx, "a meta rule set")
+    allowed = {"id", "version", "column_filter", "expression", "description"}
+    _check_keys(fields, allowed, ctx, "a meta rule set")
+    meta_id = _id(fields, node, ctx, "meta rule set")
+    filt = _required(fields, "column_filter", node, ctx, "a meta rule set")
+    if not isinstance(filt, ScalarNode):
+        raise ctx.error(filt, "column_filter must be text")
+    text = _text(
+        _required(fields, "expression", node, ctx, "a meta rule set"), ctx, "meta expression"
+    )
+    return MetaRuleSet(meta_id, str(filt.value), text)
+
+
 def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
     """Load a suite from YAML text.
 
@@ -203,7 +226,8 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
     if root is None:
         raise ctx.error(None, "the ruleset is empty")
     fields = _mapping(root, ctx, "the ruleset")
-    _check_keys(fields, {"suite", "lambdas", "outputs", "rule_sets", "checks"}, ctx, "the ruleset")
+    top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks"}
+    _check_keys(fields, top, ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")
     _check_keys(suite_fields, {"id", "version", "probable_pass", "description"}, ctx, "suite")
@@ -221,6 +245,10 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
     sets = [
         _rule_set(n, ctx, outputs) for n in _sequence(fields.get("rule_sets"), ctx, "rule_sets")
     ]
+    metas = [
+        _meta_rule_set(n, ctx)
+        for n in _sequence(fields.get("meta_rule_sets"), ctx, "meta_rule_sets")
+    ]
     try:
         return RuleSuite(
             suite_id,
@@ -228,6 +256,7 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
             lambdas=lambdas,
             probable_pass=probable_pass,
             description=_text(desc, ctx, "description") if desc is not None else None,
+            meta_rule_sets=metas,
         )
     except QualityError as err:
         raise ctx.error(root, err.message) from None
@@ -290,4 +319,14 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             rules.append(item)
         sets.append({"id": rs.id.id, "version": rs.id.version, "rules": rules})
     doc["rule_sets"] = sets
+    if suite.meta_rule_sets:
+        doc["meta_rule_sets"] = [
+            {
+                "id": m.id.id,
+                "version": m.id.version,
+                "column_filter": m.column_filter,
+                "expression": m.expression,
+            }
+            for m in suite.meta_rule_sets
+        ]
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)

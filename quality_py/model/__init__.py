@@ -10,7 +10,14 @@ from quality_py.model.results import (
     SOFT_FAILED,
     Layout,
 )
-from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.model.rules import (
+    LambdaFunction,
+    MetaRuleSet,
+    OutputExpression,
+    Rule,
+    RuleSet,
+    RuleSuite,
+)
 
 __all__ = [
     "DISABLED_RULE",
@@ -20,6 +27,7 @@ __all__ = [
     "Id",
     "LambdaFunction",
     "Layout",
+    "MetaRuleSet",
     "OutputExpression",
     "Rule",
     "RuleSet",

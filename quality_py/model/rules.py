@@ -123,6 +123,26 @@ class LambdaFunction:
 
 
 @dataclass(frozen=True, slots=True)
+class MetaRuleSet:
+    """A rule set generated per column: ``column_filter`` selects columns, ``expression`` is
+    a one-argument lambda applied to each (contract section 8.1).
+
+    ``column_filter`` is a predicate over ``name``, ``datatype`` (Spark SQL type name such as
+    ``'STRING'``) and ``nullable``; see :func:`quality_py.expand_meta_rule_sets`.
+    """
+
+    id: Id
+    column_filter: str
+    expression: str
+
+    def __post_init__(self) -> None:
+        _check_id(self.id, "MetaRuleSet")
+        if not isinstance(self.column_filter, str):
+            raise ModelError("MetaRuleSet column_filter must be a string", item_id=self.id)
+        _check_text(self.expression, "MetaRuleSet", self.id)
+
+
+@dataclass(frozen=True, slots=True)
 class RuleSuite:
     """A versioned suite of rule sets with its lambdas.
 
@@ -134,6 +154,7 @@ class RuleSuite:
     lambdas: Sequence[LambdaFunction] = ()
     probable_pass: float = 0.8
     description: str | None = field(default=None, compare=True)
+    meta_rule_sets: Sequence[MetaRuleSet] = ()
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSuite")
@@ -164,8 +185,26 @@ class RuleSuite:
         pp = self.probable_pass
         if isinstance(pp, bool) or not isinstance(pp, (int, float)) or pp != pp:
             raise ModelError("probable_pass must be a number", item_id=self.id, item_kind="suite")
+        metas = tuple(self.meta_rule_sets)
+        for meta in metas:
+            if not isinstance(meta, MetaRuleSet):
+                raise ModelError(
+                    f"RuleSuite {self.id!r} meta_rule_sets must be MetaRuleSet values",
+                    item_id=self.id,
+                    item_kind="suite",
+                )
+        taken = {rs.id for rs in sets}
+        clash = [m.id for m in metas if m.id in taken]
+        if clash or _duplicates(m.id for m in metas):
+            raise ModelError(
+                f"RuleSuite {self.id!r} has duplicate rule-set ids among its meta rule sets",
+                item_id=(clash or _duplicates(m.id for m in metas))[0],
+                item_kind="rule set",
+                code="DUPLICATE_ID",
+            )
         object.__setattr__(self, "rule_sets", sets)
         object.__setattr__(self, "lambdas", lambdas)
+        object.__setattr__(self, "meta_rule_sets", metas)
         object.__setattr__(self, "probable_pass", float(pp))
 
     @property

@@ -1,0 +1,283 @@
+"""Typed rows of the rule tables, checked one by one, and a suite written as rows.
+
+Reading goes: raw values (from a DataFrame, CSV, anything) -> :func:`check_rows` (every broken
+row is collected, never the first only) -> typed rows -> ``versioning`` -> ``assemble``.
+Nothing here needs Spark.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from quality_py.errors import BrokenRow, ModelError, RuleTableError
+from quality_py.model.ids import INT_MAX, INT_MIN
+from quality_py.model.rules import RuleSuite
+
+#: A row whose text is exactly this removes the item from that version on (contract 5.2).
+DELETED = "DELETED"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRow:
+    """One version of one rule."""
+
+    rule_suite_id: int
+    rule_suite_version: int
+    rule_set_id: int
+    rule_set_version: int
+    rule_id: int
+    rule_version: int
+    rule_expr: str
+    rule_engine_salience: int = INT_MAX
+    rule_engine_id: int | None = None
+    rule_engine_version: int | None = None
+    description: str | None = None
+    owner: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def output_key(self) -> tuple[int, int] | None:
+        """``(id, version)`` of the linked output expression; None (also for the original's
+        INT_MIN and (0, 0) markers) when the rule has none."""
+        oid, ov = self.rule_engine_id, self.rule_engine_version
+        if oid is None or ov is None or oid == INT_MIN or (oid, ov) == (0, 0):
+            return None
+        return oid, ov
+
+
+@dataclass(frozen=True, slots=True)
+class LambdaRow:
+    """One version of one lambda."""
+
+    name: str
+    rule_expr: str
+    function_id: int
+    function_version: int
+    rule_suite_id: int
+    rule_suite_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRow:
+    """One version of one output expression."""
+
+    rule_expr: str
+    function_id: int
+    function_version: int
+    rule_suite_id: int
+    rule_suite_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class MetaRuleSetRow:
+    """One version of one meta rule set."""
+
+    rule_suite_id: int
+    rule_suite_version: int
+    rule_set_id: int
+    rule_set_version: int
+    column_filter: str
+    rule_expr: str
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteTables:
+    """The four tables' rows."""
+
+    rules: tuple[RuleRow, ...] = ()
+    lambdas: tuple[LambdaRow, ...] = ()
+    outputs: tuple[OutputRow, ...] = ()
+    meta_rule_sets: tuple[MetaRuleSetRow, ...] = ()
+
+
+Row = TypeVar("Row", RuleRow, LambdaRow, OutputRow, MetaRuleSetRow)
+
+_INT = re.compile(r"^\s*[+-]?\d+\s*$")
+# (required int fields, required text fields, the key whose text must be unique)
+_Spec = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_SPECS: dict[type, _Spec] = {
+    RuleRow: (
+        (
+            "rule_suite_id",
+            "rule_suite_version",
+            "rule_set_id",
+            "rule_set_version",
+            "rule_id",
+            "rule_version",
+        ),
+        ("rule_expr",),
+        ("rule_suite_id", "rule_set_id", "rule_set_version", "rule_id", "rule_version"),
+    ),
+    LambdaRow: (
+        ("function_id", "function_version", "rule_suite_id", "rule_suite_version"),
+        ("name", "rule_expr"),
+        ("rule_suite_id", "function_id", "function_version"),
+    ),
+    OutputRow: (
+        ("function_id", "function_version", "rule_suite_id", "rule_suite_version"),
+        ("rule_expr",),
+        ("rule_suite_id", "function_id", "function_version"),
+    ),
+    MetaRuleSetRow: (
+        ("rule_suite_id", "rule_suite_version", "rule_set_id", "rule_set_version"),
+        ("rule_expr",),
+        ("rule_suite_id", "rule_set_id", "rule_set_version"),
+    ),
+}
+_TABLE_NAMES = {
+    RuleRow: "rules",
+    LambdaRow: "lambdas",
+    OutputRow: "outputs",
+    MetaRuleSetRow: "meta rule sets",
+}
+
+
+def _as_int(value: Any) -> int | None:
+    """The value as a 32-bit int, or None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    integral = (isinstance(value, float) and math.isfinite(value) and value.is_integer()) or (
+        isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value()
+    )
+    if isinstance(value, int):
+        out = value
+    elif integral or (isinstance(value, str) and _INT.match(value)):
+        out = int(value)
+    else:
+        return None
+    return out if INT_MIN <= out <= INT_MAX else None
+
+
+def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
+    """Typed rows from raw ``{field: value}`` mappings; every broken row raises together.
+
+    >>> check_rows(OutputRow, [{"rule_expr": "1", "function_id": "7", "function_version": 1,
+    ...     "rule_suite_id": 1, "rule_suite_version": 1}])[0].function_id
+    7
+    >>> try:
+    ...     check_rows(OutputRow, [{"rule_expr": None, "function_id": "x",
+    ...         "function_version": 1, "rule_suite_id": 1, "rule_suite_version": 1}])
+    ... except RuleTableError as err:
+    ...     print(err.broken[0].problems)
+    ("function_id is not a 32-bit integer ('x')", 'rule_expr is null or blank')
+    """
+    spec: _Spec = _SPECS[kind]
+    ints: tuple[str, ...] = spec[0]
+    texts: tuple[str, ...] = spec[1]
+    key: tuple[str, ...] = spec[2]
+    table = _TABLE_NAMES[kind]
+    names = {f.name for f in fields(kind)}
+    typed: list[tuple[dict[str, Any], Row | None, list[str]]] = []
+    for values in raw:
+        problems: list[str] = []
+        clean: dict[str, Any] = {}
+        for name in ints:
+            got = _as_int(values.get(name))
+            if values.get(name) is None:
+                problems.append(f"{name} is null")
+            elif got is None:
+                problems.append(f"{name} is not a 32-bit integer ({values.get(name)!r})")
+            clean[name] = got
+        for name in texts:
+            text = values.get(name)
+            if not isinstance(text, str) or not text.strip():
+                problems.append(f"{name} is null or blank")
+            clean[name] = text
+        for name in names - set(ints) - set(texts):
+            if name not in values:
+                continue
+            value = values[name]
+            if name == "tags":
+                clean[name] = tuple(value or ())
+            elif name.startswith("rule_engine") and value is not None:
+                got = _as_int(value)
+                if got is None:
+                    problems.append(f"{name} is not a 32-bit integer ({value!r})")
+                clean[name] = got
+            else:
+                clean[name] = value
+        if clean.get("rule_engine_salience", 0) is None:
+            clean["rule_engine_salience"] = INT_MAX
+        typed.append((dict(values), None if problems else kind(**clean), problems))
+    by_key: dict[tuple[Any, ...], set[str]] = {}
+    for _, row, _ in typed:
+        if row is not None:
+            by_key.setdefault(tuple(getattr(row, k) for k in key), set()).add(row.rule_expr)
+    broken: list[BrokenRow] = []
+    listed: list[str] = [*ints, *texts, *key]
+    for given, typed_row, found in typed:
+        if typed_row is not None and len(by_key[tuple(getattr(typed_row, k) for k in key)]) > 1:
+            found.append(f"({', '.join(key)}) repeats with a different rule_expr")
+        if found:
+            shown = tuple(dict.fromkeys((k, given.get(k)) for k in listed if k in given))
+            broken.append(BrokenRow(table, shown, tuple(found)))
+    if broken:
+        raise RuleTableError(broken)
+    return [row for _, row, _ in typed if row is not None]
+
+
+def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
+    """Every rule, lambda, output expression and meta rule set of ``suites`` as rows.
+
+    Each distinct output expression is written once per suite; two different texts under one
+    output id are refused (they could not be read back).
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 2), [RuleSet(Id(5, 1), [Rule(Id(9, 3), "a > 0")])])
+    >>> tables = suite_to_tables(suite)
+    >>> tables.rules[0].rule_id, tables.rules[0].rule_version, tables.rules[0].rule_suite_version
+    (9, 3, 2)
+    """
+    if isinstance(suites, RuleSuite):
+        suites = [suites]
+    rules: list[RuleRow] = []
+    lambdas: list[LambdaRow] = []
+    outputs: list[OutputRow] = []
+    metas: list[MetaRuleSetRow] = []
+    for suite in suites:
+        sid, sv = suite.id.id, suite.id.version
+        written: dict[tuple[int, int], str] = {}
+        for rule_set, rule in suite.iter_rules():
+            out = rule.output
+            if out is not None:
+                key = (out.id.id, out.id.version)
+                if written.setdefault(key, out.expression) != out.expression:
+                    raise ModelError(
+                        f"output expression {out.id!r} has two different texts in suite "
+                        f"{suite.id!r}",
+                        item_id=out.id,
+                        item_kind="output",
+                        code="DUPLICATE_ID",
+                    )
+            rules.append(
+                RuleRow(
+                    sid,
+                    sv,
+                    rule_set.id.id,
+                    rule_set.id.version,
+                    rule.id.id,
+                    rule.id.version,
+                    rule.expression,
+                    rule.salience,
+                    None if out is None else out.id.id,
+                    None if out is None else out.id.version,
+                    rule.description,
+                    rule.owner,
+                    tuple(rule.tags),
+                )
+            )
+        outputs += [OutputRow(text, oid, ov, sid, sv) for (oid, ov), text in written.items()]
+        lambdas += [
+            LambdaRow(lam.name, lam.expression, lam.id.id, lam.id.version, sid, sv)
+            for lam in suite.lambdas
+        ]
+        metas += [
+            MetaRuleSetRow(sid, sv, m.id.id, m.id.version, m.column_filter, m.expression)
+            for m in suite.meta_rule_sets
+        ]
+    return SuiteTables(tuple(rules), tuple(lambdas), tuple(outputs), tuple(metas))
