@@ -65,6 +65,16 @@ def compile_expression(
 
 def compile_suite(suite: RuleSuite, *, layout: ResultLayout = Layout.MAP) -> CompiledSuite:
     """Compile every rule of ``suite`` (lambda errors surface here, naming the lambda)."""
+    if suite.meta_rule_sets:
+        from quality_py.errors import ModelError
+
+        raise ModelError(
+            f"suite {suite.id!r} has meta rule sets, which need the data's schema: use a "
+            "DataFrame runner or prepare_for_schema(suite, schema) first",
+            item_id=suite.meta_rule_sets[0].id,
+            item_kind="meta rule set",
+            code="META_RULE_SET",
+        )
     lambdas = LambdaLibrary(suite.lambdas)
     compiled = []
     for rule_set, rule in suite.iter_rules():

@@ -205,8 +205,14 @@ class StagedCodes:
 
 
 def stage_rule_codes(df: DataFrame, suite: RuleSuite) -> StagedCodes:
-    """Compile ``suite``, analyse its rules against ``df`` and stage their result codes."""
-    compiled = compile_suite(suite)
+    """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
+
+    Meta rule sets and missing-attribute fallbacks are resolved here
+    (:func:`quality_py.prepare.prepare_for_schema`); ``compiled.suite`` is the prepared suite.
+    """
+    from quality_py.prepare import prepare_for_schema
+
+    compiled = compile_suite(prepare_for_schema(suite, df.schema))
     values, families = _with_rule_values(df, compiled)
     n = len(compiled.rules)
     value_cols = [f"__qp_v{i}" for i in range(n)]
@@ -244,6 +250,7 @@ def add_data_quality(
     """
     lay = as_layout(layout)
     staged = stage_rule_codes(df, suite)
+    suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
     return staged.finish(_wrap(sql, suite, lay, name))
 

@@ -155,6 +155,7 @@ def rule_engine_with_struct(
     lay = as_layout(layout)
     ddl = result_ddl(result_type)
     staged = stage_rule_codes(df, suite)
+    suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     struct = engine_struct(
         suite,
         staged.code_refs(),

@@ -190,6 +190,7 @@ def rule_folder_with_struct(
 
     lay = as_layout(layout)
     staged = stage_rule_codes(df, suite)
+    suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     starter = compile_expression(
         starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas
     )

@@ -107,14 +107,19 @@ def _collect(
     if missing:
         from quality_py.errors import BrokenRow, RuleTableError
 
-        raise RuleTableError(
-            [BrokenRow(kind.__name__, (), (f"the table has no column {c!r}" for c in missing))]  # type: ignore[arg-type]
-        )
+        problems = tuple(f"the table has no column {c!r}" for c in missing)
+        raise RuleTableError([BrokenRow(_TABLES[kind], (), problems)])
     use = {f: present[col.lower()] for f, col in wanted.items() if col.lower() in present}
     raw = [{f: row[col] for f, col in use.items()} for row in df.select(*use.values()).collect()]
     return check_rows(kind, raw)
 
 
+_TABLES = {
+    RuleRow: "rules",
+    LambdaRow: "lambdas",
+    OutputRow: "outputs",
+    MetaRuleSetRow: "meta rule sets",
+}
 _REQUIRED = {
     RuleRow: {
         "rule_suite_id",

@@ -24,9 +24,7 @@ small = st.integers(min_value=-5, max_value=2**31 - 1)
 ids = st.builds(Id, small, st.integers(min_value=0, max_value=9))
 # no control or line-separator characters: YAML normalises them (a NEL becomes a space)
 chars = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp"))
-text = st.text(chars, min_size=1).filter(
-    lambda t: t.strip() != "" and t != DELETED
-)
+text = st.text(chars, min_size=1).filter(lambda t: t.strip() != "" and t != DELETED)
 outputs = st.builds(OutputExpression, ids, text)
 
 
