@@ -1,7 +1,15 @@
-"""Command line: ``python -m quality_py run RULESET --input PATH_OR_SAMPLE --output DIR``.
+"""Command line of quality_py.
 
-``run`` reads parquet or CSV (or ``sample:flights``), adds the DataQuality column, writes the
-result as parquet and prints per-rule counts gathered during that same write.
+* ``run RULESET --input PATH_OR_SAMPLE --output DIR``: add the DataQuality column, write parquet,
+  print per-rule counts gathered during that same write;
+* ``validate SOURCE (--schema DDL | --input PATH) [--sample N]``: report every problem, exit 1
+  on errors;
+* ``docs SOURCE --out FILE.md|FILE.html [--schema DDL | --input PATH]``: documentation;
+* ``convert SOURCE DEST``: a YAML ruleset to a folder of rule tables (parquet), or back.
+
+SOURCE is a YAML ruleset or a folder holding ``rules`` (and optionally ``lambdas``,
+``outputs``, ``meta_rule_sets``) tables as parquet; ``--suite ID[.VERSION]`` picks a suite
+from tables (default: the latest version of the only suite id).
 """
 
 from __future__ import annotations
@@ -75,6 +83,132 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
+
+
+def _is_yaml(source: str) -> bool:
+    return source.lower().endswith((".yaml", ".yml"))
+
+
+def _load_suite(source: str, suite: str | None, spark: Any) -> Any:
+    """A suite from a YAML file or from a folder of rule tables."""
+    from pathlib import Path
+
+    from quality_py.io.yaml_rulesets import load_ruleset
+    from quality_py.model.ids import Id
+    from quality_py.tables import read_rule_tables
+
+    if _is_yaml(source):
+        return load_ruleset(source)
+    folder = Path(source)
+    frames = {
+        name: spark.read.parquet(str(folder / name)) if (folder / name).exists() else None
+        for name in TABLES
+    }
+    if frames["rules"] is None:
+        raise SystemExit(f"{source}: no 'rules' table (expected {folder / 'rules'})")
+    loaded = read_rule_tables(
+        frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]
+    )
+    if suite:
+        sid, _, version = suite.partition(".")
+        if version:
+            return loaded.suites[Id(int(sid), int(version))]
+        return loaded.latest(int(sid))
+    ids = {i.id for i in loaded.suites}
+    if len(ids) != 1:
+        raise SystemExit(f"{source} holds suites {sorted(ids)}: choose one with --suite")
+    return loaded.latest(ids.pop())
+
+
+def _schema(args: argparse.Namespace, spark: Any) -> Any:
+    if getattr(args, "schema", None):
+        return spark.createDataFrame([], args.schema).schema
+    if getattr(args, "input", None):
+        return _read_input(spark, args.input, args.format)
+    return None
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    """The ``validate`` command: exit 1 when there is an error."""
+    from quality_py.validation import validate
+
+    spark = _session(args.master, args.remote)
+    suite = _load_suite(args.source, args.suite, spark)
+    schema = _schema(args, spark)
+    sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
+    report = validate(suite, schema, spark=spark, sample=sample, sample_rows=args.sample or 20)
+    print(report.format())
+    if report.sample is not None:
+        for row in report.sample[: args.sample]:
+            print("  ", row)
+    return 0 if report.ok else 1
+
+
+def docs_command(args: argparse.Namespace) -> int:
+    """The ``docs`` command: Markdown or HTML by the output's suffix."""
+    from pathlib import Path
+
+    from quality_py.docs import to_html, to_markdown
+
+    spark = (
+        None
+        if _is_yaml(args.source) and not (args.schema or args.input)
+        else _session(args.master, args.remote)
+    )
+    suite = _load_suite(args.source, args.suite, spark)
+    report = None
+    if spark is not None and (args.schema or args.input):
+        from quality_py.validation import validate
+
+        report = validate(suite, _schema(args, spark), spark=spark)
+    out = Path(args.out)
+    render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
+    out.write_text(render(suite, report), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
+def convert_command(args: argparse.Namespace) -> int:
+    """The ``convert`` command: YAML to rule tables (parquet folder) or back."""
+    from pathlib import Path
+
+    from quality_py.io.yaml_rulesets import dumps_ruleset
+    from quality_py.tables import (
+        lambdas_dataframe,
+        meta_rule_sets_dataframe,
+        outputs_dataframe,
+        rules_dataframe,
+    )
+
+    spark = _session(args.master, args.remote)
+    suite = _load_suite(args.source, args.suite, spark)
+    if _is_yaml(args.dest):
+        Path(args.dest).write_text(dumps_ruleset(suite), encoding="utf-8")
+    else:
+        frames = (
+            rules_dataframe(spark, suite),
+            lambdas_dataframe(spark, suite),
+            outputs_dataframe(spark, suite),
+            meta_rule_sets_dataframe(spark, suite),
+        )
+        for name, frame in zip(TABLES, frames, strict=True):
+            frame.write.mode("overwrite").parquet(str(Path(args.dest) / name))
+    print(f"wrote {args.dest}")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser, schema: bool) -> None:
+    p.add_argument("source", help="YAML ruleset, or a folder of rule tables (parquet)")
+    p.add_argument("--suite", help="ID or ID.VERSION of the suite to use from tables")
+    if schema:
+        p.add_argument("--schema", help="the data's schema as DDL, e.g. 'a INT, b STRING'")
+        p.add_argument("--input", help="take the schema from this parquet/CSV (or sample:...)")
+        p.add_argument("--format", choices=["parquet", "csv"], help="input format")
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--remote", help="Spark Connect URL instead of a local session")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m quality_py``."""
     parser = argparse.ArgumentParser(prog="python -m quality_py", description=__doc__)
@@ -90,6 +224,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--master", default="local[2]")
     r.add_argument("--remote", help="Spark Connect URL instead of a local session")
     r.set_defaults(func=run)
+    v = sub.add_parser("validate", help="report every problem of a suite; exit 1 on errors")
+    _common(v, schema=True)
+    v.add_argument("--sample", type=int, default=0, help="also run on N rows of --input")
+    v.set_defaults(func=validate_command)
+    d = sub.add_parser("docs", help="write documentation (.md or .html)")
+    _common(d, schema=True)
+    d.add_argument("--out", required=True, help="output file: .md or .html")
+    d.set_defaults(func=docs_command)
+    c = sub.add_parser("convert", help="YAML ruleset <-> folder of rule tables")
+    _common(c, schema=False)
+    c.add_argument("dest", help="a .yaml file or a folder for the tables")
+    c.set_defaults(func=convert_command)
     return parser
 
 

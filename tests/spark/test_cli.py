@@ -95,3 +95,39 @@ def test_main_job_on_the_flights_sample(
     assert counts("203.1")[2] == "8255"
     assert counts("500.1")[3] == "9430"
     assert any(line.startswith("rows: 336776,") for line in lines)
+
+
+def test_convert_validate_and_docs_commands(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ruleset = Path(__file__).parents[2] / "rulesets" / "flights_engine.yaml"
+    tables = tmp_path / "tables"
+    assert main(["convert", str(ruleset), str(tables)]) == 0
+    assert sorted(p.name for p in tables.iterdir()) == [
+        "lambdas",
+        "meta_rule_sets",
+        "outputs",
+        "rules",
+    ]
+    back = tmp_path / "back.yaml"
+    assert main(["convert", str(tables), str(back)]) == 0
+    from quality_py.io.yaml_rulesets import load_ruleset
+
+    original = load_ruleset(ruleset)
+    reread = load_ruleset(back)
+    assert reread.rule_sets == original.rule_sets and reread.lambdas == original.lambdas
+    capsys.readouterr()
+    assert main(["validate", str(tables), "--input", "sample:flights"]) == 0
+    assert "0 error(s)" in capsys.readouterr().out
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(RULES.replace("isPositive(amount)", "isPositive(amount, 2) OR nope > 1"))
+    assert main(["validate", str(broken), "--schema", "amount INT, note STRING"]) == 1
+    text = capsys.readouterr().out
+    assert "LambdaArityError in rule Id(100, 1)" in text
+    html = tmp_path / "suite.html"
+    assert main(["docs", str(ruleset), "--out", str(html), "--input", "sample:flights"]) == 0
+    page = html.read_text()
+    assert page.startswith("<!doctype html>") and "Triggers output" in page
+    md = tmp_path / "suite.md"
+    assert main(["docs", str(ruleset), "--out", str(md)]) == 0
+    assert md.read_text().startswith("# Rule suite")

@@ -1,0 +1,168 @@
+"""Render a suite's documentation as Markdown or as one static HTML page."""
+
+from __future__ import annotations
+
+import html
+
+from quality_py.docs.model import Entry, gather
+from quality_py.model.ids import INT_MAX
+from quality_py.model.rules import RuleSuite
+from quality_py.validation.report import ValidationReport
+
+
+def _link(kind: str, ident: object) -> str:
+    return f"{kind}-{ident.id}-{ident.version}"  # type: ignore[attr-defined]
+
+
+def _md_entry(e: Entry) -> list[str]:
+    out = [f'### {e.title} <a id="{e.anchor}"></a>', ""]
+    if e.findings:
+        out += [f"> **{f.kind}**: {f.message}" for f in e.findings] + [""]
+    if e.docs.description:
+        out += [e.docs.description, ""]
+    if e.owner or e.tags:
+        out += [f"Owner: {e.owner or '-'}; tags: {', '.join(e.tags) or '-'}", ""]
+    if e.docs.params:
+        out += ["| Parameter | Description |", "|---|---|"]
+        out += [f"| {k} | {v} |" for k, v in e.docs.params.items()] + [""]
+    if e.docs.returns:
+        out += [f"__Returns__: {e.docs.returns}", ""]
+    out += ["```sql", e.sql, "```", ""]
+    for label, names in (
+        ("Lambdas used", e.lambdas_used),
+        ("Library functions used", e.library_used),
+        ("Spark functions used", e.spark_used),
+    ):
+        if names:
+            out.append(f"- {label}: " + ", ".join(f"`{n}`" for n in names))
+    if e.output is not None:
+        oid, salience = e.output
+        sal = "" if salience == INT_MAX else f", salience {salience}"
+        out.append(f"- Triggers output [{oid.id} v{oid.version}](#{_link('output', oid)}){sal}")
+    if e.called_by:
+        out.append(
+            "- Called by: "
+            + ", ".join(f"[{k} {i.id} v{i.version}](#{_link(k, i)})" for k, i in e.called_by)
+        )
+    return [*out, ""]
+
+
+def to_markdown(suite: RuleSuite, report: ValidationReport | None = None) -> str:
+    """The suite as Markdown: rules by rule set, output expressions, lambdas, findings.
+
+    >>> from quality_py import Id, Rule, RuleSet
+    >>> md = to_markdown(RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
+    ...     Rule(Id(9, 1), "/** positive amounts */ amount > 0")])]))
+    >>> "positive amounts" in md and "amount > 0" in md
+    True
+    """
+    parts = gather(suite, report)
+    lines = [f"# Rule suite {suite.id.id} v{suite.id.version}", ""]
+    if suite.description:
+        lines += [suite.description, ""]
+    lines += [
+        f"{len(parts['rules'])} rules in {len(suite.rule_sets)} rule sets, "
+        f"{len(parts['outputs'])} output expressions, {len(parts['lambdas'])} lambdas.",
+        "",
+    ]
+    if report is not None:
+        lines += [
+            f"Validation: **{len(report.errors)} errors, {len(report.warnings)} warnings**.",
+            "",
+        ]
+        lines += [
+            f"- [{f.kind}](#{_link(f.item_kind, f.item_id)}) {f.item_kind} "
+            f"{f.item_id!r}: {f.message}"
+            for f in report.findings
+            if f.item_id
+        ]
+        lines.append("")
+    for section, title in (
+        ("rules", "Rules"),
+        ("outputs", "Output expressions"),
+        ("lambdas", "Lambdas"),
+    ):
+        if parts[section]:
+            lines += [f"## {title}", ""]
+            for e in parts[section]:
+                lines += _md_entry(e)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+_CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
+pre{background:#f4f4f4;padding:.6rem;overflow:auto}.finding{color:#a00}.warn{color:#a60}
+nav a{margin-right:1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem}
+input{width:100%;padding:.4rem;margin:.5rem 0}"""
+_FILTER = """document.getElementById('q').addEventListener('input',function(e){
+var q=e.target.value.toLowerCase();document.querySelectorAll('section.entry').forEach(
+function(s){s.style.display=s.textContent.toLowerCase().indexOf(q)<0?'none':''})})"""
+
+
+def _html_entry(e: Entry) -> str:
+    esc = html.escape
+    parts = [f'<section class="entry" id="{e.anchor}"><h3>{esc(e.title)}</h3>']
+    for f in e.findings:
+        css = "finding" if f.is_error else "warn"
+        parts.append(f'<p class="{css}"><b>{esc(f.kind)}</b>: {esc(f.message)}</p>')
+    if e.docs.description:
+        parts.append(f"<p>{esc(e.docs.description)}</p>")
+    if e.owner or e.tags:
+        parts.append(f"<p>Owner: {esc(e.owner or '-')}; tags: {esc(', '.join(e.tags) or '-')}</p>")
+    if e.docs.params:
+        rows = "".join(
+            f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in e.docs.params.items()
+        )
+        parts.append(f"<table><tr><th>Parameter</th><th>Description</th></tr>{rows}</table>")
+    if e.docs.returns:
+        parts.append(f"<p><b>Returns</b>: {esc(e.docs.returns)}</p>")
+    parts.append(f"<pre><code>{esc(e.sql)}</code></pre><ul>")
+    for label, names in (
+        ("Lambdas used", e.lambdas_used),
+        ("Library functions used", e.library_used),
+        ("Spark functions used", e.spark_used),
+    ):
+        if names:
+            parts.append(f"<li>{label}: {esc(', '.join(names))}</li>")
+    if e.output is not None:
+        oid, salience = e.output
+        sal = "" if salience == INT_MAX else f", salience {salience}"
+        parts.append(
+            f'<li>Triggers output <a href="#{_link("output", oid)}">{oid.id} '
+            f"v{oid.version}</a>{sal}</li>"
+        )
+    if e.called_by:
+        links = ", ".join(
+            f'<a href="#{_link(k, i)}">{k} {i.id} v{i.version}</a>' for k, i in e.called_by
+        )
+        parts.append(f"<li>Called by: {links}</li>")
+    return "".join(parts) + "</ul></section>"
+
+
+def to_html(suite: RuleSuite, report: ValidationReport | None = None) -> str:
+    """One self-contained HTML page (no external assets) with a search box over the entries."""
+    parts = gather(suite, report)
+    title = f"Rule suite {suite.id.id} v{suite.id.version}"
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    if suite.description:
+        body.append(f"<p>{html.escape(suite.description)}</p>")
+    if report is not None:
+        body.append(
+            f"<p>Validation: <b>{len(report.errors)} errors, {len(report.warnings)} "
+            "warnings</b></p>"
+        )
+    body.append(
+        '<nav><a href="#rules">Rules</a><a href="#outputs">Output expressions</a>'
+        '<a href="#lambdas">Lambdas</a></nav><input id="q" placeholder="filter...">'
+    )
+    for section, name in (
+        ("rules", "Rules"),
+        ("outputs", "Output expressions"),
+        ("lambdas", "Lambdas"),
+    ):
+        body.append(f'<h2 id="{section}">{name}</h2>')
+        body += [_html_entry(e) for e in parts[section]]
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}'
+        f"</title><style>{_CSS}</style></head><body>{''.join(body)}"
+        f"<script>{_FILTER}</script></body></html>\n"
+    )

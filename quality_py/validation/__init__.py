@@ -1,0 +1,85 @@
+"""Validate a suite against a schema before running it (contract section 6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quality_py.errors import QualityError
+from quality_py.model.rules import RuleSuite
+from quality_py.prepare import Position, name_position, prepare_for_schema
+from quality_py.validation.report import ERROR_KINDS, WARNING_KINDS, Finding, ValidationReport
+from quality_py.validation.spark_checks import spark_checks
+from quality_py.validation.static_checks import schema_paths, static_checks
+
+__all__ = ["ERROR_KINDS", "WARNING_KINDS", "Finding", "ValidationReport", "validate"]
+
+
+def validate(
+    suite: RuleSuite,
+    schema_or_df: Any = None,
+    *,
+    spark: Any = None,
+    sample: Any = None,
+    sample_rows: int = 20,
+    position: Position = name_position,
+) -> ValidationReport:
+    """Every problem of ``suite`` for data of ``schema_or_df`` (a StructType or DataFrame).
+
+    Static checks come first and need no Spark: syntax, lambda arities, duplicates and
+    recursion, unknown columns and nested fields, doc comments. With a session (``spark``, the
+    DataFrame's, or the active one) every rule and output is then analysed against an empty
+    DataFrame of the schema, which finds unknown functions, missing views and type errors
+    without running a Spark job. ``sample`` (a DataFrame) additionally runs the suite on its
+    first ``sample_rows`` rows; the result rows are in ``report.sample``.
+
+    >>> from pyspark.sql.types import IntegerType, StructField, StructType
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> schema = StructType([StructField("a", IntegerType())])
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+    ...     Rule(Id(3, 1), "a > 0"), Rule(Id(4, 1), "b > 0"), Rule(Id(5, 1), "a >")])])
+    >>> report = validate(suite, schema, spark=spark)
+    >>> [(f.kind, f.item_id) for f in report.errors]
+    [('NameError', Id(4, 1)), ('SyntaxError', Id(5, 1))]
+    """
+    from pyspark.sql import DataFrame
+
+    findings: list[Finding] = []
+    if isinstance(schema_or_df, DataFrame):
+        spark = spark or schema_or_df.sparkSession
+    if spark is None and schema_or_df is not None:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession()
+    prepared = suite
+    if schema_or_df is not None:
+        try:
+            prepared = prepare_for_schema(suite, schema_or_df, position)
+        except QualityError as err:
+            findings.append(
+                Finding(
+                    "AnalysisError", err.item_kind, err.item_id, err.message, err.span, err.source
+                )
+            )
+            prepared = suite.__class__(
+                suite.id, suite.rule_sets, suite.lambdas, suite.probable_pass, suite.description
+            )
+    paths = schema_paths(schema_or_df) if schema_or_df is not None else None
+    static, items, _ = static_checks(prepared, paths)
+    findings += static
+    checked = spark is not None and schema_or_df is not None
+    if checked:
+        failed = {(f.item_kind, f.item_id) for f in findings if f.is_error}
+        fine = [i for i in items if (i.item_kind, i.item_id) not in failed]
+        schema = schema_or_df.schema if isinstance(schema_or_df, DataFrame) else schema_or_df
+        findings += spark_checks(spark, schema, fine)
+    rows = None
+    if sample is not None and not any(f.is_error for f in findings):
+        from quality_py.runners.data_quality import add_data_quality
+
+        try:
+            rows = add_data_quality(sample.limit(sample_rows), prepared).collect()
+        except Exception as err:  # a runtime failure is a finding, not a crash
+            findings.append(
+                Finding("SampleRunError", "suite", suite.id, str(err).split("\n")[0], None, None)
+            )
+    return ValidationReport(suite.id, tuple(findings), checked, rows)

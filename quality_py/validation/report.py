@@ -1,0 +1,97 @@
+"""Validation findings and the report that groups them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from quality_py.errors import Span, escape_text
+from quality_py.model.ids import Id
+
+#: Finding kinds (contract section 6; our names, one per distinct problem).
+ERROR_KINDS = (
+    "SyntaxError",  # the text does not parse as one expression
+    "NameError",  # an unknown column or nested field
+    "FunctionNameError",  # an unknown function
+    "ViewError",  # a subquery names a table or view that does not exist
+    "LambdaArityError",  # a lambda called with an arity it does not define
+    "LambdaDuplicateError",  # two lambdas with one name and arity
+    "LambdaRecursionError",  # lambdas calling each other in a cycle
+    "LibraryFunctionError",  # a library function used wrongly
+    "AnalysisError",  # any other Spark analysis error (types, ...)
+    "SampleRunError",  # running the suite on the sample rows failed
+)
+WARNING_KINDS = (
+    "NonLambdaDocParameters",  # @param documented on a rule or output (it has no parameters)
+    "ExtraDocParameter",  # @param names no parameter of the lambda
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem found by :func:`quality_py.validate`."""
+
+    kind: str
+    item_kind: str  # "rule", "lambda", "output", "meta rule set", "suite"
+    item_id: Id | None
+    message: str
+    span: Span | None = None
+    source: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Errors stop a run; warnings do not."""
+        return self.kind in ERROR_KINDS
+
+    def describe(self) -> str:
+        """One line: kind, item, position and message."""
+        where = f"{self.item_kind} {self.item_id!r}" if self.item_id else self.item_kind
+        if self.span is not None:
+            where += f" line {self.span.line}, col {self.span.col}"
+        return f"{self.kind} in {where}: {escape_text(self.message)}"
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Everything found while validating a suite against a schema.
+
+    >>> report = ValidationReport(Id(1, 1), (Finding("NameError", "rule", Id(5, 1), "no x"),))
+    >>> report.ok, [f.item_id for f in report.errors]
+    (False, [Id(5, 1)])
+    """
+
+    suite_id: Id
+    findings: tuple[Finding, ...] = ()
+    spark_checked: bool = False
+    sample: list[Any] | None = field(default=None, compare=False)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        """Findings that would fail a run."""
+        return tuple(f for f in self.findings if f.is_error)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        """Findings worth fixing that do not fail a run."""
+        return tuple(f for f in self.findings if not f.is_error)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error."""
+        return not self.errors
+
+    def format(self) -> str:
+        """A readable multi-line report."""
+        head = (
+            f"suite {self.suite_id!r}: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
+        )
+        if not self.spark_checked:
+            head += " (static checks only: functions and views were not checked against Spark)"
+        lines = [head]
+        for title, items in (("errors", self.errors), ("warnings", self.warnings)):
+            if items:
+                lines.append(f"{title}:")
+                lines += [f"  - {f.describe()}" for f in items]
+        if self.sample is not None:
+            lines.append(f"sample: {len(self.sample)} row(s) checked")
+        return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""validate(): every finding kind, with the item id, and no Spark job run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.validation import validate
+
+SCHEMA = StructType(
+    [
+        StructField("a", IntegerType()),
+        StructField("s", StructType([StructField("b", StringType())])),
+    ]
+)
+
+
+def _suite(*rules: Rule, lambdas: tuple[LambdaFunction, ...] = ()) -> RuleSuite:
+    return RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), list(rules))], lambdas=lambdas)
+
+
+def _kinds(report: Any) -> list[tuple[str, str, Id | None]]:
+    return sorted((f.kind, f.item_kind, f.item_id) for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("a >", "SyntaxError"),
+        ("nope > 1", "NameError"),
+        ("s.c = 'x'", "NameError"),  # nested path
+        ("no_such_function(a) > 0", "FunctionNameError"),
+        ("exists(select 1 from missing_view_xyz)", "ViewError"),
+        ("a = array(1)", "AnalysisError"),  # type error
+    ],
+)
+def test_each_error_kind_names_the_rule(spark: Any, text: str, kind: str) -> None:
+    report = validate(_suite(Rule(Id(10, 1), "a > 0"), Rule(Id(11, 3), text)), SCHEMA, spark=spark)
+    assert _kinds(report) == [(kind, "rule", Id(11, 3))]
+    assert not report.ok and report.spark_checked
+
+
+def test_valid_rules_pass_and_nested_paths_and_subqueries_resolve(spark: Any) -> None:
+    spark.createDataFrame([(1,)], "i int").createOrReplaceTempView("validation_view")
+    suite = _suite(
+        Rule(Id(10, 1), "s.b = 'x' AND exists(array(a), x -> x > 0)"),
+        Rule(Id(11, 1), "a > (select max(v.i) from validation_view v where v.i < main.a)"),
+        Rule(Id(12, 1), "positive(a)"),
+        lambdas=(
+            LambdaFunction(
+                "positive", "/** is it positive @param x the value */ x -> x > 0", Id(5, 1)
+            ),
+        ),
+    )
+    report = validate(suite, SCHEMA, spark=spark)
+    assert report.findings == () and report.ok
+
+
+def test_lambda_findings(spark: Any) -> None:
+    lambdas = (
+        LambdaFunction("f", "x -> x > missing_col", Id(5, 1)),  # free variable not in schema
+        LambdaFunction("g", "x -> x + 1", Id(6, 1)),
+        LambdaFunction("g", "y -> y + 2", Id(6, 2)),  # same name and arity
+        LambdaFunction("r1", "x -> r2(x)", Id(7, 1)),
+        LambdaFunction("r2", "x -> r1(x)", Id(8, 1)),  # a cycle
+        LambdaFunction("d", "/** @param y not a parameter */ x -> x", Id(9, 1)),
+    )
+    suite = _suite(Rule(Id(10, 1), "g(a) > 0"), Rule(Id(11, 1), "g(a, 1) > 0"), lambdas=lambdas)
+    kinds = _kinds(validate(suite, SCHEMA, spark=spark))
+    assert ("NameError", "lambda", Id(5, 1)) in kinds
+    assert ("LambdaDuplicateError", "lambda", Id(6, 2)) in kinds
+    assert any(k == "LambdaRecursionError" and i in (Id(7, 1), Id(8, 1)) for k, _, i in kinds)
+    assert ("ExtraDocParameter", "lambda", Id(9, 1)) in kinds
+    assert ("LambdaArityError", "rule", Id(11, 1)) in kinds
+    assert not any(i == Id(10, 1) for _, _, i in kinds)
+
+
+def test_outputs_and_doc_warnings(spark: Any) -> None:
+    bad_out = OutputExpression(Id(90, 1), "concat(a, nope)")
+    folder_out = OutputExpression(Id(91, 1), "set(a = currentResult.a + 1)")
+    suite = _suite(
+        Rule(Id(10, 1), "/** doc @param z nothing */ a > 0", salience=1, output=bad_out),
+        Rule(Id(11, 1), "a > 1", salience=2, output=folder_out),
+    )
+    report = validate(suite, SCHEMA, spark=spark)
+    assert _kinds(report) == [
+        ("NameError", "output", Id(90, 1)),
+        ("NonLambdaDocParameters", "rule", Id(10, 1)),
+    ]
+    assert [f.kind for f in report.warnings] == ["NonLambdaDocParameters"]
+
+
+def test_validation_runs_no_spark_job_and_can_run_a_sample(spark: Any) -> None:
+    suite = _suite(*[Rule(Id(100 + k, 1), f"a > {k}") for k in range(50)])
+    tracker = spark.sparkContext.statusTracker()
+    before = len(tracker.getJobIdsForGroup(None))
+    report = validate(suite, SCHEMA, spark=spark)
+    assert report.ok and len(tracker.getJobIdsForGroup(None)) == before
+    sample = spark.createDataFrame([(5, ("x",)), (60, ("y",))], SCHEMA)
+    with_rows = validate(suite, sample, sample=sample)
+    assert [r.a for r in with_rows.sample or []] == [5, 60]
+    assert with_rows.sample[0].DataQuality.overallResult == 0  # type: ignore[index]
+
+
+def test_static_only_without_a_session_still_checks_names() -> None:
+    report = validate(_suite(Rule(Id(10, 1), "nope > 1")), None)
+    assert report.findings == () and not report.spark_checked  # no schema: syntax only
+    bad = validate(_suite(Rule(Id(10, 1), "a >")))
+    assert [f.kind for f in bad.errors] == ["SyntaxError"]
