@@ -439,19 +439,3 @@ def _flat_array_ddl() -> str:
     from quality_py.model.results import FLAT_RESULT_DDL
 
     return f"array<{FLAT_RESULT_DDL}>"
-
-
-# --- schema-dependent functions -----------------------------------------------------------------
-
-
-def _needs_schema(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
-    raise _error(
-        ctx,
-        "coalesce_if_attributes_missing needs the data's schema: use a DataFrame runner "
-        "(add_data_quality, rule_engine_with_struct, ...) or prepare_for_schema(suite, schema) "
-        "before a single-Column runner",
-    )
-
-
-register("coalesce_if_attributes_missing")(_needs_schema)
-register("coalesce_if_attributes_missing_disable")(_needs_schema)

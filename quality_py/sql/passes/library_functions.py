@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import lookup
+from quality_py.sql.library import canonical, lookup
 
 
 def library_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
@@ -20,6 +20,7 @@ def library_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     >>> library_functions(parse_expression("passed() = 100000"), ctx=PassContext()).sql()
     '100000 = 100000'
     """
+    _needs_schema(tree, ctx)
     calls = [
         n
         for n in tree.walk(bfs=False)
@@ -44,3 +45,21 @@ def library_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
         else:
             node.replace(replacement)
     return tree
+
+
+_SCHEMA_FUNCTIONS = {"coalesceifattributesmissing", "coalesceifattributesmissingdisable"}
+
+
+def _needs_schema(tree: exp.Expr, ctx: PassContext) -> None:
+    """``coalesce_if_attributes_missing`` is rewritten against a schema before compiling."""
+    for node in tree.walk():
+        if isinstance(node, exp.Anonymous) and canonical(str(node.this)) in _SCHEMA_FUNCTIONS:
+            raise LibraryFunctionError(
+                f"{node.this} needs the data's schema: use a DataFrame runner (add_data_quality, "
+                "rule_engine_with_struct, ...) or prepare_for_schema(suite, schema) before a "
+                "single-Column runner",
+                item_id=ctx.item_id,
+                item_kind=ctx.item_kind,
+                source=ctx.source,
+                span=ctx.span_of(node),
+            )
