@@ -44,12 +44,33 @@ def _read_input(spark: Any, source: str, fmt: str | None) -> Any:
     return spark.read.parquet(source)
 
 
-def _register_views(spark: Any, views: Sequence[str], fmt: str | None) -> None:
+def _register_views(spark: Any, views: Sequence[str], fmt: str | None) -> list[str]:
+    names = []
     for item in views:
         name, _, path = item.partition("=")
         if not name or not path:
             raise SystemExit(f"--view expects NAME=PATH, got {item!r}")
         _read_input(spark, path, fmt).createOrReplaceTempView(name)
+        names.append(name)
+    return names
+
+
+def _policy(args: argparse.Namespace, views: Sequence[str]) -> Any:
+    """The safe policy; rules may read only the views this command registered."""
+    from quality_py.policy import RulePolicy
+    from quality_py.samples import SAMPLE_VIEWS
+
+    source = getattr(args, "input", None) or ""
+    sample = SAMPLE_VIEWS.get(source.split(":", 1)[1], ()) if source.startswith("sample:") else ()
+    return RulePolicy().with_views(*views, *sample)
+
+
+def _warn_if_unhardened(spark: Any) -> None:
+    from quality_py.policy import check_session
+
+    hardening = check_session(spark)
+    if not hardening.hardened:
+        print(f"warning: {hardening.describe()}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
     from quality_py.summary import format_summary, stats_from_row, summary_columns
 
     suite = load_ruleset(args.ruleset)
-    compile_suite(suite)  # syntax and lambda errors surface before a JVM starts
+    suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
+    compile_suite(suite)  # syntax, policy and lambda errors surface before a JVM starts
     spark = _session(args.master, args.remote)
+    _warn_if_unhardened(spark)
     started = time.perf_counter()
     _register_views(spark, args.view or [], args.format)
     df = _read_input(spark, args.input, args.format)
@@ -134,7 +157,7 @@ def validate_command(args: argparse.Namespace) -> int:
     from quality_py.validation import validate
 
     spark = _session(args.master, args.remote)
-    suite = _load_suite(args.source, args.suite, spark)
+    suite = _load_suite(args.source, args.suite, spark).with_policy(_policy(args, []))
     schema = _schema(args, spark)
     sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
     report = validate(suite, schema, spark=spark, sample=sample, sample_rows=args.sample or 20)

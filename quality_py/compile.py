@@ -11,10 +11,14 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from quality_py.errors import PolicyError
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
+from quality_py.policy.enforce import enforce
+from quality_py.policy.limits import check_limits
+from quality_py.policy.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import parse_expression
@@ -43,6 +47,27 @@ class CompiledSuite:
     suite: RuleSuite
     rules: tuple[CompiledRule, ...]
     lambdas: LambdaLibrary
+    policy: RulePolicy = DEFAULT_POLICY
+
+
+def policy_of(suite: RuleSuite) -> RulePolicy:
+    """The suite's policy, or the safe default."""
+    return suite.policy or DEFAULT_POLICY
+
+
+def check_text(text: str, policy: RulePolicy, item_id: Id | None, kind: str) -> None:
+    """The policy's size and nesting limits, on raw text, before any parser runs."""
+    problem = check_limits(text, policy.limits)
+    if problem is not None:
+        raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
+
+
+def checked_tree(text: str, ctx: PassContext, *, item_id: Id | None, kind: str) -> exp.Expr:
+    """Limits, parse, then the policy's allowlist: the tree of untrusted text, or an error."""
+    check_text(text, ctx.policy, item_id, kind)
+    tree = parse_expression(text, item_id=item_id, kind=kind)
+    enforce(tree, ctx.policy, ctx)
+    return tree
 
 
 def compile_expression(
@@ -52,18 +77,29 @@ def compile_expression(
     kind: str = "rule",
     lambdas: LambdaLibrary | None = None,
     layout: ResultLayout = Layout.MAP,
+    policy: RulePolicy = DEFAULT_POLICY,
 ) -> exp.Expr:
-    """Parse one expression and run every pass over it.
+    """Check one expression against ``policy``, parse it and run every pass over it.
 
     >>> compile_expression("pack_ints(1, 2) > 0").sql("spark")
     'CAST(4294967298 AS BIGINT) > 0'
     """
-    tree = parse_expression(text, item_id=item_id, kind=kind)
-    ctx = PassContext(item_id, kind, text, lambdas or LambdaLibrary(), layout)
+    ctx = PassContext(item_id, kind, text, lambdas or LambdaLibrary(), layout, policy=policy)
+    tree = checked_tree(text, ctx, item_id=item_id, kind=kind)
     return run_passes(tree, ctx)
 
 
-def compile_suite(suite: RuleSuite, *, layout: ResultLayout = Layout.MAP) -> CompiledSuite:
+def check_lambdas(lambdas: LambdaLibrary, policy: RulePolicy) -> None:
+    """Every lambda body under the policy (limits on the text, allowlist on the body)."""
+    for lam in lambdas.all():
+        check_text(lam.source, policy, lam.id, "lambda")
+        ctx = PassContext(lam.id, "lambda", lam.source, lambdas, policy=policy)
+        enforce(lam.body, policy, ctx)
+
+
+def compile_suite(
+    suite: RuleSuite, *, layout: ResultLayout = Layout.MAP, policy: RulePolicy | None = None
+) -> CompiledSuite:
     """Compile every rule of ``suite`` (lambda errors surface here, naming the lambda)."""
     if suite.meta_rule_sets:
         from quality_py.errors import ModelError
@@ -75,9 +111,15 @@ def compile_suite(suite: RuleSuite, *, layout: ResultLayout = Layout.MAP) -> Com
             item_kind="meta rule set",
             code="META_RULE_SET",
         )
+    policy = policy or policy_of(suite)
+    for fn in suite.lambdas:  # limits before the lambda texts are parsed
+        check_text(fn.expression, policy, fn.id, "lambda")
     lambdas = LambdaLibrary(suite.lambdas)
+    check_lambdas(lambdas, policy)
     compiled = []
     for rule_set, rule in suite.iter_rules():
-        tree = compile_expression(rule.expression, item_id=rule.id, lambdas=lambdas, layout=layout)
+        tree = compile_expression(
+            rule.expression, item_id=rule.id, lambdas=lambdas, layout=layout, policy=policy
+        )
         compiled.append(CompiledRule(rule_set.id, rule.id, rule.expression, tree))
-    return CompiledSuite(suite, tuple(compiled), lambdas)
+    return CompiledSuite(suite, tuple(compiled), lambdas, policy)

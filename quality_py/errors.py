@@ -44,6 +44,7 @@ ERROR_CODES: tuple[str, ...] = (
     "LIBRARY_TYPE",
     "META_RULE_SET",
     "MISSING_OUTPUT",
+    "POLICY",
     "RULESET_FORMAT",
     "RULE_ANALYSIS",
     "RULE_SYNTAX",
@@ -165,6 +166,12 @@ class RuleAnalysisError(QualityError, ValueError):
     """Spark could not analyse a compiled rule against the data's schema."""
 
     code = "RULE_ANALYSIS"
+
+
+class PolicyError(QualityError, ValueError):
+    """Rule text uses something the rule policy does not allow, or breaks its limits."""
+
+    code = "POLICY"
 
 
 class RulesetFormatError(QualityError, ValueError):

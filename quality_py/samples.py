@@ -45,6 +45,10 @@ def _flights_csv() -> Path:
     return target
 
 
+#: Reference views each sample registers (rules may look them up in subqueries).
+SAMPLE_VIEWS = {"flights": ("airlines", "airports")}
+
+
 def load_sample(spark: SparkSession, name: str) -> DataFrame:
     """The sample table ``name`` (registers its reference views too).
 
@@ -55,7 +59,7 @@ def load_sample(spark: SparkSession, name: str) -> DataFrame:
     if name != "flights":
         raise ValueError(f"unknown sample {name!r}; known: {', '.join(SAMPLES)}")
     data = _package_data()
-    for view in ("airlines", "airports"):
+    for view in SAMPLE_VIEWS[name]:
         ref = (
             spark.read.option("header", True)
             .option("inferSchema", True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from quality_py.errors import ModelError
 from quality_py.model.ids import INT_MAX, Id
+from quality_py.policy.policy import RulePolicy
 
 
 def _check_id(value: object, owner: str) -> Id:
@@ -147,6 +148,8 @@ class RuleSuite:
     """A versioned suite of rule sets with its lambdas.
 
     ``probable_pass``: a probability result below this fails the overall result (strict ``<``).
+    ``policy``: what the rule text may do (:class:`quality_py.RulePolicy`); the safe default
+    when None. Use ``suite.with_policy(...)`` to trust a code-defined suite or allow views.
     """
 
     id: Id
@@ -155,6 +158,9 @@ class RuleSuite:
     probable_pass: float = 0.8
     description: str | None = field(default=None, compare=True)
     meta_rule_sets: Sequence[MetaRuleSet] = ()
+    #: What the rule text may do; None is the safe default. Never read from tables or YAML:
+    #: only code can trust a suite (``RulePolicy.trusted_policy()``) or name views.
+    policy: RulePolicy | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSuite")
@@ -206,6 +212,17 @@ class RuleSuite:
         object.__setattr__(self, "lambdas", lambdas)
         object.__setattr__(self, "meta_rule_sets", metas)
         object.__setattr__(self, "probable_pass", float(pp))
+
+    def with_policy(self, policy: RulePolicy) -> RuleSuite:
+        """A copy of the suite run under ``policy``.
+
+        >>> from quality_py.policy import RulePolicy
+        >>> RuleSuite(Id(1, 1), []).with_policy(RulePolicy.trusted_policy()).policy.trusted
+        True
+        """
+        from dataclasses import replace
+
+        return replace(self, policy=policy)
 
     @property
     def rule_count(self) -> int:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import compile_expression, compile_suite
+from quality_py.compile import compile_expression, compile_suite, policy_of
 from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
@@ -56,7 +56,13 @@ def _outputs(suite: RuleSuite, lambdas: LambdaLibrary) -> dict[Id, str]:
         out = rule.output
         if out is None or out.id in compiled:
             continue
-        tree = compile_expression(out.expression, item_id=out.id, kind="output", lambdas=lambdas)
+        tree = compile_expression(
+            out.expression,
+            item_id=out.id,
+            kind="output",
+            lambdas=lambdas,
+            policy=policy_of(suite),
+        )
         compiled[out.id] = to_sql(tree)
     return compiled
 

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import compile_expression
+from quality_py.compile import check_text, compile_expression, policy_of
 from quality_py.errors import ModelError, QualityError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
+from quality_py.policy.enforce import enforce
+from quality_py.policy.policy import RulePolicy
 from quality_py.runners.data_quality import as_layout, stage_rule_codes
 from quality_py.runners.fold_fields import plan_fields
 from quality_py.runners.triggers import salience_order
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType
 
 SET_PARAM = "currentResult"
+_TRUSTED = RulePolicy.trusted_policy()
 
 
 def _set_sugar(tree: exp.Expr) -> exp.Expr | None:
@@ -53,10 +56,14 @@ def _set_sugar(tree: exp.Expr) -> exp.Expr | None:
     return call("update_field", *args)
 
 
-def _output_body(out: OutputExpression, users: list[Rule]) -> tuple[str, exp.Expr]:
+def _output_body(
+    out: OutputExpression, users: list[Rule], ctx: PassContext
+) -> tuple[str, exp.Expr]:
+    check_text(out.expression, ctx.policy, out.id, "output")
     tree = parse_expression(out.expression, item_id=out.id, kind="output")
     sugar = _set_sugar(tree)
     if sugar is not None:
+        enforce(tree, ctx.policy, ctx)
         return SET_PARAM, sugar
     parsed = parse_lambda(LambdaFunction("output", out.expression, out.id))
     if parsed.arity != 1:
@@ -69,6 +76,7 @@ def _output_body(out: OutputExpression, users: list[Rule]) -> tuple[str, exp.Exp
             source=out.expression,
             code="FOLDER_OUTPUT",
         )
+    enforce(parsed.body, ctx.policy, ctx)
     return parsed.params[0], parsed.body
 
 
@@ -86,10 +94,9 @@ def _compile_outputs(
     order = list(outputs)
     bodies = []
     for oid in order:
-        param, body = _output_body(outputs[oid], users[oid])
-        ctx = PassContext(
-            oid, "output", outputs[oid].expression, lambdas, shapes={param.lower(): shape}
-        )
+        ctx = PassContext(oid, "output", outputs[oid].expression, lambdas, policy=policy_of(suite))
+        param, body = _output_body(outputs[oid], users[oid], ctx)
+        ctx.shapes = {param.lower(): shape}
         compiled = run_passes(body, ctx)
         bodies.append(substitute_params(compiled, (param,), [exp.column(acc)]))
     return order, bodies
@@ -191,8 +198,8 @@ def rule_folder_with_struct(
     lay = as_layout(layout)
     staged = stage_rule_codes(df, suite)
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-    starter = compile_expression(
-        starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas
+    starter = compile_expression(  # the caller's code, not rule text
+        starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas, policy=_TRUSTED
     )
     starter_sql = to_sql(starter)
     starter_field = staged.frame.selectExpr(starter_sql).schema.fields[0]
@@ -316,7 +323,9 @@ def rule_folder_runner(
     compiled = compile_suite(suite)
     codes = [rendered(to_sql(result_code(r.tree))) for r in compiled.rules]
     starter = to_sql(
-        compile_expression(starting_struct, kind="starting struct", lambdas=compiled.lambdas)
+        compile_expression(
+            starting_struct, kind="starting struct", lambdas=compiled.lambdas, policy=_TRUSTED
+        )
     )
     result = folder_result(
         suite, codes, rendered(f"CAST({starter} AS {ddl})"), ddl, compiled.lambdas, debug=debug

@@ -13,6 +13,7 @@ from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction
+from quality_py.policy.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.parse import ParsedLambda, parse_lambda
 from quality_py.sql.shapes import Shape
@@ -96,6 +97,8 @@ class PassContext:
     fresh: int = 0
     #: Struct shapes of names in scope (lower-cased), for update_field / drop_field.
     shapes: dict[str, Shape] = field(default_factory=dict)
+    #: What the text may do (the safe default unless the caller trusts the suite).
+    policy: RulePolicy = DEFAULT_POLICY
 
     def fresh_name(self, hint: str) -> str:
         """A lambda-variable name that cannot clash with user columns."""

@@ -12,9 +12,10 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokenizer_core import Token, TokenType
 
-from quality_py.errors import LambdaError, RuleSyntaxError, Span
+from quality_py.errors import LambdaError, PolicyError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
 from quality_py.model.rules import LambdaFunction
+from quality_py.policy.limits import HARD_LIMITS, check_limits
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
 
 
@@ -54,6 +55,9 @@ def parse_expression(
     'a % 2 = 0'
     """
     source = text if offset == 0 else None
+    problem = check_limits(text, HARD_LIMITS, control_chars=False)  # iterative, before sqlglot
+    if problem is not None:
+        raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
     tokens = _tokenize(text, item_id, kind, text)
     if not tokens:
         raise RuleSyntaxError(f"empty {kind} text", item_id=item_id, item_kind=kind, source=text)

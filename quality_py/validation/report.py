@@ -18,6 +18,7 @@ ERROR_KINDS = (
     "LambdaDuplicateError",  # two lambdas with one name and arity
     "LambdaRecursionError",  # lambdas calling each other in a cycle
     "LibraryFunctionError",  # a library function used wrongly
+    "PolicyError",  # something the rule policy does not allow, or over its limits
     "AnalysisError",  # any other Spark analysis error (types, ...)
     "SampleRunError",  # running the suite on the sample rows failed
 )

@@ -8,14 +8,17 @@ from typing import Any
 
 from sqlglot import exp
 
-from quality_py.compile import compile_expression
+from quality_py.compile import check_text, compile_expression, policy_of
 from quality_py.docs.comments import parse_docs
 from quality_py.errors import QualityError
 from quality_py.model.ids import Id
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
+from quality_py.policy.enforce import enforce
+from quality_py.policy.policy import RulePolicy
 from quality_py.sql.build import to_sql
-from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import parse_expression, parse_lambda
+from quality_py.sql.passes import run_passes
 from quality_py.validation.report import Finding
 
 _KIND_BY_CODE = {
@@ -28,6 +31,7 @@ _KIND_BY_CODE = {
     "LIBRARY_ARGUMENTS": "LibraryFunctionError",
     "LIBRARY_TYPE": "LibraryFunctionError",
     "FOLDER_OUTPUT": "SyntaxError",
+    "POLICY": "PolicyError",
 }
 
 
@@ -163,6 +167,7 @@ def static_checks(
 ) -> tuple[list[Finding], list[Item], LambdaLibrary]:
     """Findings, the items that compiled, and the usable lambda library."""
     findings: list[Finding] = []
+    policy = policy_of(suite)
     lib = _library(suite, findings)
     items: list[Item] = []
     for fn in suite.lambdas:
@@ -174,13 +179,11 @@ def static_checks(
         if parsed is None or parsed.id != fn.id:
             continue
         findings += _doc_findings(fn.expression, "lambda", fn.id, parsed.params)
-        try:  # expanding the body finds recursion and bad arities inside it
-            compile_expression(
-                fn.expression if not parsed.params else parsed.body.sql("spark"),
-                item_id=fn.id,
-                kind="lambda",
-                lambdas=lib,
-            )
+        try:  # the policy, then expanding the body finds recursion and bad arities in it
+            ctx = PassContext(fn.id, "lambda", fn.expression, lib, policy=policy)
+            check_text(fn.expression, policy, fn.id, "lambda")
+            enforce(parsed.body, policy, ctx)
+            run_passes(parsed.body.copy(), ctx)
         except QualityError as err:
             findings.append(finding_of(err, "lambda", fn.id, fn.expression))
             continue
@@ -201,10 +204,10 @@ def static_checks(
         if rule.output is not None:
             outputs.setdefault(rule.output.id, rule.output)
         findings += _doc_findings(rule.expression, "rule", rule.id, None)
-        items += _check_item("rule", rule.id, rule.expression, lib, paths, findings)
+        items += _check_item("rule", rule.id, rule.expression, lib, paths, findings, policy)
     for out in outputs.values():
         findings += _doc_findings(out.expression, "output", out.id, None)
-        items += _check_item("output", out.id, out.expression, lib, paths, findings)
+        items += _check_item("output", out.id, out.expression, lib, paths, findings, policy)
     return findings, items, lib
 
 
@@ -215,10 +218,13 @@ def _check_item(
     lib: LambdaLibrary,
     paths: dict[str, bool] | None,
     findings: list[Finding],
+    policy: RulePolicy,
 ) -> list[Item]:
     params: set[str] = set()
     try:
+        check_text(text, policy, item_id, kind)
         tree = parse_expression(text, item_id=item_id, kind=kind)
+        enforce(tree, policy, PassContext(item_id, kind, text, lib, policy=policy))
     except QualityError as err:
         if kind != "output":
             findings.append(finding_of(err, kind, item_id, text))
@@ -242,7 +248,7 @@ def _check_item(
     if is_folder:
         return [Item(kind, item_id, text, None)]
     try:
-        compiled = compile_expression(text, item_id=item_id, kind=kind, lambdas=lib)
+        compiled = compile_expression(text, item_id=item_id, kind=kind, lambdas=lib, policy=policy)
     except QualityError as err:
         findings.append(finding_of(err, kind, item_id, text))
         return []

@@ -23,6 +23,7 @@ from quality_py import (
     rule_runner,
 )
 from quality_py import functions as Q
+from quality_py.policy import RulePolicy
 from quality_py.session import register_sql_functions
 
 SUITE = RuleSuite(
@@ -39,7 +40,7 @@ SUITE = RuleSuite(
         ),
     ],
     lambdas=[LambdaFunction("isPositive", "x -> x > 0", Id(200, 1))],
-)
+).with_policy(RulePolicy().with_views("qp_connect_ref"))
 EXPECTED = {  # a -> (overall, set 50 overall, set 51 codes)
     2: (PASSED, PASSED, [PASSED, -1, 90000]),
     3: (FAILED, FAILED, [FAILED, -1, 90000]),

@@ -16,6 +16,7 @@ from quality_py import (
     RuleSet,
     RuleSuite,
 )
+from quality_py.policy import RulePolicy
 from quality_py.runners.rule_engine import rule_engine_runner, rule_engine_with_struct
 
 ACC = OutputExpression(Id(1000, 1), "concat('acc-', product)")
@@ -49,7 +50,7 @@ SUITE = RuleSuite(
         LambdaFunction("isOtc", "p -> p LIKE '%otc'", Id(9, 1)),
         LambdaFunction("shout", "p -> upper(p)", Id(10, 1)),
     ],
-)
+).with_policy(RulePolicy.trusted_policy())  # BOOM calls raise_error, which the default refuses
 
 # product -> (result, winning rule id or None)
 EXPECTED = {
@@ -129,7 +130,7 @@ def test_outputs_can_use_correlated_subqueries(spark: Any, trades: Any) -> None:
     )
     suite = RuleSuite(
         Id(2, 1), [RuleSet(Id(1, 1), [Rule(Id(1, 1), "subcode < 65", salience=1, output=nxt)])]
-    )
+    ).with_policy(RulePolicy().with_views("qp_engine_limits"))
     got = {
         r.product: r.e.result for r in rule_engine_with_struct(trades, suite, "int", "e").collect()
     }

@@ -28,6 +28,7 @@ from quality_py import (
 )
 from quality_py.functions import expr, flatten_results, rule_result
 from quality_py.model.results import DQ_COMPACT_DDL, DQ_MAP_DDL, FLAT_RESULT_FIELDS
+from quality_py.policy import RulePolicy
 
 ISSUE_SUITE = RuleSuite(
     Id(1, 1),
@@ -198,7 +199,7 @@ def test_scalar_and_exists_subqueries_correlated_through_main(spark: Any, ab: An
                 ],
             )
         ],
-    )
+    ).with_policy(RulePolicy().with_views("qp_lookup"))  # the only table rules may read
     got = {
         r.a: list(r.dq.ruleResults)
         for r in add_data_quality(ab, suite, "dq", layout="compact").collect()
@@ -224,7 +225,7 @@ def test_analysis_errors_name_every_failing_rule(ab: Any) -> None:
                 ],
             )
         ],
-    )
+    ).with_policy(RulePolicy.trusted_policy())  # Spark's analysis, not the policy, must object
     with pytest.raises(RuleAnalysisError) as err:
         add_data_quality(ab, suite)
     e = err.value
@@ -237,7 +238,7 @@ def test_unusable_result_types_are_rejected_with_the_rule(ab: Any) -> None:
     suite = RuleSuite(
         Id(1, 1),
         [RuleSet(Id(2, 1), [Rule(Id(3, 1), "array(a)"), Rule(Id(6, 1), "current_date()")])],
-    )
+    ).with_policy(RulePolicy.trusted_policy())
     with pytest.raises(RuleAnalysisError) as err:
         add_data_quality(ab, suite)
     assert "Id(3, 1)" in err.value.message and "array<int>" in err.value.message

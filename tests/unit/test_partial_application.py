@@ -7,6 +7,7 @@ import pytest
 from quality_py import Id, LambdaFunction
 from quality_py.compile import compile_expression
 from quality_py.errors import LambdaError
+from quality_py.policy import RulePolicy
 from quality_py.sql.context import LambdaLibrary
 
 LIB = [
@@ -19,7 +20,10 @@ LIB = [
 
 
 def _sql(text: str) -> str:
-    return compile_expression(text, item_id=Id(9, 9), lambdas=LambdaLibrary(LIB)).sql("spark")
+    # arithmetic left as written: the try_ rewrite of contain_errors is tested on its own
+    policy = RulePolicy(contain_errors=False)
+    tree = compile_expression(text, item_id=Id(9, 9), lambdas=LambdaLibrary(LIB), policy=policy)
+    return tree.sql("spark")
 
 
 @pytest.mark.parametrize(

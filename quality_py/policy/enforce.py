@@ -1,0 +1,227 @@
+"""Walk a parsed rule and refuse anything the policy does not allow (iteratively)."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from quality_py.errors import PolicyError
+from quality_py.policy.functions import (
+    ALLOWED_FUNCTIONS,
+    AMPLIFIERS,
+    NEEDS_ARGUMENTS,
+    REGEX_FUNCTIONS,
+    allowed_classes,
+    function_name,
+)
+from quality_py.policy.policy import RulePolicy
+from quality_py.policy.regex_safety import unsafe_reason
+from quality_py.sql.context import PassContext
+from quality_py.sql.library import REGISTRY, canonical
+
+#: Node kinds a row rule may contain besides functions: names, literals, operators, lambdas.
+_STRUCTURE: tuple[type, ...] = (
+    exp.Column,
+    exp.Identifier,
+    exp.Literal,
+    exp.Null,
+    exp.Boolean,
+    exp.Paren,
+    exp.Dot,
+    exp.Bracket,
+    exp.Lambda,
+    exp.Case,
+    exp.If,
+    exp.Cast,
+    exp.TryCast,
+    exp.DataType,
+    exp.DataTypeParam,
+    exp.ColumnDef,
+    exp.Interval,
+    exp.Var,
+    exp.PropertyEQ,
+    exp.Kwarg,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.IntDiv,
+    exp.Mod,
+    exp.EQ,
+    exp.NEQ,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.And,
+    exp.Or,
+    exp.Xor,
+    exp.Not,
+    exp.Neg,
+    exp.BitwiseNot,
+    exp.BitwiseAnd,
+    exp.BitwiseOr,
+    exp.BitwiseXor,
+    exp.BitwiseLeftShift,
+    exp.BitwiseRightShift,
+    exp.DPipe,
+    exp.Like,
+    exp.ILike,
+    exp.Is,
+    exp.In,
+    exp.Between,
+    exp.Tuple,
+    exp.Distinct,
+    exp.Placeholder,
+)
+#: Extra node kinds inside a subquery over a permitted view.
+_SUBQUERY = (
+    exp.Subquery,
+    exp.Select,
+    exp.From,
+    exp.Where,
+    exp.Join,
+    exp.Table,
+    exp.TableAlias,
+    exp.Alias,
+    exp.Group,
+    exp.Having,
+    exp.Order,
+    exp.Ordered,
+    exp.Limit,
+    exp.Star,
+    exp.AggFunc,
+)
+_FORBIDDEN_NAMES = {"reflect", "java_method", "try_reflect", "identifier"}
+
+
+def _error(ctx: PassContext, message: str, node: exp.Expr) -> PolicyError:
+    return PolicyError(
+        message,
+        item_id=ctx.item_id,
+        item_kind=ctx.item_kind,
+        source=ctx.source,
+        span=ctx.span_of(node),
+    )
+
+
+def _int_literal(node: exp.Expr) -> int | None:
+    sign = 1
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        if isinstance(node, exp.Neg):
+            sign = -sign
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
+        return sign * int(node.this)
+    if isinstance(node, exp.Cast):  # 5L is parsed as CAST(5 AS BIGINT)
+        return _int_literal(node.this)
+    return None
+
+
+def _args(node: exp.Func) -> list[exp.Expr]:
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    out = [v for k, v in node.args.items() if isinstance(v, exp.Expr) and k != "expressions"]
+    return out + list(node.args.get("expressions") or [])
+
+
+def _in_subquery(node: exp.Expr) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Select):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _check_function(
+    node: exp.Func, policy: RulePolicy, lambdas: set[str], ctx: PassContext
+) -> None:
+    name = function_name(node)
+    if name in _FORBIDDEN_NAMES:
+        raise _error(ctx, f"{name}(...) is never allowed in rule text", node)
+    if isinstance(node, exp.Anonymous):
+        ok = (
+            name in ALLOWED_FUNCTIONS
+            or name in policy.allowed_functions
+            or name.lower() in lambdas
+            or canonical(name) in REGISTRY
+            or name in ("_", "callfun", "_lambda_", "set")
+            or canonical(name)
+            in ("coalesceifattributesmissing", "coalesceifattributesmissingdisable")
+        )
+    else:
+        ok = type(node) in allowed_classes() or name in policy.allowed_functions
+        if not ok and isinstance(node, exp.AggFunc) and _in_subquery(node):
+            ok = True
+    if not ok:
+        raise _error(ctx, f"function {name} is not allowed by the rule policy", node)
+    args = _args(node)
+    if name in NEEDS_ARGUMENTS and not args:
+        raise _error(ctx, f"{name}() without arguments reads the clock; pass a value", node)
+    if name in AMPLIFIERS or isinstance(node, (exp.Repeat, exp.Pad, exp.GenerateSeries)):
+        key = "sequence" if isinstance(node, exp.GenerateSeries) else name
+        positions = AMPLIFIERS.get(key, (1,))
+        found = [_int_literal(args[p]) if p < len(args) else None for p in positions]
+        values = [v for v in found if v is not None]
+        if len(values) != len(found):
+            raise _error(ctx, f"{name} needs integer literal sizes (it can exhaust memory)", node)
+        size = abs(values[-1] - values[0]) if key == "sequence" else max(values)
+        if size > policy.max_amplification:
+            raise _error(
+                ctx, f"{name} size {size} is over the cap {policy.max_amplification}", node
+            )
+    if name in REGEX_FUNCTIONS or isinstance(
+        node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)
+    ):
+        pattern = (
+            node.expression
+            if not isinstance(node, exp.Anonymous)
+            else (args[1] if len(args) > 1 else None)
+        )
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            reason = unsafe_reason(pattern.this)
+            if reason:
+                raise _error(ctx, f"regular expression {pattern.this!r}: {reason}", pattern)
+        elif not policy.allow_regex_columns:
+            raise _error(
+                ctx, f"{name} needs a literal pattern (patterns from data are refused)", node
+            )
+
+
+def _check_table(node: exp.Table, policy: RulePolicy, ctx: PassContext) -> None:
+    name = node.name.lower()
+    if node.args.get("db") or node.args.get("catalog") or name not in policy.allowed_views:
+        shown = node.sql()
+        raise _error(
+            ctx,
+            f"subqueries may only read the views the policy names ({sorted(policy.allowed_views)}"
+            f"), not {shown}",
+            node,
+        )
+
+
+def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
+    """Raise :class:`PolicyError` for the first construct ``policy`` does not allow."""
+    if policy.trusted:
+        return
+    lambdas = {p.name.lower() for p in ctx.lambdas.all()}
+    for node in tree.walk():  # sqlglot walks with an explicit stack: no recursion
+        if isinstance(node, exp.Alias) and not _in_subquery(node):
+            raise _error(ctx, "an alias (AS) is not allowed in a rule", node)
+        if isinstance(node, exp.Func) and not isinstance(node, _STRUCTURE):
+            _check_function(node, policy, lambdas, ctx)
+            continue
+        if isinstance(node, _STRUCTURE):
+            continue
+        if isinstance(node, _SUBQUERY) or (isinstance(node, exp.Exists) and node.find(exp.Select)):
+            if not policy.allowed_views:
+                raise _error(
+                    ctx, "subqueries are not allowed (the policy names no views to read)", node
+                )
+            if isinstance(node, exp.Table):
+                _check_table(node, policy, ctx)
+            continue
+        kind = type(node).__name__
+        raise _error(ctx, f"{kind} is not allowed by the rule policy", node)

@@ -1,0 +1,107 @@
+"""Size, nesting and token limits checked on raw text before sqlglot sees it.
+
+sqlglot parses recursively and fails with ``RecursionError`` from about 49 nested parentheses;
+Spark's own parser overflows its stack a little later. The scan here is iterative and aware of
+string literals, quoted identifiers and comments, so a limit can never be dodged by hiding a
+bracket in a string, nor tripped by one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps on one rule, lambda or output text."""
+
+    max_chars: int = 4096
+    max_depth: int = 32
+    max_tokens: int = 2000
+
+
+#: Always applied by the parser, whatever the policy: beyond these sqlglot itself may fail.
+HARD_LIMITS = Limits(max_chars=1_000_000, max_depth=40, max_tokens=200_000)
+
+_OPEN = "([{"
+_CLOSE = ")]}"
+
+
+def scan(text: str) -> tuple[int, int, int | None]:
+    """``(max bracket depth, approximate token count, offset of a control character)``.
+
+    >>> scan("f(')))', `a)`) -- )")[:2]
+    (1, 6)
+    """
+    depth = deepest = tokens = 0
+    bad: int | None = None
+    i, n = 0, len(text)
+    in_word = False
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":  # a literal or quoted identifier: skip to its end (doubling escapes)
+            j = i + 1
+            while j < n:
+                if text[j] == "\\" and ch != "`":
+                    j += 2
+                    continue
+                if text[j] == ch:
+                    if j + 1 < n and text[j + 1] == ch:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            tokens += 1
+            in_word = False
+            i = j + 1
+            continue
+        if text.startswith("--", i):
+            nl = text.find("\n", i)
+            i = n if nl < 0 else nl
+            continue
+        if text.startswith("/*", i):  # nested block comments, as Spark reads them
+            level, j = 1, i + 2
+            while j < n and level:
+                if text.startswith("/*", j):
+                    level, j = level + 1, j + 2
+                elif text.startswith("*/", j):
+                    level, j = level - 1, j + 2
+                else:
+                    j += 1
+            i = j
+            continue
+        if ch in _OPEN:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in _CLOSE:
+            depth -= 1
+        if (ord(ch) < 32 and ch not in "\t\n\r") or ch == "\x7f":
+            bad = i if bad is None else bad
+        if ch.isalnum() or ch == "_":
+            if not in_word:
+                tokens += 1
+            in_word = True
+        else:
+            in_word = False
+            if not ch.isspace():
+                tokens += 1
+        i += 1
+    return deepest, tokens, bad
+
+
+def check_limits(text: str, limits: Limits, *, control_chars: bool = True) -> str | None:
+    """Why ``text`` breaks ``limits``, or None.
+
+    >>> check_limits("(" * 50 + "x" + ")" * 50, Limits())
+    'nested 50 brackets deep; the limit is 32'
+    """
+    if len(text) > limits.max_chars:
+        return f"the text has {len(text)} characters; the limit is {limits.max_chars}"
+    depth, tokens, bad = scan(text)
+    if bad is not None and control_chars:
+        return f"the text holds a control character at offset {bad}"
+    if depth > limits.max_depth:
+        return f"nested {depth} brackets deep; the limit is {limits.max_depth}"
+    if tokens > limits.max_tokens:
+        return f"the text has about {tokens} tokens; the limit is {limits.max_tokens}"
+    return None

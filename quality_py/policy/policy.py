@@ -1,0 +1,51 @@
+"""``RulePolicy``: what untrusted rule text may do, enforced on the syntax tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from quality_py.policy.limits import Limits
+
+
+@dataclass(frozen=True, slots=True)
+class RulePolicy:
+    """What rule, lambda and output text may contain.
+
+    The default is the safe policy, applied to every suite unless the caller passes another:
+    an allowlist of deterministic Spark functions, our library functions and the suite's lambdas;
+    subqueries only against ``allowed_views``; regex literals checked; amplifying functions capped;
+    limits on size and nesting. ``RulePolicy.trusted()`` is for suites written in code by the
+    pipeline's own authors: anything Spark accepts (limits still apply, as the parser needs them).
+
+    >>> RulePolicy(allowed_views=frozenset({"airports"})).allowed_views
+    frozenset({'airports'})
+    """
+
+    trusted: bool = False
+    limits: Limits = field(default_factory=Limits)
+    allowed_views: frozenset[str] = frozenset()
+    allowed_functions: frozenset[str] = frozenset()  # e.g. session UDFs you vouch for
+    max_amplification: int = 10_000  # cap on repeat/space/lpad/rpad/array_repeat/sequence
+    allow_regex_columns: bool = False  # regex patterns that are not literals
+    contain_errors: bool = True  # rewrite ANSI-failing operations to their try_ forms
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allowed_views", frozenset(v.lower() for v in self.allowed_views))
+        object.__setattr__(
+            self, "allowed_functions", frozenset(f.lower() for f in self.allowed_functions)
+        )
+
+    @classmethod
+    def trusted_policy(cls, **changes: object) -> RulePolicy:
+        """The policy for code-defined suites: no allowlist (limits and containment stay)."""
+        return cls(trusted=True, **changes)  # type: ignore[arg-type]
+
+    def with_views(self, *views: str) -> RulePolicy:
+        """A copy that also allows subqueries over ``views``."""
+        from dataclasses import replace
+
+        return replace(self, allowed_views=self.allowed_views | {v.lower() for v in views})
+
+
+#: The policy applied when none is given.
+DEFAULT_POLICY = RulePolicy()
