@@ -211,8 +211,10 @@ def stage_rule_codes(df: DataFrame, suite: RuleSuite) -> StagedCodes:
     (:func:`quality_py.prepare.prepare_for_schema`); ``compiled.suite`` is the prepared suite.
     """
     from quality_py.prepare import prepare_for_schema
+    from quality_py.runners.implicit_casts import apply_if_enabled
 
     compiled = compile_suite(prepare_for_schema(suite, df.schema))
+    compiled = apply_if_enabled(df.alias(MAIN_ALIAS), compiled)
     values, families = _with_rule_values(df, compiled)
     n = len(compiled.rules)
     value_cols = [f"__qp_v{i}" for i in range(n)]

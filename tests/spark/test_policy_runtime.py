@@ -1,0 +1,124 @@
+"""Untrusted rules at run time: no side effect, no job, and one bad value never aborts a job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quality_py import FAILED, PASSED, Id, Rule, RuleSet, RuleSuite, add_data_quality
+from quality_py.errors import QualityError, RuleAnalysisError
+from quality_py.policy import check_session
+
+
+def _suite(*texts: str) -> RuleSuite:
+    return RuleSuite(
+        Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10 + i, 1), t) for i, t in enumerate(texts)])]
+    )
+
+
+def _codes(df: Any, *texts: str) -> list[list[int]]:
+    out = add_data_quality(df, _suite(*texts), "dq", layout="compact")
+    return [list(r.dq.ruleResults) for r in out.orderBy("k").collect()]
+
+
+def _jobs(spark: Any) -> int:
+    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "reflect('java.lang.System', 'exit', 0) IS NULL",
+        "(select max(a) from (select transform(1) using 'touch {marker}' as (a string))) is null",
+        "(select count(*) from text.`{marker}`) > 0",
+        "java_method('java.lang.System', 'getenv', 'HOME') IS NULL",
+        "assert_true(k > 100)",
+    ],
+)
+def test_dangerous_rules_fail_before_any_job_without_side_effects(
+    spark: Any, tmp_path: Path, template: str
+) -> None:
+    marker = tmp_path / "qp_marker"
+    df = spark.createDataFrame([(1,)], "k int")
+    before = _jobs(spark)
+    with pytest.raises(QualityError) as err:
+        add_data_quality(df, _suite("k > 0", template.format(marker=marker)))
+    assert err.value.code == "POLICY" and err.value.item_id == Id(11, 1)
+    assert _jobs(spark) == before  # nothing ran
+    assert not marker.exists()
+    assert spark.range(3).count() == 3  # the JVM is alive
+
+
+@pytest.fixture(scope="module")
+def messy(spark: Any) -> Any:
+    return spark.createDataFrame(
+        [
+            (1, "12", 4, 2, 2147483647, [1, 2]),
+            (2, "abc", 1, 0, 1, [1]),
+            (3, None, None, None, None, None),
+        ],
+        "k int, s string, a int, b int, big int, arr array<int>",
+    )
+
+
+CONTAINED = [
+    "CAST(s AS INT) > 5",  # 'abc' cannot be cast
+    "a / b > 1",  # division by zero
+    "a % b = 0",  # modulo by zero
+    "a div b = 1",
+    "big + 1 > 0",  # int overflow
+    "big * 2 > 0",
+    "element_at(arr, 2) = 2",  # index out of bounds
+    "s > 5",  # Spark's own implicit cast of the string (catalogue 33)
+    "s + 1 = 13 OR s IN (1, 2)",
+]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_one_bad_value_gives_a_failed_row_not_an_aborted_job(
+    spark: Any, messy: Any, ansi: str
+) -> None:
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        got = _codes(messy, *CONTAINED)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)
+    assert got == [
+        [PASSED, PASSED, PASSED, FAILED, FAILED, FAILED, PASSED, PASSED, PASSED],
+        [FAILED, FAILED, FAILED, FAILED, PASSED, PASSED, FAILED, FAILED, FAILED],
+        [FAILED] * 9,  # nulls are Failed, as every other null rule value
+    ]
+
+
+def test_a_comment_cannot_break_out_of_the_rule(spark: Any) -> None:  # catalogue 5
+    df = spark.createDataFrame([(1, 50), (2, 150)], "k int, amount int")
+    assert _codes(df, "amount > 100 -- ) THEN 1 ELSE 0 END", "amount > 100") == [
+        [FAILED, FAILED],
+        [PASSED, PASSED],
+    ]
+
+
+def test_odd_identifiers_resolve_and_confusables_do_not(spark: Any) -> None:  # 30, 31
+    df = spark.createDataFrame([(1, 2, 3)], "k int, `weird col` int, `prix_€` int")
+    assert _codes(df, "`weird col` > 1", "`prix_€` > 0") == [[PASSED, PASSED]]
+    with pytest.raises(RuleAnalysisError) as err:
+        _codes(df, "k > 0", "\u0430mount > 0")  # Cyrillic a
+    assert err.value.item_id == Id(11, 1)
+
+
+def test_all_null_column_keeps_every_row(spark: Any) -> None:  # catalogue 35
+    df = spark.createDataFrame([(i, None) for i in range(10)], "k int, x int")
+    out = add_data_quality(df, _suite("x > 0"), "dq", layout="compact")
+    assert out.count() == 10
+    assert {r.dq.overallResult for r in out.collect()} == {FAILED}
+
+
+def test_check_session_reports_the_switches(spark: Any) -> None:
+    report = check_session(spark)
+    assert "spark.sql.runSQLOnFiles" in report.settings
+    # the test session is not hardened (runSQLOnFiles defaults to true)
+    assert "spark.sql.runSQLOnFiles" in report.missing and not report.hardened
+    assert "runSQLOnFiles=false" in report.describe()

@@ -1,0 +1,174 @@
+"""The bad-input catalogue (threats-and-invariants 1.9) against the compile step, no JVM.
+
+Each case must end in a typed error that names the rule (and a position where the parser gave
+one), raised while compiling: before any Spark job could start. The Spark-side cases (side
+effects, runtime containment, identifiers) are in tests/spark/test_policy_runtime.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quality_py import Id, LambdaFunction, Layout, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.compile import compile_suite
+from quality_py.errors import ModelError, QualityError
+from quality_py.policy import RulePolicy
+
+RULE = Id(77, 3)
+
+
+def _compile(text: str, policy: RulePolicy | None = None) -> None:
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10, 1), "a > 0"), Rule(RULE, text)])])
+    compile_suite(suite, policy=policy)
+
+
+REJECTED = [
+    # (catalogue number, text, error code)
+    (1, "amount >", "RULE_SYNTAX"),
+    (2, "amount > 0; DROP TABLE t", "UNSUPPORTED_STATEMENT"),
+    (3, "amount > 0) OR (1=1", "RULE_SYNTAX"),
+    (4, "amount > 0) , (select 1", "RULE_SYNTAX"),
+    (6, "x > 0 /* unterminated", "RULE_SYNTAX"),
+    (7, "-- x > 0", "RULE_SYNTAX"),
+    (7, "/* only a comment */", "RULE_SYNTAX"),
+    (9, "x > 0 AS alias_trick", "POLICY"),
+    (11, "sum(amount) > 0", "POLICY"),
+    (12, "row_number() over (order by id) = 1", "POLICY"),
+    (13, "reflect('java.lang.System','exit',0) is null", "POLICY"),
+    (14, "java_method('java.lang.System','getProperty','user.name') = 'root'", "POLICY"),
+    (14, "try_reflect('java.lang.System','getProperty','user.name') = 'root'", "POLICY"),
+    (14, "`ReFlEcT`('java.lang.System','getProperty','user.name') = 'root'", "POLICY"),
+    (14, "builtin.reflect('java.lang.System','getProperty','user.name') = 'root'", "POLICY"),
+    (14, "system.builtin.reflect('java.lang.System','getProperty','x') = 'root'", "POLICY"),
+    (15, "IDENTIFIER('ref' || 'lect')('java.lang.System','getProperty','user.name') = ''", None),
+    (
+        16,
+        "(select max(a) from (select transform(1) using 'touch /tmp/qp_marker' as (a string)))"
+        " is null",
+        None,
+    ),
+    (17, "(select count(*) from text.`/etc/passwd`) > 0", "POLICY"),
+    (18, "x < (select count(*) from other_tbl)", "POLICY"),
+    (18, "exists(select 1 from secrets)", "POLICY"),
+    (19, "my_registered_udf(x)", "POLICY"),
+    (20, "secret('s','k') = 'x'", "POLICY"),
+    (20, "current_user() = 'admin'", "POLICY"),
+    (20, "session_user() = 'admin'", "POLICY"),
+    (20, "java_method('java.lang.System','getenv','HOME') is null", "POLICY"),
+    (20, "input_file_name() = ''", "POLICY"),
+    (21, "assert_true(x > 0)", "POLICY"),
+    (21, "raise_error('boom') is null", "POLICY"),
+    (22, "rand() < 0.5", "POLICY"),
+    (22, "randn() < 0.5", "POLICY"),
+    (22, "uuid() is not null", "POLICY"),
+    (22, "shuffle(a)[0] > 1", "POLICY"),
+    (22, "monotonically_increasing_id() > 5", "POLICY"),
+    (22, "spark_partition_id() = 0", "POLICY"),
+    (23, "ts > current_timestamp()", "POLICY"),
+    (23, "ts > now()", "POLICY"),
+    (23, "d = current_date()", "POLICY"),
+    (23, "unix_timestamp() > 0", "POLICY"),
+    (24, "(" * 49 + "x > 0" + ")" * 49, "POLICY"),
+    (24, "(" * 500 + "x > 0" + ")" * 500, "POLICY"),
+    (24, "(" * 5000 + "x > 0" + ")" * 5000, "POLICY"),
+    (25, "abs(" * 2000 + "x" + ")" * 2000 + " > 0", "POLICY"),
+    (26, " OR ".join(f"x = {i}" for i in range(10_000)), "POLICY"),
+    (26, "x = '" + "a" * 1_000_000 + "'", "POLICY"),
+    (27, "length(repeat(s, 1000000000)) > 0", "POLICY"),
+    (27, "size(sequence(1, 200000000)) > 0", "POLICY"),
+    (27, "size(array_repeat(s, 100000000)) > 0", "POLICY"),
+    (27, "length(repeat(s, n)) > 0", "POLICY"),
+    (27, "length(lpad(s, 1000000000, 'x')) > 0", "POLICY"),
+    (28, "s rlike '^(.*?,){11}P'", "POLICY"),
+    (28, "s rlike '(a|b)+'", "POLICY"),
+    (28, "s rlike '(x+x+)+y'", "POLICY"),
+    (28, "regexp_replace(s, '(\\\\w|\\\\d)+$', '') = ''", "POLICY"),
+    (28, "s rlike pattern_column", "POLICY"),
+    (29, "s rlike '['", "POLICY"),
+    (32, "x > 0\x1b[31m", "POLICY"),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "code"), REJECTED, ids=[f"#{c[0]}" for c in REJECTED])
+def test_bad_input_is_a_typed_error_naming_the_rule(case: int, text: str, code: str | None) -> None:
+    with pytest.raises(QualityError) as err:
+        _compile(text)
+    assert err.value.item_id == RULE, (case, err.value)
+    if code is not None:
+        assert err.value.code == code, (case, err.value)
+    assert not isinstance(err.value, RecursionError)
+
+
+def test_empty_and_blank_rules_cannot_even_be_built() -> None:  # catalogue 7
+    for text in ("", "   ", "\n"):
+        with pytest.raises(ModelError):
+            Rule(RULE, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "amount > 100 -- ) THEN 1 ELSE 0 END",  # 5: compiled alone, the comment ends the rule
+        "`weird col`` é` > 1",  # 30
+        "prix_€ > 0",
+        "a.b > 0",
+        "exists(arr, x -> x > 0)",  # 44: a lambda variable may shadow a column
+        "s rlike '^[A-Z]{2}[0-9]+$'",
+        "length(repeat(s, 3)) > 0",
+        "regexp_extract(s, '([0-9]+)-([0-9]+)', 1) = '12'",
+        "CAST(s AS INT) > 5 AND d / n > 1 AND element_at(arr, 2) = 1",
+        "coalesce(try_divide(a, b), 0) >= 0 AND nvl(s, '') <> ''",
+        "transform(arr, v -> v * 2)[0] > 1",
+    ],
+)
+def test_ordinary_rules_are_accepted(text: str) -> None:
+    _compile(text)
+
+
+def test_lambdas_and_outputs_are_checked_too() -> None:
+    bad_lambda = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(2, 1), [Rule(Id(10, 1), "f(a)")])],
+        lambdas=[LambdaFunction("f", "x -> reflect('java.lang.System', 'exit', x)", Id(5, 2))],
+    )
+    with pytest.raises(QualityError) as err:
+        compile_suite(bad_lambda)
+    assert (err.value.code, err.value.item_id) == ("POLICY", Id(5, 2))
+    from quality_py.runners.rule_engine import engine_struct
+    from quality_py.sql.dq_struct import rendered
+
+    out = OutputExpression(Id(9, 1), "java_method('java.lang.System', 'getenv', 'HOME')")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10, 1), "a > 0", 1, out)])])
+    compiled = compile_suite(suite)
+    with pytest.raises(QualityError) as err:
+        engine_struct(
+            suite,
+            [rendered("c0")],
+            [None],
+            "string",
+            compiled.lambdas,
+            debug=False,
+            layout=Layout.MAP,
+        )
+    assert (err.value.code, err.value.item_id) == ("POLICY", Id(9, 1))
+
+
+def test_trusted_and_widened_policies() -> None:
+    _compile("raise_error('x') IS NULL", RulePolicy.trusted_policy())
+    _compile("my_registered_udf(x)", RulePolicy(allowed_functions=frozenset({"MY_REGISTERED_UDF"})))
+    _compile("exists(select 1 from lookup l where l.k = main.k)", RulePolicy().with_views("lookup"))
+    with pytest.raises(QualityError):  # a view name with a qualifier is another table
+        _compile("exists(select 1 from other.lookup l)", RulePolicy().with_views("lookup"))
+    with pytest.raises(QualityError):  # file paths never match a view
+        _compile("(select count(*) from text.`/etc/passwd`) > 0", RulePolicy().with_views("text"))
+    # limits apply even to trusted suites (the parser needs them)
+    with pytest.raises(QualityError) as err:
+        _compile("(" * 100 + "x" + ")" * 100, RulePolicy.trusted_policy())
+    assert err.value.code == "POLICY"
+
+
+def test_errors_escape_control_characters() -> None:  # catalogue 32
+    with pytest.raises(QualityError) as err:
+        _compile("x >\r\n 'a\x1b[2J' AND")
+    text = str(err.value)
+    assert "\x1b" not in text and "\r" not in text
