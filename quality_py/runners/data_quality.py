@@ -68,6 +68,8 @@ def _with_rule_values(df: DataFrame, compiled: CompiledSuite) -> tuple[DataFrame
         if not problems:  # pragma: no cover - the whole failed but no part did
             raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
         raise _rule_errors(problems) from None
+    if not compiled.policy.trusted:
+        _require_deterministic(base, values, compiled, sqls)
     families = [family_of(f.dataType.simpleString()) for f in fields]
     bad = [
         (rule, f"a rule must yield a boolean, number or string, not {f.dataType.simpleString()}")
@@ -77,6 +79,32 @@ def _with_rule_values(df: DataFrame, compiled: CompiledSuite) -> tuple[DataFrame
     if bad:
         raise _rule_errors(bad)
     return values, families
+
+
+def _deterministic(frame: DataFrame) -> bool | None:
+    """Whether Spark's analysed plan is deterministic; None on Spark Connect (no JVM handle)."""
+    jdf = getattr(frame, "_jdf", None)
+    if jdf is None:
+        return None
+    try:
+        return bool(jdf.queryExecution().analyzed().deterministic())
+    except Exception:
+        return None
+
+
+def _require_deterministic(
+    base: DataFrame, values: DataFrame, compiled: CompiledSuite, sqls: list[str]
+) -> None:
+    """The policy's second gate: Spark itself must find every untrusted rule deterministic."""
+    if _deterministic(values) is not False:
+        return
+    bad = [
+        (rule, "Spark finds this rule nondeterministic; the rule policy refuses it")
+        for rule, sql in zip(compiled.rules, sqls, strict=True)
+        if _deterministic(base.selectExpr(sql)) is False
+    ]
+    if bad:
+        raise _rule_errors(bad)
 
 
 def _as_dataframe(schema: StructType | DataFrame) -> DataFrame:

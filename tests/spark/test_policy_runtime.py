@@ -122,3 +122,18 @@ def test_check_session_reports_the_switches(spark: Any) -> None:
     # the test session is not hardened (runSQLOnFiles defaults to true)
     assert "spark.sql.runSQLOnFiles" in report.missing and not report.hardened
     assert "runSQLOnFiles=false" in report.describe()
+
+
+def test_spark_analysis_is_the_second_gate_for_determinism(spark: Any) -> None:
+    # a function the policy was told to allow but that Spark knows is nondeterministic
+    from quality_py.policy import RulePolicy
+
+    df = spark.createDataFrame([(1,)], "k int")
+    suite = _suite("k > 0", "rand() < 2").with_policy(
+        RulePolicy(allowed_functions=frozenset({"rand"}))
+    )
+    with pytest.raises(RuleAnalysisError) as err:
+        add_data_quality(df, suite)
+    assert err.value.item_id == Id(11, 1) and "nondeterministic" in err.value.message
+    trusted = suite.with_policy(RulePolicy.trusted_policy())
+    assert add_data_quality(df, trusted).count() == 1
