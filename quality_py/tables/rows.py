@@ -137,6 +137,21 @@ _TABLE_NAMES = {
 }
 
 
+def required_fields(kind: type) -> set[str]:
+    """The fields a table of ``kind`` rows must have (ids and text).
+
+    >>> sorted(required_fields(OutputRow))[:2]
+    ['function_id', 'function_version']
+    """
+    spec: _Spec = _SPECS[kind]
+    return {*spec[0], *spec[1]}
+
+
+def table_name(kind: type) -> str:
+    """How errors name the table of ``kind`` rows."""
+    return _TABLE_NAMES[kind]
+
+
 def _as_int(value: Any) -> int | None:
     """The value as a 32-bit int, or None when it is not one."""
     if isinstance(value, bool):

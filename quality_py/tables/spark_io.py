@@ -28,7 +28,9 @@ from quality_py.tables.rows import (
     RuleRow,
     SuiteTables,
     check_rows,
+    required_fields,
     suite_to_tables,
+    table_name,
 )
 
 if TYPE_CHECKING:
@@ -108,52 +110,10 @@ def _collect(
         from quality_py.errors import BrokenRow, RuleTableError
 
         problems = tuple(f"the table has no column {c!r}" for c in missing)
-        raise RuleTableError([BrokenRow(_TABLES[kind], (), problems)])
+        raise RuleTableError([BrokenRow(table_name(kind), (), problems)])
     use = {f: present[col.lower()] for f, col in wanted.items() if col.lower() in present}
     raw = [{f: row[col] for f, col in use.items()} for row in df.select(*use.values()).collect()]
     return check_rows(kind, raw)
-
-
-_TABLES = {
-    RuleRow: "rules",
-    LambdaRow: "lambdas",
-    OutputRow: "outputs",
-    MetaRuleSetRow: "meta rule sets",
-}
-_REQUIRED = {
-    RuleRow: {
-        "rule_suite_id",
-        "rule_suite_version",
-        "rule_set_id",
-        "rule_set_version",
-        "rule_id",
-        "rule_version",
-        "rule_expr",
-    },
-    LambdaRow: {
-        "name",
-        "rule_expr",
-        "function_id",
-        "function_version",
-        "rule_suite_id",
-        "rule_suite_version",
-    },
-    OutputRow: {
-        "rule_expr",
-        "function_id",
-        "function_version",
-        "rule_suite_id",
-        "rule_suite_version",
-    },
-    MetaRuleSetRow: {
-        "rule_suite_id",
-        "rule_suite_version",
-        "rule_set_id",
-        "rule_set_version",
-        "column_filter",
-        "rule_expr",
-    },
-}
 
 
 def read_rule_tables(
@@ -190,7 +150,7 @@ def read_rule_tables(
         (meta_rule_sets, MetaRuleSetRow, meta_columns or MetaRuleSetColumns()),
     ):
         try:
-            parts.append(_collect(df, kind, cols, _REQUIRED[kind]))
+            parts.append(_collect(df, kind, cols, required_fields(kind)))
         except RuleTableError as err:
             broken += err.broken
             parts.append([])
