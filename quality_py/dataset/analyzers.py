@@ -1,0 +1,294 @@
+"""Scan-shareable analyzers (Deequ Table I, upper half): aggregations, state and metric.
+
+Every analyzer turns into a few Spark aggregate expressions (so all of them share one scan), a
+state built from those aggregates' values, and a metric computed from the state alone, which is
+what lets states of partitions be merged instead of re-reading data. ``where`` restricts an
+analyzer to rows matching a predicate. Column names and predicates are untrusted text: predicates
+go through the rule compiler and its policy, column names are quoted identifiers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+
+from quality_py.dataset.states import (
+    CoMomentsState,
+    ExtremeState,
+    MomentsState,
+    RatioState,
+    SizeState,
+    State,
+    SumState,
+)
+from quality_py.policy import RulePolicy
+from quality_py.sql.build import to_sql
+
+
+def _col(name: str) -> str:
+    return to_sql(exp.column(name, quoted=True))
+
+
+def _predicate(text: str, policy: RulePolicy) -> str:
+    from quality_py.compile import compile_expression
+
+    return to_sql(compile_expression(text, kind="predicate", policy=policy))
+
+
+def _filter(where: str | None, policy: RulePolicy) -> str:
+    return "" if where is None else f" FILTER (WHERE {_predicate(where, policy)})"
+
+
+def _double(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """Base: subclasses give the aggregations, the state and the metric."""
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        """Spark SQL aggregate expressions whose values make the state."""
+        raise NotImplementedError
+
+    def state(self, values: list[Any]) -> State:
+        """The state from the aggregations' values (in order)."""
+        raise NotImplementedError
+
+    def identity(self) -> State:
+        """The state of no rows."""
+        raise NotImplementedError
+
+    def metric(self, state: Any) -> float | None:
+        """The metric from the state alone (None when undefined, e.g. a ratio over 0 rows)."""
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        """A stable name: kind and arguments, used to key stored states."""
+        args = ",".join(f"{k}={v}" for k, v in vars(self).items() if v is not None)
+        return f"{type(self).__name__}({args})"
+
+
+@dataclass(frozen=True)
+class Size(Analyzer):
+    """Number of rows.
+
+    >>> Size().metric(SizeState(7))
+    7.0
+    """
+
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        return [f"count(1){_filter(self.where, policy)}"]
+
+    def state(self, values: list[Any]) -> SizeState:
+        return SizeState(int(values[0] or 0))
+
+    def identity(self) -> SizeState:
+        return SizeState()
+
+    def metric(self, state: SizeState) -> float:
+        return float(state.rows)
+
+
+def _ratio(state: RatioState) -> float | None:
+    return None if state.rows == 0 else state.matches / state.rows
+
+
+@dataclass(frozen=True)
+class Completeness(Analyzer):
+    """Fraction of rows where ``column`` is not null."""
+
+    column: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        f = _filter(self.where, policy)
+        return [f"count({_col(self.column)}){f}", f"count(1){f}"]
+
+    def state(self, values: list[Any]) -> RatioState:
+        return RatioState(int(values[0] or 0), int(values[1] or 0))
+
+    def identity(self) -> RatioState:
+        return RatioState()
+
+    def metric(self, state: RatioState) -> float | None:
+        return _ratio(state)
+
+
+@dataclass(frozen=True)
+class Compliance(Analyzer):
+    """Fraction of rows satisfying ``predicate`` (SQL, compiled under the rule policy)."""
+
+    label: str
+    predicate: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        f = _filter(self.where, policy)
+        return [
+            f"count_if(coalesce({_predicate(self.predicate, policy)}, false)){f}",
+            f"count(1){f}",
+        ]
+
+    state = Completeness.state
+    identity = Completeness.identity
+    metric = Completeness.metric
+
+
+@dataclass(frozen=True)
+class PatternMatch(Analyzer):
+    """Fraction of rows whose ``column`` matches the regex ``pattern`` (checked as rules are)."""
+
+    column: str
+    pattern: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        test = to_sql(
+            exp.RegexpLike(
+                this=exp.column(self.column, quoted=True),
+                expression=exp.Literal.string(self.pattern),
+            )
+        )
+        _predicate(test, policy)  # the regex safety check of the policy
+        f = _filter(self.where, policy)
+        return [f"count_if(coalesce({test}, false)){f}", f"count(1){f}"]
+
+    state = Completeness.state
+    identity = Completeness.identity
+    metric = Completeness.metric
+
+
+@dataclass(frozen=True)
+class Minimum(Analyzer):
+    """Smallest non-null value of a numeric ``column`` (NaN counts as the largest)."""
+
+    column: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        return [f"min(CAST({_col(self.column)} AS DOUBLE)){_filter(self.where, policy)}"]
+
+    def state(self, values: list[Any]) -> ExtremeState:
+        return ExtremeState(_double(values[0]), False)
+
+    def identity(self) -> ExtremeState:
+        return ExtremeState(None, False)
+
+    def metric(self, state: ExtremeState) -> float | None:
+        return state.value
+
+
+@dataclass(frozen=True)
+class Maximum(Minimum):
+    """Largest non-null value of a numeric ``column`` (NaN if there is one)."""
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        return [f"max(CAST({_col(self.column)} AS DOUBLE)){_filter(self.where, policy)}"]
+
+    def state(self, values: list[Any]) -> ExtremeState:
+        return ExtremeState(_double(values[0]), True)
+
+    def identity(self) -> ExtremeState:
+        return ExtremeState(None, True)
+
+
+@dataclass(frozen=True)
+class Sum(Analyzer):
+    """Sum of the non-null values of ``column`` (None when there is none)."""
+
+    column: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        f = _filter(self.where, policy)
+        c = f"CAST({_col(self.column)} AS DOUBLE)"
+        return [f"sum({c}){f}", f"count({c}){f}"]
+
+    def state(self, values: list[Any]) -> SumState:
+        return SumState(float(values[0] or 0.0), int(values[1] or 0))
+
+    def identity(self) -> SumState:
+        return SumState()
+
+    def metric(self, state: SumState) -> float | None:
+        return None if state.count == 0 else state.total
+
+
+@dataclass(frozen=True)
+class Mean(Sum):
+    """Mean of the non-null values of ``column``."""
+
+    def metric(self, state: SumState) -> float | None:
+        return None if state.count == 0 else state.total / state.count
+
+
+@dataclass(frozen=True)
+class StandardDeviation(Analyzer):
+    """Population standard deviation of the non-null values of ``column``."""
+
+    column: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        f = _filter(self.where, policy)
+        c = f"CAST({_col(self.column)} AS DOUBLE)"
+        return [f"count({c}){f}", f"avg({c}){f}", f"var_pop({c}){f}"]
+
+    def state(self, values: list[Any]) -> MomentsState:
+        n = int(values[0] or 0)
+        if n == 0:
+            return MomentsState()
+        return MomentsState(n, float(values[1]), float(values[2]) * n)
+
+    def identity(self) -> MomentsState:
+        return MomentsState()
+
+    def metric(self, state: MomentsState) -> float | None:
+        return None if state.n == 0 else math.sqrt(max(state.m2, 0.0) / state.n)
+
+
+@dataclass(frozen=True)
+class Correlation(Analyzer):
+    """Pearson correlation of two numeric columns over rows where both are non-null."""
+
+    first: str
+    second: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        x = f"CAST({_col(self.first)} AS DOUBLE)"
+        y = f"CAST({_col(self.second)} AS DOUBLE)"
+        both = f"{x} IS NOT NULL AND {y} IS NOT NULL"
+        if self.where is not None:
+            both = f"({both}) AND coalesce({_predicate(self.where, policy)}, false)"
+        f = f" FILTER (WHERE {both})"
+        return [
+            f"count(1){f}",
+            f"avg({x}){f}",
+            f"avg({y}){f}",
+            f"covar_pop({x}, {y}){f}",
+            f"var_pop({x}){f}",
+            f"var_pop({y}){f}",
+        ]
+
+    def state(self, values: list[Any]) -> CoMomentsState:
+        n = int(values[0] or 0)
+        if n == 0:
+            return CoMomentsState()
+        mx, my, cov, vx, vy = (float(v) for v in values[1:])
+        return CoMomentsState(n, mx, my, cov * n, vx * n, vy * n)
+
+    def identity(self) -> CoMomentsState:
+        return CoMomentsState()
+
+    def metric(self, state: CoMomentsState) -> float | None:
+        if state.n == 0 or state.m2x <= 0 or state.m2y <= 0:
+            return None
+        return state.ck / math.sqrt(state.m2x * state.m2y)

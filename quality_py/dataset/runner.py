@@ -1,0 +1,58 @@
+"""Run analyzers over a DataFrame: every shareable aggregation in one Spark job (Algorithm 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quality_py.dataset.analyzers import Analyzer
+from quality_py.dataset.states import State
+from quality_py.policy import DEFAULT_POLICY, RulePolicy
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """States and metrics per analyzer."""
+
+    states: Mapping[Analyzer, State]
+    metrics: Mapping[Analyzer, float | None] = field(default_factory=dict)
+
+    def merge(self, other: AnalysisResult) -> AnalysisResult:
+        """Both results' states merged per analyzer (analyzers of one side keep their state)."""
+        states = dict(self.states)
+        for analyzer, state in other.states.items():
+            states[analyzer] = states[analyzer].merge(state) if analyzer in states else state
+        return AnalysisResult(states, {a: a.metric(s) for a, s in states.items()})
+
+
+def run_analyzers(
+    df: Any,
+    analyzers: Sequence[Analyzer],
+    previous_states: AnalysisResult | None = None,
+    *,
+    policy: RulePolicy = DEFAULT_POLICY,
+) -> AnalysisResult:
+    """Compute every analyzer's state in **one** aggregation job, merge ``previous_states``.
+
+    >>> from quality_py.dataset.analyzers import Completeness, Size
+    >>> df = spark.createDataFrame([(1,), (None,)], "a int")
+    >>> result = run_analyzers(df, [Size(), Completeness("a")])
+    >>> [result.metrics[a] for a in (Size(), Completeness("a"))]
+    [2.0, 0.5]
+    """
+    unique = list(dict.fromkeys(analyzers))
+    sqls: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for analyzer in unique:
+        aggs = analyzer.aggregations(policy)
+        spans.append((len(sqls), len(sqls) + len(aggs)))
+        sqls += aggs
+    rows = df.selectExpr(*[f"{s} AS `a{i}`" for i, s in enumerate(sqls)]).collect() if sqls else []
+    row = rows[0] if rows else None  # collect, not first(): take() may run a second job
+    values = list(row) if row is not None else []
+    states: dict[Analyzer, State] = {
+        a: a.state(values[lo:hi]) for a, (lo, hi) in zip(unique, spans, strict=True)
+    }
+    result = AnalysisResult(states, {a: a.metric(s) for a, s in states.items()})
+    return result if previous_states is None else previous_states.merge(result)

@@ -1,0 +1,111 @@
+"""Scan-shareable analyzers in Spark: one job, correct metrics, partition states merge to the whole."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import pytest
+
+from quality_py.dataset import (
+    Completeness,
+    Compliance,
+    Correlation,
+    Maximum,
+    Mean,
+    Minimum,
+    PatternMatch,
+    Size,
+    StandardDeviation,
+    Sum,
+    run_analyzers,
+)
+from quality_py.errors import PolicyError
+
+ROWS = [
+    (1, 2.0, "a1", 10.0),
+    (2, None, "b2", 20.0),
+    (3, float("nan"), None, 30.0),
+    (4, float("inf"), "a4", None),
+    (5, -1.5, "zz", 50.0),
+    (6, 4.0, "a6", 60.0),
+]
+ANALYZERS = [
+    Size(),
+    Size(where="k > 3"),
+    Completeness("x"),
+    Completeness("s", where="k <= 4"),
+    Compliance("positive y", "y > 15"),
+    PatternMatch("s", "^a[0-9]$"),
+    Minimum("x"),
+    Maximum("x"),
+    Maximum("y"),
+    Sum("y"),
+    Mean("y"),
+    StandardDeviation("y"),
+    Correlation("k", "y"),
+]
+
+
+@pytest.fixture(scope="module")
+def data(spark: Any) -> Any:
+    return spark.createDataFrame(ROWS, "k int, x double, s string, y double")
+
+
+def _jobs(spark: Any) -> int:
+    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
+
+
+def test_all_shareable_analyzers_run_in_one_job(spark: Any, data: Any) -> None:
+    # one aggregation query is 1 Spark job, or 2 with adaptive execution (the shuffle map
+    # stage is submitted on its own): measure that, then require run_analyzers to cost the same
+    before = _jobs(spark)
+    data.selectExpr("count(1)").collect()
+    one_query = _jobs(spark) - before
+    before = _jobs(spark)
+    result = run_analyzers(data, ANALYZERS)
+    assert _jobs(spark) - before == one_query
+    m = result.metrics
+    ys = [10.0, 20.0, 30.0, 50.0, 60.0]
+    mean = sum(ys) / 5
+    assert m[Size()] == 6 and m[Size(where="k > 3")] == 3
+    assert m[Completeness("x")] == 5 / 6 and m[Completeness("s", where="k <= 4")] == 3 / 4
+    assert m[Compliance("positive y", "y > 15")] == 4 / 6  # a null y does not comply
+    assert m[PatternMatch("s", "^a[0-9]$")] == 3 / 6
+    assert m[Minimum("x")] == -1.5 and math.isnan(m[Maximum("x")])  # type: ignore[arg-type]
+    assert m[Maximum("y")] == 60.0 and m[Sum("y")] == 170.0 and m[Mean("y")] == mean
+    std = math.sqrt(sum((v - mean) ** 2 for v in ys) / 5)
+    assert math.isclose(m[StandardDeviation("y")], std, rel_tol=1e-12)  # type: ignore[arg-type]
+    assert m[Correlation("k", "y")] is not None and 0.99 < m[Correlation("k", "y")] <= 1.0  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("cuts", [[0], [2, 4], [1, 1, 6], [3]])
+def test_partition_states_merge_to_the_whole(spark: Any, data: Any, cuts: list[int]) -> None:
+    whole = run_analyzers(data, ANALYZERS)
+    bounds = [0, *cuts, len(ROWS)]
+    merged = None
+    for lo, hi in itertools.pairwise(bounds):  # includes empty partitions
+        part = data.filter(f"k > {lo} AND k <= {hi}")
+        merged = run_analyzers(part, ANALYZERS, merged)
+    assert merged is not None
+    for analyzer in ANALYZERS:
+        a, b = whole.metrics[analyzer], merged.metrics[analyzer]
+        if a is None or b is None or math.isnan(a):
+            assert repr(a) == repr(b), analyzer
+        else:
+            assert math.isclose(a, b, rel_tol=1e-9), analyzer
+
+
+def test_empty_data_gives_identities_and_undefined_ratios(spark: Any, data: Any) -> None:
+    result = run_analyzers(data.limit(0), ANALYZERS)
+    for analyzer in ANALYZERS:
+        assert result.states[analyzer] == analyzer.identity(), analyzer
+    assert result.metrics[Size()] == 0.0 and result.metrics[Completeness("x")] is None
+
+
+def test_predicates_go_through_the_rule_policy(data: Any) -> None:
+    with pytest.raises(PolicyError):
+        run_analyzers(data, [Compliance("bad", "reflect('java.lang.System', 'exit', 0) IS NULL")])
+    with pytest.raises(PolicyError):
+        run_analyzers(data, [PatternMatch("s", "(a|b)+")])
