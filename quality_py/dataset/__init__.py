@@ -1,7 +1,8 @@
 """Dataset checks with mergeable states (Deequ): analyzers, states, one-pass execution.
 
-Work in progress for issue 6: the scan-shareable analyzers exist; grouping analyzers, sketches,
-checks and the state store do not yet.
+Work in progress for issue 6: the scan-shareable analyzers and the frequency-based ones
+(CountDistinct, Distinctness, Uniqueness, UniqueValueRatio, Entropy) exist; sketches, histogram,
+mutual information, checks and the state store do not yet.
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ from quality_py.dataset.analyzers import (
     StandardDeviation,
     Sum,
 )
-from quality_py.dataset.runner import AnalysisResult, run_analyzers
+from quality_py.dataset.grouping import (
+    CountDistinct,
+    Distinctness,
+    Entropy,
+    FrequencyState,
+    GroupingAnalyzer,
+    Uniqueness,
+    UniqueValueRatio,
+)
+from quality_py.dataset.runner import AnalysisResult, run_analyzers, run_grouping_analyzers
 
 __all__ = [
     "AnalysisResult",
@@ -27,6 +37,11 @@ __all__ = [
     "Completeness",
     "Compliance",
     "Correlation",
+    "CountDistinct",
+    "Distinctness",
+    "Entropy",
+    "FrequencyState",
+    "GroupingAnalyzer",
     "Maximum",
     "Mean",
     "Minimum",
@@ -34,5 +49,8 @@ __all__ = [
     "Size",
     "StandardDeviation",
     "Sum",
+    "UniqueValueRatio",
+    "Uniqueness",
     "run_analyzers",
+    "run_grouping_analyzers",
 ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quality_py.dataset.analyzers import Analyzer
+from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, run_grouping
 from quality_py.dataset.states import State
 from quality_py.policy import DEFAULT_POLICY, RulePolicy
 
@@ -56,3 +57,32 @@ def run_analyzers(
     }
     result = AnalysisResult(states, {a: a.metric(s) for a, s in states.items()})
     return result if previous_states is None else previous_states.merge(result)
+
+
+def run_grouping_analyzers(
+    df: Any,
+    analyzers: Sequence[GroupingAnalyzer],
+    previous: Mapping[tuple[str, ...], FrequencyState] | None = None,
+) -> tuple[dict[GroupingAnalyzer, float | None], dict[tuple[str, ...], FrequencyState]]:
+    """Metrics of grouping analyzers: **one** aggregation query per distinct set of columns.
+
+    ``previous`` holds frequency states (e.g. of older partitions) merged in before the metrics.
+    Returns the metrics and the frequency states, to store or merge later.
+
+    >>> from quality_py.dataset.grouping import Uniqueness
+    >>> df = spark.createDataFrame([("a",), ("a",), ("b",)], "s string")
+    >>> run_grouping_analyzers(df, [Uniqueness("s")])[0][Uniqueness("s")]
+    0.3333333333333333
+    """
+    by_columns: dict[tuple[str, ...], list[GroupingAnalyzer]] = {}
+    for analyzer in dict.fromkeys(analyzers):
+        by_columns.setdefault(analyzer.columns, []).append(analyzer)
+    metrics: dict[GroupingAnalyzer, float | None] = {}
+    states: dict[tuple[str, ...], FrequencyState] = {}
+    for columns, group in by_columns.items():
+        state = FrequencyState.of(df, columns)
+        if previous and columns in previous:
+            state = previous[columns].merge(state)
+        states[columns] = state
+        metrics.update(run_grouping(state, group))
+    return metrics, states

