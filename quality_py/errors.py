@@ -49,6 +49,7 @@ ERROR_CODES: tuple[str, ...] = (
     "RULE_ANALYSIS",
     "RULE_SYNTAX",
     "RULE_TABLE",
+    "STATE_STORE",
     "UNSUPPORTED_STATEMENT",
 )
 

@@ -159,3 +159,39 @@ def test_grouping_analyzers_one_query_per_column_set_and_merge(spark: Any) -> No
     _, part = run_grouping_analyzers(first, analyzers)
     merged, _ = run_grouping_analyzers(second, analyzers, part)
     assert merged == metrics
+
+
+def test_differential_scenarios_with_stored_partition_states(spark: Any, tmp_path: Any) -> None:
+    from functools import reduce
+
+    from quality_py.dataset.store import FileStateStore
+
+    store = FileStateStore(tmp_path)
+    df = spark.createDataFrame(
+        [(i, float(i % 7), f"v{i % 5}") for i in range(60)], "k int, x double, s string"
+    )
+    analyzers = [Size(), Completeness("x"), Mean("x"), StandardDeviation("x"), Maximum("x")]
+    parts = {p: df.filter(f"k % 3 = {p}") for p in range(3)}
+    for p, part in parts.items():
+        store.save(f"t/p={p}", run_analyzers(part, analyzers))
+
+    def close(a: Any, b: Any) -> None:
+        for analyzer in analyzers:
+            assert math.isclose(a.metrics[analyzer], b.metrics[analyzer], rel_tol=1e-9), analyzer
+
+    # scenario 3, views: any combination of partitions from stored states, no data read
+    before = _jobs(spark)
+    view = store.load("t/p=0").merge(store.load("t/p=2"))
+    whole = reduce(lambda a, b: a.merge(b), (store.load(f"t/p={p}") for p in range(3)))
+    assert _jobs(spark) == before
+    close(view, run_analyzers(df.filter("k % 3 IN (0, 2)"), analyzers))
+    close(whole, run_analyzers(df, analyzers))
+    # scenario 2, partition replacement: recompute one partition, merge with the stored others
+    new_part = parts[1].selectExpr("k", "x * 2 AS x", "s")
+    store.save("t/p=1", run_analyzers(new_part, analyzers))
+    replaced = reduce(lambda a, b: a.merge(b), (store.load(f"t/p={p}") for p in range(3)))
+    close(replaced, run_analyzers(parts[0].unionByName(new_part).unionByName(parts[2]), analyzers))
+    # scenario 1, append: the delta's state merged into the stored total
+    delta = spark.createDataFrame([(100, 50.0, "new")], "k int, x double, s string")
+    grown = run_analyzers(delta, analyzers, replaced)
+    assert grown.metrics[Size()] == 61 and grown.metrics[Maximum("x")] == 50.0

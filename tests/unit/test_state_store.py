@@ -1,0 +1,136 @@
+"""The state store: round trips, concurrent writers, corruption, crashes (no JVM)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quality_py.dataset.analyzers import (
+    Completeness,
+    Correlation,
+    Maximum,
+    Mean,
+    Minimum,
+    Size,
+    StandardDeviation,
+)
+from quality_py.dataset.runner import AnalysisResult
+from quality_py.dataset.states import (
+    CoMomentsState,
+    ExtremeState,
+    MomentsState,
+    RatioState,
+    SizeState,
+    SumState,
+)
+from quality_py.dataset.store import FileStateStore, StateStoreError
+
+floats = st.floats(allow_nan=True, allow_infinity=True)
+counts = st.integers(0, 2**40)
+
+
+@st.composite
+def results(draw: st.DrawFn) -> AnalysisResult:
+    states = {
+        Size(): SizeState(draw(counts)),
+        Completeness("a", where=draw(st.none() | st.just("b > 1"))): RatioState(
+            draw(counts), draw(counts)
+        ),
+        Minimum("x"): ExtremeState(draw(st.none() | floats), False),
+        Maximum("x"): ExtremeState(draw(st.none() | floats), True),
+        Mean("y"): SumState(draw(floats), draw(counts)),
+        StandardDeviation("y"): MomentsState(draw(counts), draw(floats), draw(floats)),
+        Correlation("x", "y"): CoMomentsState(draw(counts), *[draw(floats) for _ in range(5)]),
+    }
+    return AnalysisResult(states)
+
+
+@settings(max_examples=60, deadline=None)
+@given(results())
+def test_save_load_round_trip(
+    tmp_path_factory: pytest.TempPathFactory, result: AnalysisResult
+) -> None:
+    store = FileStateStore(tmp_path_factory.mktemp("store"))
+    version = store.save("t/p=1", result)
+    loaded = store.load("t/p=1", version)
+    assert set(loaded.states) == set(result.states)
+    for analyzer, state in result.states.items():
+        assert repr(loaded.states[analyzer]) == repr(state)  # repr: NaN equals NaN
+
+
+def test_versions_increase_and_old_ones_stay(tmp_path: Path) -> None:
+    store = FileStateStore(tmp_path)
+    assert store.save("k", AnalysisResult({Size(): SizeState(1)})) == 1
+    assert store.save("k", AnalysisResult({Size(): SizeState(2)})) == 2
+    assert store.versions("k") == [1, 2]
+    assert store.load("k").metrics[Size()] == 2.0 and store.load("k", 1).metrics[Size()] == 1.0
+
+
+def test_concurrent_writers_lose_no_update(tmp_path: Path) -> None:
+    store = FileStateStore(tmp_path)
+    errors: list[BaseException] = []
+
+    def write(i: int) -> None:
+        try:
+            store.save("k", AnalysisResult({Size(): SizeState(i)}))
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert store.versions("k") == list(range(1, 25))
+    sizes = sorted(int(store.load("k", v).metrics[Size()]) for v in range(1, 25))  # type: ignore[arg-type]
+    assert sizes == list(range(24))
+
+
+def test_corrupt_and_incompatible_files_are_named(tmp_path: Path) -> None:
+    store = FileStateStore(tmp_path)
+    store.save("k", AnalysisResult({Size(): SizeState(5)}))
+    path = tmp_path / "k" / "v1.json"
+    doc = json.loads(path.read_text())
+    path.write_text(path.read_text().replace('"rows": 5', '"rows": 6'))
+    with pytest.raises(StateStoreError) as err:
+        store.load("k")
+    assert str(path) in err.value.message and "checksum" in err.value.message
+    path.write_text("{not json")
+    with pytest.raises(StateStoreError):
+        store.load("k")
+    doc["format"] = 99
+    payload = {k: v for k, v in doc.items() if k != "sha256"}
+    from quality_py.dataset.store import _digest
+
+    path.write_text(json.dumps({**payload, "sha256": _digest(payload)}))
+    with pytest.raises(StateStoreError) as err:
+        store.load("k")
+    assert "format 99" in err.value.message
+    with pytest.raises(StateStoreError):
+        store.load("../escape")
+
+
+def test_a_crash_at_any_write_point_leaves_old_or_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = FileStateStore(tmp_path)
+    store.save("k", AnalysisResult({Size(): SizeState(1)}))
+    import os
+
+    def crash(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt("killed")
+
+    for point in ("fsync", "link"):  # die after the temp file is written, before it is linked
+        with monkeypatch.context() as m:
+            m.setattr(os, point, crash)
+            with pytest.raises(KeyboardInterrupt):
+                store.save("k", AnalysisResult({Size(): SizeState(2)}))
+        assert store.load("k").metrics[Size()] == 1.0  # the old version, intact
+    store.save("k", AnalysisResult({Size(): SizeState(3)}))
+    assert store.load("k").metrics[Size()] == 3.0
