@@ -222,6 +222,12 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
                 )
             if isinstance(node, exp.Table):
                 _check_table(node, policy, ctx)
+            if isinstance(node, exp.Select) and not (
+                node.args.get("from_") or node.args.get("from")
+            ):
+                raise _error(
+                    ctx, "a subquery must read a permitted view (SELECT ... FROM view)", node
+                )
             continue
         kind = type(node).__name__
         raise _error(ctx, f"{kind} is not allowed by the rule policy", node)

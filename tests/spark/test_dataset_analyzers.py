@@ -195,3 +195,44 @@ def test_differential_scenarios_with_stored_partition_states(spark: Any, tmp_pat
     delta = spark.createDataFrame([(100, 50.0, "new")], "k int, x double, s string")
     grown = run_analyzers(delta, analyzers, replaced)
     assert grown.metrics[Size()] == 61 and grown.metrics[Maximum("x")] == 50.0
+
+
+def test_checks_and_verify(spark: Any) -> None:
+    from quality_py.dataset.checks import Check, verify
+
+    df = spark.createDataFrame(
+        [(1, "ua", 10.0, 20.0), (2, "aa", 5.0, 3.0), (3, "ua", None, 40.0), (4, "dl", 7.0, 8.0)],
+        "id int, carrier string, dep double, arr double",
+    )
+    errors = (
+        Check("error", "keys")
+        .is_unique("id")
+        .is_complete("carrier")
+        .is_contained_in("carrier", ["ua", "aa", "dl"])
+        .has_size("== 4")
+    )
+    warnings = (
+        Check("warning", "delays")
+        .is_complete("dep")
+        .has_completeness("dep", ">= 0.75")
+        .is_non_negative("dep")
+        .is_in_range("dep", 0, 8)
+        .is_less_than("dep", "arr")
+        .has_mean("dep", lambda m: abs(m - 22 / 3) < 1e-9)
+        .has_count_distinct("carrier", "== 3")
+        .has_uniqueness("carrier", "between 0.4 and 0.6")
+    )
+    result = verify(df, [errors, warnings])
+    outcome = {(r.check, r.constraint): r.passed for r in result.results}
+    assert all(outcome[("keys", c.description)] for c in errors.constraints)
+    assert not outcome[("delays", "dep is complete")]
+    assert outcome[("delays", "dep completeness")]
+    assert outcome[("delays", "dep >= 0")]
+    assert not outcome[("delays", "dep in [0, 8]")]  # 10.0 is out of range
+    assert not outcome[("delays", "dep < arr")]  # 5 < 3 fails, and a null dep does not comply
+    assert outcome[("delays", "mean(dep)")]
+    assert outcome[("delays", "carrier count distinct")]
+    assert outcome[("delays", "carrier uniqueness")]  # aa, dl once each: 2 / 4
+    assert result.status == "warning"
+    frame = result.metrics_frame(spark)
+    assert frame.count() == len(result.results) and "message" in frame.columns

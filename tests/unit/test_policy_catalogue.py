@@ -172,3 +172,13 @@ def test_errors_escape_control_characters() -> None:  # catalogue 32
         _compile("x >\r\n 'a\x1b[2J' AND")
     text = str(err.value)
     assert "\x1b" not in text and "\r" not in text
+
+
+def test_a_subquery_must_read_a_permitted_view() -> None:
+    # found by the fuzzer: a SELECT without FROM is not a lookup
+    with pytest.raises(QualityError) as err:
+        _compile(
+            "exists(SELECT airlines a WHERE a.carrier = main.carrier)",
+            RulePolicy().with_views("airlines"),
+        )
+    assert err.value.code == "POLICY" and "FROM" in err.value.message

@@ -26,4 +26,6 @@ def run_passes(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
     out = tree.copy()
     for step in PASSES:
         out = step(out, ctx=ctx)
+    for node in out.walk():  # rule comments mean nothing to Spark: never emit user text in them
+        node.comments = None
     return out
