@@ -12,6 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time (--hypothesis-profile=ci in scripts/test.sh), so a red
+# run is repeatable; locally the default profile keeps exploring new examples.
+settings.register_profile("ci", derandomize=True)
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

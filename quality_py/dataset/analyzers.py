@@ -289,6 +289,10 @@ class Correlation(Analyzer):
         return CoMomentsState()
 
     def metric(self, state: CoMomentsState) -> float | None:
-        if state.n == 0 or state.m2x <= 0 or state.m2y <= 0:
+        if state.n == 0:
             return None
-        return state.ck / math.sqrt(state.m2x * state.m2y)
+        # sqrt of each factor: their product can underflow to 0 for tiny but positive moments
+        denominator = math.sqrt(max(state.m2x, 0.0)) * math.sqrt(max(state.m2y, 0.0))
+        if not denominator > 0:  # a constant column (or NaN moments): undefined
+            return None
+        return state.ck / denominator
