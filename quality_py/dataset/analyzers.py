@@ -295,4 +295,4 @@ class Correlation(Analyzer):
         denominator = math.sqrt(max(state.m2x, 0.0)) * math.sqrt(max(state.m2y, 0.0))
         if not denominator > 0:  # a constant column (or NaN moments): undefined
             return None
-        return state.ck / denominator
+        return max(-1.0, min(1.0, state.ck / denominator))  # rounding can pass +-1 slightly
