@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from quality_py.compile import check_text, compile_expression, policy_of
+from quality_py.compile import check_text, checked_tree, policy_of
 from quality_py.docs.comments import parse_docs
 from quality_py.errors import QualityError
 from quality_py.model.ids import Id
@@ -17,7 +17,7 @@ from quality_py.policy.enforce import enforce
 from quality_py.policy.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
-from quality_py.sql.parse import parse_expression, parse_lambda
+from quality_py.sql.parse import parse_lambda
 from quality_py.sql.passes import run_passes
 from quality_py.validation.report import Finding
 
@@ -221,16 +221,16 @@ def _check_item(
     policy: RulePolicy,
 ) -> list[Item]:
     params: set[str] = set()
+    ctx = PassContext(item_id, kind, text, lib, policy=policy)
     try:
-        check_text(text, policy, item_id, kind)
-        tree = parse_expression(text, item_id=item_id, kind=kind)
-        enforce(tree, policy, PassContext(item_id, kind, text, lib, policy=policy))
+        tree = checked_tree(text, ctx, item_id=item_id, kind=kind)
     except QualityError as err:
         if kind != "output":
             findings.append(finding_of(err, kind, item_id, text))
             return []
-        try:  # a folder output: ``x -> ...``
+        try:  # a folder output: ``x -> ...``, whose body the policy checks too
             parsed = parse_lambda(LambdaFunction("output", text, item_id))
+            enforce(parsed.body, policy, ctx)
         except QualityError as err2:
             findings.append(finding_of(err2, kind, item_id, text))
             return []
@@ -247,8 +247,8 @@ def _check_item(
             )
     if is_folder:
         return [Item(kind, item_id, text, None)]
-    try:
-        compiled = compile_expression(text, item_id=item_id, kind=kind, lambdas=lib, policy=policy)
+    try:  # the tree is already limit- and policy-checked: only the passes remain
+        compiled = run_passes(tree, ctx)
     except QualityError as err:
         findings.append(finding_of(err, kind, item_id, text))
         return []

@@ -118,3 +118,13 @@ def test_static_only_without_a_session_still_checks_names() -> None:
     assert report.findings == () and not report.spark_checked  # no schema: syntax only
     bad = validate(_suite(Rule(Id(10, 1), "a >")))
     assert [f.kind for f in bad.errors] == ["SyntaxError"]
+
+
+def test_folder_output_bodies_are_checked_by_the_policy() -> None:
+    out = OutputExpression(
+        Id(92, 1), "x -> named_struct('a', java_method('java.lang.System', 'getenv', 'HOME'))"
+    )
+    report = validate(_suite(Rule(Id(10, 1), "a > 1", salience=1, output=out)))
+    assert [(f.kind, f.item_kind, f.item_id) for f in report.errors] == [
+        ("PolicyError", "output", Id(92, 1))
+    ]
