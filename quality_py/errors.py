@@ -45,10 +45,13 @@ ERROR_CODES: tuple[str, ...] = (
     "META_RULE_SET",
     "MISSING_OUTPUT",
     "POLICY",
+    "QUALITY_RUN_FAILED",
     "RULESET_FORMAT",
     "RULE_ANALYSIS",
     "RULE_SYNTAX",
     "RULE_TABLE",
+    "RUN_OUTPUT",
+    "SKETCH",
     "STATE_STORE",
     "UNSUPPORTED_STATEMENT",
 )

@@ -1,8 +1,7 @@
-"""Dataset checks with mergeable states (Deequ): analyzers, states, one-pass execution.
+"""Dataset checks with mergeable states (Deequ): analyzers, states, one-pass execution, checks.
 
-Work in progress for issue 6: the scan-shareable analyzers and the frequency-based ones
-(CountDistinct, Distinctness, Uniqueness, UniqueValueRatio, Entropy) exist; sketches, histogram,
-mutual information, checks and the state store do not yet.
+Every analyzer computes a state that is a commutative monoid; metrics of a union of partitions
+come from merged states (see :mod:`quality_py.dataset.store` for storing them per partition).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from quality_py.dataset.analyzers import (
     Completeness,
     Compliance,
     Correlation,
+    DataType,
     Maximum,
     Mean,
     Minimum,
@@ -20,37 +20,58 @@ from quality_py.dataset.analyzers import (
     StandardDeviation,
     Sum,
 )
+from quality_py.dataset.checks import Check, ConstraintResult, VerificationResult, verify
 from quality_py.dataset.grouping import (
     CountDistinct,
     Distinctness,
+    Distribution,
     Entropy,
     FrequencyState,
     GroupingAnalyzer,
+    Histogram,
+    MutualInformation,
     Uniqueness,
     UniqueValueRatio,
 )
+from quality_py.dataset.observe import observe_analyzers, observe_checks
 from quality_py.dataset.runner import AnalysisResult, run_analyzers, run_grouping_analyzers
+from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
+from quality_py.dataset.store import FileStateStore, StateStoreError
 
 __all__ = [
     "AnalysisResult",
     "Analyzer",
+    "ApproxCountDistinct",
+    "ApproxQuantile",
+    "Check",
     "Completeness",
     "Compliance",
+    "ConstraintResult",
     "Correlation",
     "CountDistinct",
+    "DataType",
     "Distinctness",
+    "Distribution",
     "Entropy",
+    "FileStateStore",
     "FrequencyState",
     "GroupingAnalyzer",
+    "Histogram",
     "Maximum",
     "Mean",
     "Minimum",
+    "MutualInformation",
     "PatternMatch",
     "Size",
     "StandardDeviation",
+    "StateStoreError",
     "Sum",
     "UniqueValueRatio",
     "Uniqueness",
+    "VerificationResult",
+    "observe_analyzers",
+    "observe_checks",
     "run_analyzers",
     "run_grouping_analyzers",
+    "verify",
 ]

@@ -23,7 +23,9 @@ from quality_py.dataset.states import (
     SizeState,
     State,
     SumState,
+    TypeCountsState,
 )
+from quality_py.errors import ModelError
 from quality_py.policy import RulePolicy
 from quality_py.sql.build import to_sql
 
@@ -296,3 +298,58 @@ class Correlation(Analyzer):
         if not denominator > 0:  # a constant column (or NaN moments): undefined
             return None
         return max(-1.0, min(1.0, state.ck / denominator))  # rounding can pass +-1 slightly
+
+
+# Deequ's classification of a value's text; the first that matches wins, nulls are "unknown".
+_TYPE_PATTERNS = (
+    ("integral", r"^\\s*[-+]?\\d+\\s*$"),
+    ("fractional", r"^\\s*[-+]?(\\d+\\.\\d*|\\.\\d+|\\d+)([eE][-+]?\\d+)?\\s*$"),
+    ("boolean", r"^\\s*(?i:true|false)\\s*$"),
+)
+TYPE_NAMES = ("unknown", "integral", "fractional", "boolean", "string")
+
+
+@dataclass(frozen=True)
+class DataType(Analyzer):
+    """Share of non-null values of ``column`` (by their text) of one inferred type.
+
+    Values are classified as integral, fractional, boolean or string (in that order of tests);
+    nulls are unknown and not counted. With ``kind`` the metric is that type's share of the
+    non-null values; without, the share of the most common type (1.0 = a consistent type).
+
+    >>> DataType("c").metric(TypeCountsState(0, 3, 1, 0, 0))
+    0.75
+    """
+
+    column: str
+    kind: str | None = None
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        if self.kind is not None and self.kind not in TYPE_NAMES[1:]:
+            raise ModelError(f"{self.name}: kind must be one of {TYPE_NAMES[1:]}")
+        text = f"CAST({_col(self.column)} AS STRING)"
+        f = _filter(self.where, policy)
+        out = [f"count_if({text} IS NULL){f}"]
+        earlier: list[str] = []
+        for _, pattern in _TYPE_PATTERNS:
+            test = f"{text} RLIKE '{pattern}'"
+            out.append(f"count_if({' AND '.join([*earlier, test])}){f}")
+            earlier.append(f"NOT {test}")
+        out.append(f"count_if({' AND '.join([f'{text} IS NOT NULL', *earlier])}){f}")
+        return out
+
+    def state(self, values: list[Any]) -> TypeCountsState:
+        return TypeCountsState(*(int(v or 0) for v in values))
+
+    def identity(self) -> TypeCountsState:
+        return TypeCountsState()
+
+    def metric(self, state: TypeCountsState) -> float | None:
+        counts = state.by_type()
+        known = sum(counts[t] for t in TYPE_NAMES[1:])
+        if known == 0:
+            return None
+        if self.kind is not None:
+            return counts[self.kind] / known
+        return max(counts[t] for t in TYPE_NAMES[1:]) / known

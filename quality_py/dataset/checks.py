@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from quality_py.dataset.analyzers import (
-    Analyzer,
     Completeness,
     Compliance,
     Correlation,
+    DataType,
     Maximum,
     Mean,
     Minimum,
@@ -31,14 +31,18 @@ from quality_py.dataset.analyzers import (
 from quality_py.dataset.grouping import (
     CountDistinct,
     Distinctness,
+    Distribution,
     Entropy,
-    GroupingAnalyzer,
+    Histogram,
+    MutualInformation,
     Uniqueness,
 )
+from quality_py.dataset.runner import AnyAnalyzer
+from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.errors import ModelError
 from quality_py.sql.build import lit, to_sql
 
-Assertion = Callable[[float], bool] | str
+Assertion = Callable[[Any], bool] | str
 _OPS = {
     ">=": operator.ge,
     "<=": operator.le,
@@ -52,7 +56,7 @@ _THRESHOLD = re.compile(r"^\s*(>=|<=|==|!=|=|>|<)\s*(-?[0-9.eE+-]+)\s*$")
 _BETWEEN = re.compile(r"^\s*between\s+(-?[0-9.eE+-]+)\s+and\s+(-?[0-9.eE+-]+)\s*$", re.I)
 
 
-def as_predicate(assertion: Assertion) -> Callable[[float], bool]:
+def as_predicate(assertion: Assertion) -> Callable[[Any], bool]:
     """A callable from a callable or a threshold string.
 
     >>> as_predicate(">= 0.9")(0.95), as_predicate("between 1 and 3")(4)
@@ -74,16 +78,22 @@ class Constraint:
     """An assertion on one analyzer's metric."""
 
     description: str
-    analyzer: Analyzer | GroupingAnalyzer
+    analyzer: AnyAnalyzer
     assertion: Assertion
+    pick: Callable[[Any], Any] | None = None  # what the assertion sees of the metric
 
-    def evaluate(self, metric: float | None) -> tuple[bool, str]:
+    def evaluate(self, metric: Any) -> tuple[bool, str]:
         """``(passed, message)``; an undefined metric (e.g. no rows) fails with that reason."""
-        if metric is None or (isinstance(metric, float) and math.isnan(metric)):
-            return False, f"{self.description}: the metric is undefined ({metric})"
-        ok = bool(as_predicate(self.assertion)(metric))
+        value = metric if self.pick is None or metric is None else self.pick(metric)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return False, f"{self.description}: the metric is undefined ({value})"
+        try:
+            ok = bool(as_predicate(self.assertion)(value))
+        except Exception as err:  # a user's callable failing is a failed constraint, not a crash
+            return False, f"{self.description}: the assertion raised {type(err).__name__}: {err}"
         shown = self.assertion if isinstance(self.assertion, str) else "the assertion"
-        return ok, f"{self.description}: metric {metric:g} {'meets' if ok else 'fails'} {shown}"
+        number = f"{value:g}" if isinstance(value, int | float) else repr(value)
+        return ok, f"{self.description}: metric {number} {'meets' if ok else 'fails'} {shown}"
 
 
 def _in_list(column: str, values: Sequence[Any]) -> str:
@@ -112,15 +122,33 @@ class Check:
     level: str
     description: str
     constraints: tuple[Constraint, ...] = field(default=())
+    action_if_failed: str | None = None  # default: "fail" for error checks, "ignore" otherwise
 
     def __post_init__(self) -> None:
         if self.level not in ("error", "warning"):
             raise ModelError(f"check level must be 'error' or 'warning', got {self.level!r}")
+        if self.action_if_failed not in (None, "fail", "ignore"):
+            raise ModelError(
+                f"a dataset check's action_if_failed is 'fail' or 'ignore', "
+                f"got {self.action_if_failed!r}"
+            )
 
-    def _add(self, description: str, analyzer: Any, assertion: Assertion) -> Check:
-        return replace(
-            self, constraints=(*self.constraints, Constraint(description, analyzer, assertion))
-        )
+    @property
+    def action(self) -> str:
+        """What a failure does in a quality run: ``fail`` stops it, ``ignore`` records it."""
+        if self.action_if_failed is not None:
+            return self.action_if_failed
+        return "fail" if self.level == "error" else "ignore"
+
+    def _add(
+        self,
+        description: str,
+        analyzer: Any,
+        assertion: Assertion,
+        pick: Callable[[Any], Any] | None = None,
+    ) -> Check:
+        constraint = Constraint(description, analyzer, assertion, pick)
+        return replace(self, constraints=(*self.constraints, constraint))
 
     def has_size(self, assertion: Assertion) -> Check:
         return self._add(
@@ -194,6 +222,43 @@ class Check:
     def has_correlation(self, first: str, second: str, assertion: Assertion) -> Check:
         return self._add(f"corr({first}, {second})", Correlation(first, second), assertion)
 
+    def has_approx_count_distinct(self, column: str, assertion: Assertion) -> Check:
+        return self._add(f"approx count distinct({column})", ApproxCountDistinct(column), assertion)
+
+    def has_approx_quantile(self, column: str, quantile: float, assertion: Assertion) -> Check:
+        return self._add(
+            f"approx quantile({column}, {quantile})", ApproxQuantile(column, quantile), assertion
+        )
+
+    def has_mutual_information(self, first: str, second: str, assertion: Assertion) -> Check:
+        return self._add(
+            f"mutual information({first}, {second})", MutualInformation(first, second), assertion
+        )
+
+    def has_consistent_type(self, column: str) -> Check:
+        """All non-null values of ``column`` have one inferred type (integral, fractional, ...)."""
+        return self._add(f"{column} has a consistent type", DataType(column), "== 1")
+
+    def has_data_type(self, column: str, kind: str, assertion: Assertion = "== 1") -> Check:
+        """The share of non-null values of ``column`` whose inferred type is ``kind``."""
+        return self._add(f"{column} is {kind}", DataType(column, kind), assertion)
+
+    def has_histogram_values(
+        self, column: str, assertion: Assertion, value: str | None = None
+    ) -> Check:
+        """An assertion on the histogram of ``column``.
+
+        With ``value`` the assertion sees that value's share of rows (a threshold string works);
+        without, it sees the whole :class:`Distribution` (use a callable).
+        """
+        if value is None:
+            return self._add(f"histogram({column})", Histogram(column), assertion)
+
+        def share(d: Distribution) -> float:
+            return d.ratio(value)
+
+        return self._add(f"histogram({column})[{value}]", Histogram(column), assertion, share)
+
 
 @dataclass(frozen=True)
 class ConstraintResult:
@@ -203,7 +268,7 @@ class ConstraintResult:
     level: str
     constraint: str
     passed: bool
-    metric: float | None
+    metric: Any
     message: str
 
 
@@ -222,13 +287,18 @@ class VerificationResult:
     def metrics_frame(self, spark: Any) -> Any:
         """The outcomes as a DataFrame (for storing next to the data)."""
         rows = [
-            (r.check, r.level, r.constraint, r.passed, r.metric, r.message) for r in self.results
+            (r.check, r.level, r.constraint, r.passed, _as_double(r.metric), r.message)
+            for r in self.results
         ]
         ddl = (
             "check string, level string, constraint string, passed boolean, metric double, "
             "message string"
         )
         return spark.createDataFrame(rows, ddl)
+
+
+def _as_double(metric: Any) -> float | None:
+    return None if metric is None else float(metric)
 
 
 def verify(df: Any, checks: Sequence[Check], *, policy: Any = None) -> VerificationResult:
@@ -239,24 +309,39 @@ def verify(df: Any, checks: Sequence[Check], *, policy: Any = None) -> Verificat
     >>> result.status, [r.passed for r in result.results]
     ('warning', [False, True])
     """
-    from quality_py.dataset.runner import run_analyzers, run_grouping_analyzers
+    from quality_py.dataset.runner import run_analyzers
     from quality_py.policy import DEFAULT_POLICY
 
     constraints = [(c, k) for c in checks for k in c.constraints]
-    scans = [k.analyzer for _, k in constraints if isinstance(k.analyzer, Analyzer)]
-    groups = [k.analyzer for _, k in constraints if isinstance(k.analyzer, GroupingAnalyzer)]
-    metrics: dict[Any, float | None] = {}
-    if scans:
-        metrics.update(run_analyzers(df, scans, policy=policy or DEFAULT_POLICY).metrics)
-    if groups:
-        metrics.update(run_grouping_analyzers(df, groups)[0])
+    analyzers = [k.analyzer for _, k in constraints]
+    metrics = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY).metrics
+    return assess(checks, metrics)
+
+
+def assess(checks: Sequence[Check], metrics: Any) -> VerificationResult:
+    """Each constraint of ``checks`` evaluated against already computed ``metrics``."""
     out = []
-    for check, constraint in constraints:
-        metric = metrics[constraint.analyzer]
-        passed, message = constraint.evaluate(metric)
-        out.append(
-            ConstraintResult(
-                check.description, check.level, constraint.description, passed, metric, message
+    for check in checks:
+        for constraint in check.constraints:
+            passed, message = constraint.evaluate(metrics[constraint.analyzer])
+            out.append(
+                ConstraintResult(
+                    check.description,
+                    check.level,
+                    constraint.description,
+                    passed,
+                    metrics[constraint.analyzer],
+                    message,
+                )
             )
-        )
     return VerificationResult(tuple(out))
+
+
+def format_verification(result: VerificationResult) -> str:
+    """A plain-text report: one line per constraint, then the overall status."""
+    lines = ["dataset checks:"]
+    for r in result.results:
+        mark = "ok  " if r.passed else ("FAIL" if r.level == "error" else "warn")
+        lines.append(f"  {mark} [{r.check}] {r.message}")
+    lines.append(f"  status: {result.status}")
+    return "\n".join(lines)

@@ -175,3 +175,34 @@ class CoMomentsState:
             "m2x": self.m2x,
             "m2y": self.m2y,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class TypeCountsState:
+    """Counts of values per inferred type (unknown = null): the data type analyzer."""
+
+    unknown: int = 0
+    integral: int = 0
+    fractional: int = 0
+    boolean: int = 0
+    string: int = 0
+
+    def merge(self, other: TypeCountsState) -> TypeCountsState:
+        """Add element-wise."""
+        return TypeCountsState(
+            *(a + b for a, b in zip(self.to_dict().values(), other.to_dict().values(), strict=True))
+        )
+
+    def by_type(self) -> dict[str, int]:
+        """The counts keyed by type name."""
+        return self.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serializable fields."""
+        return {
+            "unknown": self.unknown,
+            "integral": self.integral,
+            "fractional": self.fractional,
+            "boolean": self.boolean,
+            "string": self.string,
+        }

@@ -1,34 +1,48 @@
 """A versioned, atomic, checksummed store of analyzer states on a filesystem.
 
-Layout: ``<root>/<key>/v<N>.json``, one file per saved version. A save writes a temporary file,
-flushes it to disk, then *links* it to the next free version name: ``os.link`` fails if the name
-exists, so two concurrent writers never overwrite each other (the loser takes the next number),
-and a crash leaves either the complete new version or none (temporary files are ignored).
-Every file carries the state format and a SHA-256 of its content; a corrupt or incompatible file
-is an error naming the file and, where it can, the analyzer.
+Layout: ``<root>/<key>/v<N>.json``, one manifest per saved version, plus, for grouping analyzers,
+their frequency states as parquet under ``<root>/<key>/frequencies/<unique id>/``. A save writes
+the frequencies first (each under a fresh directory nobody else uses), then the manifest to a
+temporary file, flushed, then *links* it to the next free version name: ``os.link`` fails if the
+name exists, so concurrent writers never overwrite each other (the loser takes the next number),
+and a crash leaves either the complete new version or none (temporary files and unreferenced
+frequency directories are ignored). Every manifest carries the state format and a SHA-256 of its
+content; a corrupt or incompatible file is a :class:`StateStoreError` naming it and the analyzer.
 
-Frequency states (grouping analyzers) are DataFrames and are not stored here yet.
+``root`` is a local path or any URI pyarrow opens (``s3://``, ``gs://``, ``hdfs://``,
+``file://``): there a save writes a temporary object and renames it to the first free version.
+Object stores have no rename-if-absent, so on them concurrent writers of the *same key* must be
+serialized by the caller (one writer per partition key is the usual layout).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import re
 import uuid
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from quality_py.dataset import analyzers as analyzer_module
+from quality_py.dataset import grouping as grouping_module
+from quality_py.dataset import sketches as sketch_module
 from quality_py.dataset import states as state_module
 from quality_py.dataset.analyzers import Analyzer
+from quality_py.dataset.grouping import COUNT, FrequencyState, GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.states import STATE_FORMAT
 from quality_py.errors import QualityError
 
 _VERSION = re.compile(r"^v(\d+)\.json$")
+_CLASSES: dict[str, type] = {
+    name: obj
+    for module in (analyzer_module, grouping_module, sketch_module, state_module)
+    for name, obj in vars(module).items()
+    if isinstance(obj, type) and dataclasses.is_dataclass(obj)
+}
 
 
 class StateStoreError(QualityError):
@@ -37,19 +51,22 @@ class StateStoreError(QualityError):
     code = "STATE_STORE"
 
 
-def _encode(result: AnalysisResult) -> dict[str, Any]:
-    items = []
-    for analyzer, state in result.states.items():
-        args = {f.name: getattr(analyzer, f.name) for f in fields(analyzer)}
-        items.append(
-            {
-                "analyzer": type(analyzer).__name__,
-                "args": args,
-                "state_type": type(state).__name__,
-                "state": state.to_dict(),
-            }
-        )
-    return {"format": STATE_FORMAT, "analyzers": items}
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def _build(name: str, fields: dict[str, Any]) -> Any:
+    """An analyzer or state of class ``name`` from its fields (no __init__ logic runs)."""
+    cls = _CLASSES[name]
+    if hasattr(cls, "from_dict"):
+        return cls.from_dict(fields)
+    expected = {f.name for f in dataclasses.fields(cls)}
+    if set(fields) != expected:
+        raise TypeError(f"fields {sorted(fields)} != {sorted(expected)}")
+    obj: Any = object.__new__(cls)
+    for key, value in fields.items():
+        object.__setattr__(obj, key, tuple(value) if isinstance(value, list) else value)
+    return obj
 
 
 def _digest(payload: dict[str, Any]) -> str:
@@ -57,34 +74,94 @@ def _digest(payload: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _decode(doc: dict[str, Any], path: Path) -> AnalysisResult:
-    if doc.get("format") != STATE_FORMAT:
-        raise StateStoreError(
-            f"{path}: state format {doc.get('format')!r}, this version reads {STATE_FORMAT}",
-            item_kind="state",
-        )
-    states = {}
-    for item in doc["analyzers"]:
+class _LocalFiles:
+    """A local directory: link-based atomic, no-overwrite publication."""
+
+    def __init__(self, root: str) -> None:
+        self.root = Path(root)
+
+    def uri(self, rel: str) -> str:
+        return str((self.root / rel).absolute())
+
+    def names(self, rel: str) -> list[str]:
+        folder = self.root / rel
+        return [p.name for p in folder.iterdir()] if folder.is_dir() else []
+
+    def read(self, rel: str) -> bytes:
+        return (self.root / rel).read_bytes()
+
+    def publish(self, rel: str, data: bytes, first: int) -> int:
+        folder = self.root / rel
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".tmp-{uuid.uuid4().hex}"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
         try:
-            cls = getattr(analyzer_module, item["analyzer"])
-            state_cls = getattr(state_module, item["state_type"])
-            analyzer = cls(**item["args"])
-            state = state_cls(**item["state"])
-        except (AttributeError, TypeError, KeyError) as err:
-            raise StateStoreError(
-                f"{path}: cannot read the state of {item.get('analyzer')!r}: {err}",
-                item_kind="state",
-            ) from None
-        if not isinstance(analyzer, Analyzer):
-            raise StateStoreError(
-                f"{path}: {item['analyzer']} is not an analyzer", item_kind="state"
-            )
-        states[analyzer] = state
-    return AnalysisResult(states, {a: a.metric(s) for a, s in states.items()})
+            version = first
+            while True:
+                try:
+                    os.link(tmp, folder / f"v{version}.json")  # atomic, fails if taken
+                    return version
+                except FileExistsError:
+                    version += 1  # a concurrent writer took it: take the next one
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+class _ArrowFiles:
+    """Any filesystem pyarrow opens by URI: temporary object, then rename to a free name."""
+
+    def __init__(self, root: str) -> None:
+        from pyarrow import fs
+
+        self.fs, self.base = fs.FileSystem.from_uri(root)
+        self.root = root.rstrip("/")
+
+    def uri(self, rel: str) -> str:
+        return f"{self.root}/{rel}"
+
+    def _path(self, rel: str) -> str:
+        return f"{self.base.rstrip('/')}/{rel}"
+
+    def names(self, rel: str) -> list[str]:
+        from pyarrow import fs
+
+        selector = fs.FileSelector(self._path(rel), allow_not_found=True)
+        return [info.base_name for info in self.fs.get_file_info(selector)]
+
+    def read(self, rel: str) -> bytes:
+        with self.fs.open_input_stream(self._path(rel)) as fh:
+            return bytes(fh.read())
+
+    def publish(self, rel: str, data: bytes, first: int) -> int:
+        from pyarrow import fs
+
+        self.fs.create_dir(self._path(rel), recursive=True)
+        tmp = self._path(f"{rel}/.tmp-{uuid.uuid4().hex}")
+        with self.fs.open_output_stream(tmp) as fh:
+            fh.write(data)
+        version = first
+        while (
+            self.fs.get_file_info(self._path(f"{rel}/v{version}.json")).type != fs.FileType.NotFound
+        ):
+            version += 1
+        self.fs.move(tmp, self._path(f"{rel}/v{version}.json"))
+        return version
+
+
+def _spark() -> Any:
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise StateStoreError("frequency states are read and written with an active Spark session")
+    return spark
 
 
 class FileStateStore:
-    """States under ``root`` (a local path), by key and version.
+    """States under ``root`` (a local path or a filesystem URI), by key and version.
 
     >>> import tempfile
     >>> from quality_py.dataset.analyzers import Size
@@ -97,42 +174,60 @@ class FileStateStore:
     """
 
     def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
+        text = str(root)
+        self.root = text
+        self._files: _LocalFiles | _ArrowFiles = (
+            _ArrowFiles(text) if "://" in text else _LocalFiles(text)
+        )
 
-    def _dir(self, key: str) -> Path:
-        if not key or key.startswith("/") or ".." in Path(key).parts:
+    def _rel(self, key: str) -> str:
+        parts = key.split("/")
+        if not key or key.startswith("/") or ".." in parts or "" in parts or "\\" in key:
             raise StateStoreError(f"invalid state key {key!r}", item_kind="state")
-        return self.root / key
+        return key
 
     def versions(self, key: str) -> list[int]:
         """The saved versions of ``key``, ascending."""
-        folder = self._dir(key)
-        if not folder.is_dir():
-            return []
-        found = (_VERSION.match(p.name) for p in folder.iterdir())
+        found = (_VERSION.match(n) for n in self._files.names(self._rel(key)))
         return sorted(int(m.group(1)) for m in found if m)
+
+    def _encode(self, key: str, result: AnalysisResult) -> dict[str, Any]:
+        items = [
+            {
+                "analyzer": type(a).__name__,
+                "args": _fields(a),
+                "state_type": type(s).__name__,
+                "state": s.to_dict(),
+            }
+            for a, s in result.states.items()
+        ]
+        groups = []
+        if result.frequencies:
+            batch = f"frequencies/{uuid.uuid4().hex}"
+            for i, ((columns, where), freq) in enumerate(result.frequencies.items()):
+                rel = f"{batch}/k{i}"
+                names = [f"c{j}" for j in range(len(columns))]
+                frame = freq.frame.select(*freq.frame.columns[: len(columns)], COUNT)
+                frame.toDF(*names, COUNT).write.parquet(self._files.uri(f"{key}/{rel}"))
+                schema = json.loads(frame.toDF(*names, COUNT).schema.json())
+                groups.append(
+                    {"columns": list(columns), "where": where, "path": rel, "schema": schema}
+                )
+        grouping = [{"analyzer": type(a).__name__, "args": _fields(a)} for a in result.grouping]
+        return {
+            "format": STATE_FORMAT,
+            "analyzers": items,
+            "frequencies": groups,
+            "grouping": grouping,
+        }
 
     def save(self, key: str, result: AnalysisResult) -> int:
         """Write a new version of ``key``; returns its number (never overwrites one)."""
-        folder = self._dir(key)
-        folder.mkdir(parents=True, exist_ok=True)
-        payload = _encode(result)
+        rel = self._rel(key)
+        payload = self._encode(rel, result)
         doc = {**payload, "sha256": _digest(payload)}
-        tmp = folder / f".tmp-{uuid.uuid4().hex}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, sort_keys=True, allow_nan=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            version = (self.versions(key) or [0])[-1] + 1
-            while True:
-                try:
-                    os.link(tmp, folder / f"v{version}.json")  # atomic, fails if taken
-                    return version
-                except FileExistsError:
-                    version += 1  # a concurrent writer took it: take the next one
-        finally:
-            tmp.unlink(missing_ok=True)
+        data = json.dumps(doc, sort_keys=True, allow_nan=True).encode("utf-8")
+        return self._files.publish(rel, data, (self.versions(key) or [0])[-1] + 1)
 
     def load(self, key: str, version: int | None = None) -> AnalysisResult:
         """Version ``version`` of ``key`` (default: the latest), checked against its checksum."""
@@ -142,16 +237,63 @@ class FileStateStore:
                 f"no stored state for {key!r} under {self.root}", item_kind="state"
             )
         number = versions[-1] if version is None else version
-        path = self._dir(key) / f"v{number}.json"
+        path = f"{self._rel(key)}/v{number}.json"
+        shown = self._files.uri(path)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise StateStoreError(f"{path}: no such version", item_kind="state") from None
+            doc = json.loads(self._files.read(path).decode("utf-8"))
+        except (FileNotFoundError, OSError) as err:
+            if number not in versions:
+                raise StateStoreError(f"{shown}: no such version", item_kind="state") from None
+            raise StateStoreError(f"{shown}: cannot read ({err})", item_kind="state") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise StateStoreError(f"{path}: not a state file ({err})", item_kind="state") from None
+            raise StateStoreError(f"{shown}: not a state file ({err})", item_kind="state") from None
+        if not isinstance(doc, dict):
+            raise StateStoreError(f"{shown}: not a state file", item_kind="state")
         expected = doc.pop("sha256", None)
         if expected != _digest(doc):
             raise StateStoreError(
-                f"{path}: checksum mismatch, the file is corrupt", item_kind="state"
+                f"{shown}: checksum mismatch, the file is corrupt", item_kind="state"
             )
-        return _decode(doc, path)
+        return self._decode(key, doc, shown)
+
+    def _decode(self, key: str, doc: dict[str, Any], shown: str) -> AnalysisResult:
+        if doc.get("format") != STATE_FORMAT:
+            raise StateStoreError(
+                f"{shown}: state format {doc.get('format')!r}, this version reads {STATE_FORMAT}",
+                item_kind="state",
+            )
+        states = {}
+        for item in doc.get("analyzers", []):
+            analyzer = self._object(item, shown, Analyzer)
+            try:
+                states[analyzer] = _build(item["state_type"], item["state"])
+            except (KeyError, TypeError, ValueError) as err:
+                raise StateStoreError(
+                    f"{shown}: cannot read the state of {analyzer.name}: {err}", item_kind="state"
+                ) from None
+        grouping = tuple(self._object(g, shown, GroupingAnalyzer) for g in doc.get("grouping", []))
+        frequencies = {}
+        for group in doc.get("frequencies", []):
+            columns = tuple(group["columns"])
+            from pyspark.sql.types import StructType
+
+            schema = StructType.fromJson(group["schema"])  # given: no job to infer it
+            reader = _spark().read.schema(schema)
+            frame = reader.parquet(self._files.uri(f"{key}/{group['path']}"))
+            frame = frame.toDF(*columns, COUNT)
+            frequencies[(columns, group["where"])] = FrequencyState(columns, frame)
+        return AnalysisResult(states, frequencies, grouping)
+
+    def _object(self, item: dict[str, Any], shown: str, kind: type) -> Any:
+        try:
+            obj = _build(item["analyzer"], item["args"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise StateStoreError(
+                f"{shown}: cannot read the analyzer {item.get('analyzer')!r}: {err}",
+                item_kind="state",
+            ) from None
+        if not isinstance(obj, kind):
+            raise StateStoreError(
+                f"{shown}: {item['analyzer']} is not an analyzer", item_kind="state"
+            )
+        return obj

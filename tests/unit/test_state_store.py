@@ -134,3 +134,65 @@ def test_a_crash_at_any_write_point_leaves_old_or_new(
         assert store.load("k").metrics[Size()] == 1.0  # the old version, intact
     store.save("k", AnalysisResult({Size(): SizeState(3)}))
     assert store.load("k").metrics[Size()] == 3.0
+
+
+_KILLER = r"""
+import os, sys
+from quality_py.dataset.analyzers import Size
+from quality_py.dataset.runner import AnalysisResult
+from quality_py.dataset.states import SizeState
+from quality_py.dataset import store as store_module
+
+root, stop_at = sys.argv[1], int(sys.argv[2])
+store = store_module.FileStateStore(root)
+target = store_module.__file__
+seen = 0
+
+def tracer(frame, event, arg):
+    global seen
+    if frame.f_code.co_filename != target:
+        return tracer
+    if event == "line":
+        seen += 1
+        if seen == stop_at:
+            os._exit(137)  # dies like SIGKILL: no finally blocks, no flushing of Python buffers
+    return tracer
+
+sys.settrace(tracer)
+store.save("k", AnalysisResult({Size(): SizeState(2)}))
+sys.settrace(None)
+print("lines", seen)
+"""
+
+
+def test_killed_at_every_line_of_a_save_loads_old_or_new(tmp_path: Path) -> None:
+    """A real process dies at each executed line of ``save``; every later load is old or new."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "killer.py"
+    script.write_text(_KILLER)
+
+    def run(root: Path, stop_at: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(script), str(root), str(stop_at)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    FileStateStore(tmp_path / "probe").save("k", AnalysisResult({Size(): SizeState(1)}))
+    full = run(tmp_path / "probe", 0)  # count the lines a complete second save executes
+    assert full.returncode == 0, full.stderr
+    total = int(full.stdout.split()[-1])
+    assert total > 10
+    outcomes = set()
+    for stop_at in range(1, total + 1):
+        root = tmp_path / f"r{stop_at}"
+        FileStateStore(root).save("k", AnalysisResult({Size(): SizeState(1)}))
+        died = run(root, stop_at)
+        assert died.returncode == 137, (stop_at, died.stderr)
+        size = FileStateStore(root).load("k").metrics[Size()]
+        assert size in (1.0, 2.0), (stop_at, size)
+        outcomes.add(size)
+    assert outcomes == {1.0, 2.0}  # killed both before and after the publishing link

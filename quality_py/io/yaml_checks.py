@@ -1,0 +1,130 @@
+"""Dataset checks declared in a YAML ruleset, next to the row rules (the ``checks`` key).
+
+Each check names a level (``error``/``warning``), a description, optionally an
+``action_if_failed`` (``fail``/``ignore``), and a list of constraints. A constraint is a one-key
+mapping from a :class:`~quality_py.dataset.checks.Check` method name to its arguments: a scalar
+(one argument), a list (positional arguments) or a mapping (named arguments). Assertions are
+threshold strings (``">= 0.95"``, ``"between 1 and 12"``); code never comes from YAML.
+
+.. code-block:: yaml
+
+    checks:
+      - level: error
+        description: flights are fit to publish
+        constraints:
+          - has_size: ">= 1000"
+          - is_complete: carrier
+          - has_completeness: [tailnum, ">= 0.95"]
+          - is_in_range: {column: month, low: 1, high: 12}
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from quality_py.dataset.checks import Check
+from quality_py.errors import ModelError, RulesetFormatError, Span
+
+# Every public builder method of Check is a constraint name; nothing else is callable from YAML.
+CONSTRAINTS = frozenset(
+    name
+    for name, member in vars(Check).items()
+    if not name.startswith("_") and inspect.isfunction(member)
+)
+
+
+def _error(origin: str, node: yaml.Node | None, message: str) -> RulesetFormatError:
+    if node is None:
+        return RulesetFormatError(f"{origin}: {message}", item_kind="check")
+    mark = node.start_mark
+    span = Span(mark.line + 1, mark.column + 1, mark.index, node.end_mark.index)
+    return RulesetFormatError(
+        f"{origin}:{span.line}:{span.col}: {message}", item_kind="check", span=span
+    )
+
+
+def _children(node: yaml.Node | None) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [v for _, v in node.value]
+    return []
+
+
+def _constraint(check: Check, spec: Any, node: Any, origin: str, where: str) -> Check:
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise _error(
+            origin, node, f"{where}: a constraint is a one-key mapping, e.g. is_complete: c"
+        )
+    ((name, args),) = spec.items()
+    if name not in CONSTRAINTS:
+        raise _error(origin, node, f"{where}: unknown constraint {name!r}")
+    method = getattr(check, name)
+    try:
+        if isinstance(args, dict):
+            built: Check = method(**args)
+        elif isinstance(args, list):
+            built = method(*args)
+        else:
+            built = method(args)
+        return built
+    except (TypeError, ModelError) as err:
+        raise _error(origin, node, f"{where}: {name}: {err}") from None
+
+
+def loads_checks(text: str, origin: str = "<string>") -> tuple[Check, ...]:
+    """The checks of a YAML ruleset's ``checks`` key (empty when it has none).
+
+    >>> [c.description for c in loads_checks('''
+    ... checks:
+    ...   - level: warning
+    ...     description: basic
+    ...     constraints: [{has_size: ">= 1"}, {is_complete: carrier}]
+    ... ''')[0].constraints]
+    ['size >= 1', 'carrier is complete']
+    """
+    try:
+        data = yaml.safe_load(text) or {}
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        raise RulesetFormatError(f"{origin}: {err}", item_kind="check") from None
+    if not isinstance(data, dict) or not data.get("checks"):
+        return ()
+    assert root is not None
+    checks_node = next(v for k, v in root.value if k.value == "checks")
+    if not isinstance(data["checks"], list):
+        raise _error(origin, checks_node, "'checks' must be a list")
+    out = []
+    for i, (spec, node) in enumerate(zip(data["checks"], _children(checks_node), strict=True)):
+        where = f"check {i + 1}"
+        if not isinstance(spec, dict):
+            raise _error(origin, node, f"{where}: expected a mapping")
+        unknown = set(spec) - {"level", "description", "action_if_failed", "constraints"}
+        if unknown:
+            raise _error(origin, node, f"{where}: unknown keys {sorted(unknown)}")
+        try:
+            check = Check(
+                spec.get("level", "error"),
+                str(spec.get("description", where)),
+                action_if_failed=spec.get("action_if_failed"),
+            )
+        except ModelError as err:
+            raise _error(origin, node, f"{where}: {err}") from None
+        constraints = spec.get("constraints") or []
+        nodes = next((v for k, v in node.value if k.value == "constraints"), None)
+        if not isinstance(constraints, list):
+            raise _error(origin, nodes, f"{where}: 'constraints' must be a list")
+        for j, (c, cnode) in enumerate(zip(constraints, _children(nodes), strict=True)):
+            check = _constraint(check, c, cnode, origin, f"{where}, constraint {j + 1}")
+        out.append(check)
+    return tuple(out)
+
+
+def load_checks(path: str | Path) -> tuple[Check, ...]:
+    """The checks of a YAML ruleset file (errors name the file, line and column)."""
+    p = Path(path)
+    return loads_checks(p.read_text(encoding="utf-8"), str(p))
