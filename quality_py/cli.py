@@ -1,7 +1,10 @@
 """Command line of quality_py.
 
 * ``run RULESET --input PATH_OR_SAMPLE --output DIR``: add the DataQuality column, write parquet,
-  print per-rule counts gathered during that same write;
+  print per-rule counts gathered during that same write, and the ruleset's dataset checks;
+* ``run RULESET --input ... --valid DIR --quarantine DIR --stats DIR``: a quality run (rule
+  actions drop / fail / ignore): valid rows, quarantined rows with reasons, stats; exits 1 and
+  prints the summary when a ``fail`` rule or check fails (nothing is written then);
 * ``validate SOURCE (--schema DDL | --input PATH) [--sample N]``: report every problem, exit 1
   on errors;
 * ``docs SOURCE --out FILE.md|FILE.html [--schema DDL | --input PATH]``: documentation;
@@ -73,11 +76,60 @@ def _warn_if_unhardened(spark: Any) -> None:
         print(f"warning: {hardening.describe()}", file=sys.stderr)
 
 
+def quality_run(args: argparse.Namespace) -> int:
+    """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
+    from quality_py.actions import QualityRunFailed, run_quality
+    from quality_py.compile import compile_suite
+    from quality_py.dataset.checks import format_verification
+    from quality_py.io.yaml_checks import load_checks
+    from quality_py.io.yaml_rulesets import load_ruleset
+    from quality_py.summary import format_summary
+
+    suite = load_ruleset(args.ruleset)
+    suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
+    compile_suite(suite)
+    checks = load_checks(args.ruleset)
+    spark = _session(args.master, args.remote)
+    _warn_if_unhardened(spark)
+    started = time.perf_counter()
+    _register_views(spark, args.view or [], args.format)
+    df = _read_input(spark, args.input, args.format)
+    try:
+        run = run_quality(df, suite, checks, args.run_id, name=args.name, layout=args.layout)
+        summary = run.write(args.valid, args.quarantine, args.stats)
+    except QualityRunFailed as err:
+        print(err.summary.describe(), file=sys.stderr)
+        if err.summary.checks is not None:
+            print(format_verification(err.summary.checks), file=sys.stderr)
+        print("quality run failed: nothing was written", file=sys.stderr)
+        return 1
+    print(f"suite {suite.id!r}: {suite.rule_count} rules in {len(suite.rule_sets)} rule sets")
+    if summary.rules is not None:
+        print(format_summary(summary.rules))
+    if summary.checks is not None:
+        print(format_verification(summary.checks))
+    print(summary.describe())
+    written = [
+        f"{k} -> {v}"
+        for k, v in (("valid", args.valid), ("quarantine", args.quarantine), ("stats", args.stats))
+        if v
+    ]
+    print(f"wrote {', '.join(written)} in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``run`` command."""
+    if args.valid or args.quarantine or args.stats:
+        return quality_run(args)
+    if not args.output:
+        raise SystemExit("run: give --output, or --valid/--quarantine/--stats for a quality run")
     from pyspark.sql import Observation
 
-    from quality_py.compile import compile_suite
+    from quality_py.compile import compile_suite, policy_of
+    from quality_py.dataset.checks import format_verification
+    from quality_py.dataset.observe import observe_checks
+    from quality_py.io.yaml_checks import load_checks
     from quality_py.io.yaml_rulesets import load_ruleset
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.summary import format_summary, stats_from_row, summary_columns
@@ -97,13 +149,18 @@ def run(args: argparse.Namespace) -> int:
     observed = checked.observe(
         observation, *summary_columns(suite, args.name, layout_of(checked, args.name))
     )
+    checks = load_checks(args.ruleset)
+    observed, finish_checks = observe_checks(observed, checks, policy=policy_of(suite))
     observed.write.mode("overwrite").parquet(args.output)
     stats = stats_from_row(suite, observation.get)
+    verification = finish_checks() if checks else None
     elapsed = time.perf_counter() - started
     print(f"suite {suite.id!r}: {suite.rule_count} rules in {len(suite.rule_sets)} rule sets")
     print(format_summary(stats))
+    if verification is not None:
+        print(format_verification(verification))
     print(f"wrote {args.output} ({args.layout} layout) in {elapsed:.1f} s")
-    return 0
+    return 1 if verification is not None and verification.status == "error" else 0
 
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
@@ -239,7 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="add the DataQuality column, write it, print per-rule counts")
     r.add_argument("ruleset", help="YAML ruleset file")
     r.add_argument("--input", required=True, help="parquet/CSV path, or sample:flights")
-    r.add_argument("--output", required=True, help="output directory (parquet)")
+    r.add_argument("--output", help="write the data with the DataQuality column here (parquet)")
+    r.add_argument("--valid", help="quality run: write rows passing drop rules here")
+    r.add_argument("--quarantine", help="quality run: write failing rows with reasons here")
+    r.add_argument("--stats", help="quality run: write the run's stats here")
+    r.add_argument("--run-id", help="quality run id (re-running an id replaces its outputs)")
     r.add_argument("--format", choices=["parquet", "csv"], help="input format (default: by suffix)")
     r.add_argument("--layout", choices=["map", "compact"], default="map")
     r.add_argument("--name", default="DataQuality", help="name of the result column")

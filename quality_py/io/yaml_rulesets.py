@@ -34,6 +34,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from quality_py.errors import QualityError, RulesetFormatError, Span
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import (
+    ROW_ACTIONS,
     LambdaFunction,
     MetaRuleSet,
     OutputExpression,
@@ -130,7 +131,17 @@ def _output_ref(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> O
 
 def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
     fields = _mapping(node, ctx, "a rule")
-    allowed = {"id", "version", "expression", "description", "owner", "tags", "salience", "output"}
+    allowed = {
+        "id",
+        "version",
+        "expression",
+        "description",
+        "owner",
+        "tags",
+        "salience",
+        "output",
+        "action_if_failed",
+    }
     _check_keys(fields, allowed, ctx, "a rule")
     rule_id = _id(fields, node, ctx, "rule")
     text = _text(_required(fields, "expression", node, ctx, "a rule"), ctx, "rule expression")
@@ -138,6 +149,9 @@ def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
     owner = fields.get("owner")
     salience = fields.get("salience")
     output = fields.get("output")
+    action = fields.get("action_if_failed")
+    if action is not None and _text(action, ctx, "action_if_failed") not in ROW_ACTIONS:
+        raise ctx.error(action, f"action_if_failed must be one of {', '.join(ROW_ACTIONS)}")
     return Rule(
         rule_id,
         text,
@@ -146,6 +160,7 @@ def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
         description=_text(desc, ctx, "description") if desc is not None else None,
         owner=_text(owner, ctx, "owner") if owner is not None else None,
         tags=_tags(fields.get("tags"), ctx),
+        action_if_failed=_text(action, ctx, "action_if_failed") if action is not None else "ignore",
     )
 
 
@@ -316,6 +331,8 @@ def dumps_ruleset(suite: RuleSuite) -> str:
                 item["owner"] = r.owner
             if r.tags:
                 item["tags"] = list(r.tags)
+            if r.action_if_failed != "ignore":
+                item["action_if_failed"] = r.action_if_failed
             rules.append(item)
         sets.append({"id": rs.id.id, "version": rs.id.version, "rules": rules})
     doc["rule_sets"] = sets

@@ -49,12 +49,17 @@ class OutputExpression:
         _check_text(self.expression, "OutputExpression", self.id)
 
 
+ROW_ACTIONS = ("ignore", "drop", "fail")  # what a quality run does with a failing row
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One rule: a Spark SQL expression whose value becomes a result code.
 
     ``salience`` and ``output`` are used by the rule engine and folder; a data-quality run
-    ignores them. ``description``, ``owner`` and ``tags`` are documentation only.
+    ignores them. ``action_if_failed`` (``ignore``, ``drop`` or ``fail``) is what a quality run
+    (:func:`quality_py.run_quality`) does with a row failing the rule. ``description``,
+    ``owner`` and ``tags`` are documentation (and travel with quarantined rows).
     """
 
     id: Id
@@ -64,12 +69,19 @@ class Rule:
     description: str | None = None
     owner: str | None = None
     tags: Sequence[str] = ()
+    action_if_failed: str = "ignore"
 
     def __post_init__(self) -> None:
         _check_id(self.id, "Rule")
         _check_text(self.expression, "Rule", self.id)
         if isinstance(self.salience, bool) or not isinstance(self.salience, int):
             raise ModelError("Rule salience must be an int", item_id=self.id)
+        if self.action_if_failed not in ROW_ACTIONS:
+            raise ModelError(
+                f"Rule action_if_failed must be one of {ROW_ACTIONS}, "
+                f"got {self.action_if_failed!r}",
+                item_id=self.id,
+            )
         object.__setattr__(self, "tags", tuple(self.tags))
 
 

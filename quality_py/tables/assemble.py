@@ -140,6 +140,7 @@ def tables_to_suites(
                     row.description,
                     row.owner,
                     row.tags,
+                    row.action_if_failed,
                 )
             )
         rule_sets = [

@@ -1,8 +1,9 @@
 """Column names of the rule, lambda, output-expression and meta rule-set tables.
 
 The defaults are the original library's names; pass an instance with other names to read or write
-tables laid out differently (e.g. ``RuleColumns(rule_expr="sql_text")``). The description, owner
-and tags columns are ours: optional when reading, written unless set to ``None``.
+tables laid out differently (e.g. ``RuleColumns(rule_expr="sql_text")``). The description, owner,
+tags and action-if-failed columns are ours: optional when reading (old tables load, with the
+action ``ignore``), written unless set to ``None``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class RuleColumns:
     description: str | None = "ruleDescription"
     owner: str | None = "ruleOwner"
     tags: str | None = "ruleTags"
+    action_if_failed: str | None = "ruleActionIfFailed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from quality_py.errors import BrokenRow, ModelError, RuleTableError
 from quality_py.model.ids import INT_MAX, INT_MIN
-from quality_py.model.rules import RuleSuite
+from quality_py.model.rules import ROW_ACTIONS, RuleSuite
 
 #: A row whose text is exactly this removes the item from that version on (contract 5.2).
 DELETED = "DELETED"
@@ -39,6 +39,7 @@ class RuleRow:
     description: str | None = None
     owner: str | None = None
     tags: tuple[str, ...] = ()
+    action_if_failed: str = "ignore"
 
     @property
     def output_key(self) -> tuple[int, int] | None:
@@ -209,6 +210,10 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
             value = values[name]
             if name == "tags":
                 clean[name] = tuple(value or ())
+            elif name == "action_if_failed":
+                clean[name] = "ignore" if value is None else str(value).strip().lower()
+                if clean[name] not in ROW_ACTIONS:
+                    problems.append(f"{name} must be one of {', '.join(ROW_ACTIONS)} ({value!r})")
             elif name.startswith("rule_engine") and value is not None:
                 got = _as_int(value)
                 if got is None:
@@ -284,6 +289,7 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
                     rule.description,
                     rule.owner,
                     tuple(rule.tags),
+                    rule.action_if_failed,
                 )
             )
         outputs += [OutputRow(text, oid, ov, sid, sv) for (oid, ov), text in written.items()]

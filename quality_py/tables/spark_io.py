@@ -36,7 +36,7 @@ from quality_py.tables.rows import (
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-_TEXT_FIELDS = {"rule_expr", "name", "column_filter", "description", "owner"}
+_TEXT_FIELDS = {"rule_expr", "name", "column_filter", "description", "owner", "action_if_failed"}
 
 
 def _ddl(field_to_column: dict[str, str]) -> str:

@@ -1,0 +1,27 @@
+"""Actions on failing rows and checks: drop, quarantine, fail, stats, notifications."""
+
+from __future__ import annotations
+
+from quality_py.actions.notify import (
+    CallbackNotifier,
+    JsonLinesNotifier,
+    Notifier,
+    WebhookNotifier,
+)
+from quality_py.actions.outputs import RunOutputError
+from quality_py.actions.pipeline import foreach_batch, with_quality
+from quality_py.actions.run import QualityRun, QualityRunFailed, RunSummary, run_quality
+
+__all__ = [
+    "CallbackNotifier",
+    "JsonLinesNotifier",
+    "Notifier",
+    "QualityRun",
+    "QualityRunFailed",
+    "RunOutputError",
+    "RunSummary",
+    "WebhookNotifier",
+    "foreach_batch",
+    "run_quality",
+    "with_quality",
+]

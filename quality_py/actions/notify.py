@@ -1,0 +1,106 @@
+"""Run notifications: start, success and failure events to callbacks, files or webhooks.
+
+A notifier is any object with ``notify(event: dict)``; the event has ``event`` (``start``,
+``success`` or ``failure``), the run summary's fields and, on errors, ``error``. A notifier that
+raises never breaks the run: the problem is logged and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+log = logging.getLogger("quality_py.actions")
+
+
+class Notifier(Protocol):
+    """Receives run events."""
+
+    def notify(self, event: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class CallbackNotifier:
+    """Calls ``on_start`` / ``on_success`` / ``on_failure`` with the event.
+
+    >>> seen = []
+    >>> CallbackNotifier(on_success=seen.append).notify({"event": "success", "run_id": "r1"})
+    >>> seen
+    [{'event': 'success', 'run_id': 'r1'}]
+    """
+
+    on_start: Callable[[dict[str, Any]], Any] | None = None
+    on_success: Callable[[dict[str, Any]], Any] | None = None
+    on_failure: Callable[[dict[str, Any]], Any] | None = None
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """Dispatch to the callback of the event's kind, if any."""
+        callback = getattr(self, f"on_{event['event']}", None)
+        if callback is not None:
+            callback(event)
+
+
+class JsonLinesNotifier:
+    """Appends each event as one JSON line to ``path`` (thread-safe within a process)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """Append the event."""
+        line = json.dumps(event, sort_keys=True, default=str)
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+
+
+class WebhookNotifier:
+    """POSTs each event as JSON to ``url`` (``http`` or ``https`` only)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        headers: dict[str, str] | None = None,
+        events: Sequence[str] = ("start", "success", "failure"),
+    ) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"a webhook URL must be http(s), got {url!r}")
+        self.url = url
+        self.timeout = timeout
+        self.headers = {"Content-Type": "application/json", **(headers or {})}
+        self.events = tuple(events)
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """POST the event; an HTTP error status raises (and is logged by the run)."""
+        if event["event"] not in self.events:
+            return
+        body = json.dumps(event, sort_keys=True, default=str).encode("utf-8")
+        request = urllib.request.Request(self.url, body, self.headers, method="POST")
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            response.read()
+
+
+def notify_all(
+    notifiers: Sequence[Notifier], kind: str, summary: Any, error: BaseException | None = None
+) -> None:
+    """Send one event to every notifier; failures of a notifier are logged, not raised."""
+    if not notifiers:
+        return
+    event = {"event": kind, **summary.to_dict()}
+    if error is not None:
+        event["error"] = f"{type(error).__name__}: {error}"
+    for notifier in notifiers:
+        try:
+            notifier.notify(event)
+        except Exception:  # a broken notifier must not change the run's outcome
+            log.exception("notifier %r failed on %s", notifier, kind)

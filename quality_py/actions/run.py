@@ -1,0 +1,431 @@
+"""A quality run: valid rows, quarantined rows and stats from one suite and dataset checks.
+
+Semantics (Spark-Expectations' hierarchy on our single data-quality column):
+
+* a row failing a ``fail`` rule fails the whole run: :class:`QualityRunFailed` is raised before
+  anything is written, with the rules, counts and sample keys;
+* otherwise a row failing a ``drop`` rule leaves the valid output and goes to quarantine;
+* a row failing only ``ignore`` rules stays valid and is also recorded in quarantine;
+* a failing dataset check with action ``fail`` fails the run; with ``ignore`` it is recorded.
+
+Every input row is in valid or quarantine (both for ignore-only failures), exactly once each.
+
+Spark jobs: without ``fail`` rules or ``fail`` checks, :meth:`QualityRun.write` runs two (the
+quarantine write and the valid write, which carries every count through ``observe``), plus one per
+grouping key of dataset checks. With them, one aggregation runs first (in :func:`run_quality`) so
+that a failing run writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from quality_py.actions.flags import RuleRef, any_of, failed_rules_sql, fails_sql, rule_refs
+from quality_py.actions.notify import Notifier, notify_all
+from quality_py.dataset.checks import Check, VerificationResult, assess
+from quality_py.errors import QualityError
+from quality_py.model.results import PASSED, Layout
+from quality_py.model.rules import RuleSuite
+from quality_py.summary import SuiteStats, layout_of, stats_from_row, summary_columns
+
+FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What happened in a run (also the payload of notifications and of the failure error)."""
+
+    run_id: str
+    run_time: datetime
+    suite: str
+    status: str  # "running", "success" or "failed"
+    input_rows: int | None = None
+    valid_rows: int | None = None
+    quarantined_rows: int | None = None
+    dropped_rows: int | None = None
+    failing_rules: tuple[tuple[RuleRef, int], ...] = ()
+    failed_checks: tuple[str, ...] = ()
+    sample_keys: tuple[dict[str, Any], ...] = ()
+    rules: SuiteStats | None = None
+    checks: VerificationResult | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """A few lines for people: status, counts, what failed."""
+        lines = [f"quality run {self.run_id} of suite {self.suite}: {self.status}"]
+        if self.input_rows is not None:
+            lines.append(
+                f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
+                f"{self.quarantined_rows} quarantined, {self.dropped_rows} dropped"
+            )
+        for ref, count in self.failing_rules:
+            what = f" ({ref.description})" if ref.description else ""
+            lines.append(f"  fail rule {ref.rule_set}/{ref.rule}{what}: {count} rows")
+        for message in self.failed_checks:
+            lines.append(f"  failed check: {message}")
+        if self.sample_keys:
+            lines.append(f"  sample failing rows: {list(self.sample_keys)}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (for notifiers)."""
+        return {
+            "run_id": self.run_id,
+            "run_time": self.run_time.isoformat(),
+            "suite": self.suite,
+            "status": self.status,
+            "input_rows": self.input_rows,
+            "valid_rows": self.valid_rows,
+            "quarantined_rows": self.quarantined_rows,
+            "dropped_rows": self.dropped_rows,
+            "failing_rules": [
+                {"rule": f"{r.rule.id}.{r.rule.version}", "rows": n} for r, n in self.failing_rules
+            ],
+            "failed_checks": list(self.failed_checks),
+            "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
+            "timings": self.timings,
+        }
+
+
+class QualityRunFailed(QualityError):
+    """A ``fail`` rule or check failed: nothing was written. ``summary`` says what failed."""
+
+    code = "QUALITY_RUN_FAILED"
+
+    def __init__(self, summary: RunSummary) -> None:
+        self.summary = summary
+        super().__init__(summary.describe(), item_kind="suite")
+
+
+def _suite_name(suite: RuleSuite) -> str:
+    return f"{suite.id.id}.{suite.id.version}"
+
+
+@dataclass
+class QualityRun:
+    """The outputs of :func:`run_quality`: lazy ``valid`` and ``quarantine``, and ``stats``.
+
+    ``write`` writes all three with the counts observed on the writes; ``stats`` read before a
+    write runs one aggregation of its own.
+    """
+
+    suite: RuleSuite
+    prepared: RuleSuite
+    source: Any  # the input: grouping analyzers read it (no rule is evaluated for them)
+    flagged: Any
+    column: str
+    layout: Any
+    refs: tuple[RuleRef, ...]
+    checks: tuple[Check, ...]
+    run_id: str
+    run_time: datetime
+    notifiers: tuple[Notifier, ...] = ()
+    precheck: VerificationResult | None = None
+    summary: RunSummary | None = None
+    _stats_frame: Any = None
+
+    @property
+    def input_columns(self) -> list[str]:
+        """The input's columns (the valid output has exactly these)."""
+        hidden = {FAIL, DROP, ANY, self.column}
+        return [c for c in self.flagged.columns if c not in hidden]
+
+    @property
+    def valid(self) -> Any:
+        """Rows failing no ``drop`` rule, with the input's columns only."""
+        return self.flagged.where(f"NOT {DROP}").select(*[_q(c) for c in self.input_columns])
+
+    @property
+    def quarantine(self) -> Any:
+        """Rows failing any rule: input columns, the data-quality column and run metadata."""
+        from pyspark.sql import functions as F
+
+        refs_sql = failed_rules_sql(self.prepared, self.refs, self.column, self.layout)
+        return self.flagged.where(ANY).select(
+            *[_q(c) for c in self.input_columns],
+            _q(self.column),
+            F.lit(self.run_id).alias("qp_run_id"),
+            F.lit(self.run_time).cast("timestamp").alias("qp_run_time"),
+            F.expr(f"NOT {DROP}").alias("qp_kept_in_valid"),
+            F.expr(refs_sql).alias("qp_failed_rules"),
+        )
+
+    def _observed_valid(self) -> tuple[Any, Any, Any]:
+        from pyspark.sql import Observation
+        from pyspark.sql import functions as F
+
+        from quality_py.dataset.observe import observe_checks
+
+        counts = Observation(f"quality_py_run_{uuid.uuid4().hex}")
+        lay = self.layout
+        columns = [
+            *summary_columns(self.prepared, self.column, lay),
+            F.expr(f"count_if({DROP})").alias("dropped"),
+            F.expr(f"count_if({ANY})").alias("quarantined"),
+        ]
+        observed = self.flagged.observe(counts, *columns)
+        pending = [c for c in self.checks if self.precheck is None]
+        observed, finish = observe_checks(
+            observed, pending, policy=_policy(self.suite), grouping_source=self.source
+        )
+        valid = observed.where(f"NOT {DROP}").select(*[_q(c) for c in self.input_columns])
+        return valid, counts, (finish if pending else None)
+
+    def write(
+        self,
+        target: str | None = None,
+        quarantine: str | None = None,
+        stats: str | None = None,
+        *,
+        mode: str = "overwrite",
+        format: str = "parquet",
+        partition_valid_by_run: bool = False,
+    ) -> RunSummary:
+        """Write the outputs (paths, URIs or table names) and return the run's summary.
+
+        ``target`` gets the valid rows with ``mode``; ``quarantine`` and ``stats`` are
+        partitioned by run id and a run replaces only its own partition, so re-running a run id
+        is idempotent. ``partition_valid_by_run`` does the same for the target (streaming).
+        """
+        from quality_py.actions.outputs import write_frame
+
+        started = time.perf_counter()
+        try:
+            valid, counts, finish = self._observed_valid()
+            if quarantine is not None:
+                write_frame(
+                    self.quarantine, quarantine, "overwrite", format, "qp_run_id", self.run_id
+                )
+            if target is not None:
+                if partition_valid_by_run:
+                    from pyspark.sql import functions as F
+
+                    frame = valid.withColumn("qp_run_id", F.lit(self.run_id))
+                    write_frame(frame, target, "overwrite", format, "qp_run_id", self.run_id)
+                else:
+                    write_frame(valid, target, mode, format)
+            else:
+                valid.write.format("noop").mode("overwrite").save()  # still count everything
+            verification = finish() if finish is not None else self.precheck
+            summary = self._summary(counts.get, verification, started)
+            self.summary = summary
+            if stats is not None:
+                frame = self.stats_frame(summary)
+                write_frame(frame, stats, "overwrite", format, "qp_run_id", self.run_id)
+        except QualityRunFailed:
+            raise
+        except Exception as err:
+            failed = RunSummary(self.run_id, self.run_time, _suite_name(self.suite), "failed")
+            notify_all(self.notifiers, "failure", failed, error=err)
+            raise
+        if summary.status == "failed":
+            notify_all(self.notifiers, "failure", summary)
+            raise QualityRunFailed(summary)
+        notify_all(self.notifiers, "success", summary)
+        return summary
+
+    def _summary(
+        self, values: dict[str, Any], verification: VerificationResult | None, started: float
+    ) -> RunSummary:
+        rows = int(values["rows"])
+        dropped = int(values["dropped"])
+        failed_checks: tuple[str, ...] = ()
+        status = "success"
+        if verification is not None:
+            failed_checks = _failed_check_messages(self.checks, verification)
+            if any(
+                not r.passed and _action_of(self.checks, r.check) == "fail"
+                for r in verification.results
+            ):
+                status = "failed"  # a fail check found only after the write (no precheck)
+        return RunSummary(
+            self.run_id,
+            self.run_time,
+            _suite_name(self.suite),
+            status,
+            input_rows=rows,
+            valid_rows=rows - dropped,
+            quarantined_rows=int(values["quarantined"]),
+            dropped_rows=dropped,
+            failed_checks=failed_checks,
+            rules=stats_from_row(self.prepared, values),
+            checks=verification,
+            timings={"write_seconds": round(time.perf_counter() - started, 3)},
+        )
+
+    @property
+    def stats(self) -> Any:
+        """The stats as a DataFrame (after :meth:`write`, from its counts; else one query)."""
+        if self.summary is None:
+            valid, counts, finish = self._observed_valid()
+            valid.write.format("noop").mode("overwrite").save()
+            verification = finish() if finish is not None else self.precheck
+            self.summary = self._summary(counts.get, verification, time.perf_counter())
+        return self.stats_frame(self.summary)
+
+    def stats_frame(self, summary: RunSummary) -> Any:
+        """One row per count, rule and check of ``summary``."""
+        from quality_py.actions.stats import stats_frame
+
+        return stats_frame(self.flagged.sparkSession, self.suite, self.refs, summary)
+
+
+def _q(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _policy(suite: RuleSuite) -> Any:
+    from quality_py.compile import policy_of
+
+    return policy_of(suite)
+
+
+def _action_of(checks: Sequence[Check], description: str) -> str:
+    return next((c.action for c in checks if c.description == description), "ignore")
+
+
+def _failed_check_messages(
+    checks: Sequence[Check], verification: VerificationResult
+) -> tuple[str, ...]:
+    return tuple(
+        f"[{_action_of(checks, r.check)}] {r.check}: {r.message}"
+        for r in verification.results
+        if not r.passed
+    )
+
+
+def run_quality(
+    df: Any,
+    suite: RuleSuite,
+    checks: Sequence[Check] = (),
+    run_id: str | None = None,
+    *,
+    name: str = "DataQuality",
+    layout: Layout | str = Layout.COMPACT,
+    keys: Sequence[str] | None = None,
+    notifiers: Sequence[Notifier] = (),
+) -> QualityRun:
+    """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks).
+
+    Raises :class:`QualityRunFailed` here when a ``fail`` rule or ``fail`` check fails (one
+    aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
+    written). ``keys`` name the columns shown as sample failing rows (default: the first three).
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
+    ...     Rule(Id(10, 1), "a > 0", action_if_failed="drop"),
+    ...     Rule(Id(11, 1), "a < 3")])])
+    >>> run = run_quality(spark.createDataFrame([(0,), (1,), (5,)], "a int"), suite)
+    >>> sorted(r.a for r in run.valid.collect()), sorted(r.a for r in run.quarantine.collect())
+    ([1, 5], [0, 5])
+    """
+    from pyspark.sql import functions as F
+
+    from quality_py.runners.data_quality import add_data_quality_prepared
+
+    run_id = run_id or uuid.uuid4().hex
+    run_time = datetime.now(timezone.utc).replace(microsecond=0)
+    started = RunSummary(run_id, run_time, _suite_name(suite), "running")
+    notify_all(tuple(notifiers), "start", started)
+    try:
+        checked, prepared, _ = add_data_quality_prepared(df, suite, name, layout)
+        lay = layout_of(checked, name)  # the column's own layout (compact: its id positions)
+        refs = rule_refs(prepared)
+        fail = [fails_sql(prepared, r, name, lay) for r in refs if r.action == "fail"]
+        drop = [fails_sql(prepared, r, name, lay) for r in refs if r.action == "drop"]
+        flagged = checked.select(
+            "*",
+            F.expr(any_of(fail)).alias(FAIL),
+            F.expr(any_of(drop)).alias(DROP),
+            F.expr(f"coalesce({_q(name)}.overallResult <> {PASSED}, true)").alias(ANY),
+        )
+        run = QualityRun(
+            suite,
+            prepared,
+            df,
+            flagged,
+            name,
+            lay,
+            refs,
+            tuple(checks),
+            run_id,
+            run_time,
+            tuple(notifiers),
+        )
+        fail_checks = [c for c in checks if c.action == "fail"]
+        if fail or fail_checks:
+            _precheck(run, fail, keys)
+    except QualityRunFailed as err:
+        notify_all(tuple(notifiers), "failure", err.summary)
+        raise
+    except Exception as err:
+        notify_all(tuple(notifiers), "failure", started, error=err)
+        raise
+    return run
+
+
+def _precheck(run: QualityRun, fail: list[str], keys: Sequence[str] | None) -> None:
+    """One aggregation: rows failing each ``fail`` rule plus every check's shareable metrics."""
+    from pyspark.sql import functions as F
+
+    from quality_py.dataset.analyzers import Analyzer
+    from quality_py.dataset.observe import without_filter
+    from quality_py.dataset.runner import run_analyzers, shared_aggregations, states_from_row
+
+    started = time.perf_counter()
+    fail_refs = [r for r in run.refs if r.action == "fail"]
+    analyzers = list(dict.fromkeys(k.analyzer for c in run.checks for k in c.constraints))
+    scans = [a for a in analyzers if isinstance(a, Analyzer)]
+    grouping = [a for a in analyzers if not isinstance(a, Analyzer)]
+    policy = _policy(run.suite)
+    sqls, positions = shared_aggregations(scans, policy)
+    columns = [
+        F.expr(f"count_if({fails_sql(run.prepared, r, run.column, run.layout)})").alias(f"f{i}")
+        for i, r in enumerate(fail_refs)
+    ] + [F.expr(without_filter(s)).alias(f"a{i}") for i, s in enumerate(sqls)]
+    row = run.flagged.agg(*columns).collect()[0] if columns else None
+    counts = [int(row[f"f{i}"]) for i in range(len(fail_refs))] if row is not None else []
+    verification = None
+    if run.checks:
+        values = [row[f"a{i}"] for i in range(len(sqls))] if row is not None else None
+        metrics: dict[Any, Any] = dict(
+            _metrics(states_from_row(scans, positions, values)) if scans else {}
+        )
+        if grouping:
+            metrics.update(run_analyzers(run.source, grouping, policy=policy).metrics)
+        verification = assess(run.checks, metrics)
+        run.precheck = verification
+    failing = tuple((r, n) for r, n in zip(fail_refs, counts, strict=True) if n > 0)
+    failed_checks = _failed_check_messages(run.checks, verification) if verification else ()
+    check_failed = verification is not None and any(
+        not r.passed and _action_of(run.checks, r.check) == "fail" for r in verification.results
+    )
+    if not failing and not check_failed:
+        return
+    sample: tuple[dict[str, Any], ...] = ()
+    if failing:
+        shown = list(keys) if keys else run.input_columns[:3]
+        rows = run.flagged.where(FAIL).select(*[_q(c) for c in shown]).limit(5).collect()
+        sample = tuple(r.asDict() for r in rows)
+    raise QualityRunFailed(
+        RunSummary(
+            run.run_id,
+            run.run_time,
+            _suite_name(run.suite),
+            "failed",
+            failing_rules=failing,
+            failed_checks=failed_checks,
+            sample_keys=sample,
+            checks=verification,
+            timings={"precheck_seconds": round(time.perf_counter() - started, 3)},
+        )
+    )
+
+
+def _metrics(states: dict[Any, Any]) -> dict[Any, Any]:
+    return {a: a.metric(s) for a, s in states.items()}
