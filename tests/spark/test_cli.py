@@ -77,14 +77,25 @@ def test_main_job_on_the_flights_sample(
             str(ruleset),
             "--input",
             "sample:flights",
-            "--output",
-            str(tmp_path / "f"),
-            "--layout",
-            "compact",
+            "--valid",
+            str(tmp_path / "valid"),
+            "--quarantine",
+            str(tmp_path / "quarantine"),
+            "--stats",
+            str(tmp_path / "stats"),
+            "--run-id",
+            "main-job",
         ]
     )
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
+    # rule 101 (no tail number, 2512 flights) drops; nothing fails a `fail` rule
+    assert spark.read.parquet(str(tmp_path / "valid")).count() == 336776 - 2512
+    assert any("336776 in, 334264 valid, 37435 quarantined, 2512 dropped" in ln for ln in lines)
+    stats = spark.read.parquet(str(tmp_path / "stats"))
+    assert stats.where("kind = 'check' AND status = 'failed'").count() == 0
+    assert stats.where("kind = 'check'").count() == 16
+    assert {r.qp_run_id for r in stats.select("qp_run_id").distinct().collect()} == {"main-job"}
 
     def counts(rule: str) -> list[str]:
         return next(line for line in lines if line.split()[1:2] == [rule]).split()[2:7]
@@ -131,3 +142,26 @@ def test_convert_validate_and_docs_commands(
     md = tmp_path / "suite.md"
     assert main(["docs", str(ruleset), "--out", str(md)]) == 0
     assert md.read_text().startswith("# Rule suite")
+
+
+def test_a_failing_quality_run_exits_1_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = RULES.replace(
+        '{id: 100, expression: "isPositive(amount)"}',
+        '{id: 100, expression: "isPositive(amount)", action_if_failed: fail}',
+    )
+    (tmp_path / "rules.yaml").write_text(rules)
+    (tmp_path / "in.csv").write_text("amount,note\n5,a\n-1,b\n3,\n")
+    args = ["run", str(tmp_path / "rules.yaml"), "--input", str(tmp_path / "in.csv")]
+    code = main([*args, "--valid", str(tmp_path / "v"), "--quarantine", str(tmp_path / "q")])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "fail rule" in err and ": 1 rows" in err and "nothing was written" in err
+    assert not (tmp_path / "v").exists() and not (tmp_path / "q").exists()
+    (tmp_path / "rules.yaml").write_text(
+        rules.replace("action_if_failed: fail", "action_if_failed: drop")
+    )
+    code = main([*args, "--valid", str(tmp_path / "v"), "--quarantine", str(tmp_path / "q")])
+    assert code == 0
+    assert "3 in, 2 valid, 1 quarantined, 1 dropped" in capsys.readouterr().out

@@ -21,6 +21,7 @@ from quality_py.dataset.states import (
     RatioState,
     SizeState,
     SumState,
+    TypeCountsState,
 )
 
 values = st.lists(
@@ -40,6 +41,13 @@ def _key(v: float) -> tuple[int, float]:
 
 ORACLES: dict[str, Callable[[list[Any]], Any]] = {
     "size": lambda xs: SizeState(len(xs)),
+    "types": lambda xs: TypeCountsState(
+        sum(x is None for x in xs),
+        sum(x is not None and math.isfinite(x) and x == int(x) for x in xs),
+        sum(x is not None and math.isfinite(x) and x != int(x) for x in xs),
+        0,
+        sum(x is not None and not math.isfinite(x) for x in xs),
+    ),
     "completeness": lambda xs: RatioState(len(_nums(xs)), len(xs)),
     "min": lambda xs: ExtremeState(min(_nums(xs), key=_key) if _nums(xs) else None, False),
     "max": lambda xs: ExtremeState(max(_nums(xs), key=_key) if _nums(xs) else None, True),
@@ -50,7 +58,7 @@ ORACLES: dict[str, Callable[[list[Any]], Any]] = {
         math.fsum((v - m) ** 2 for v in _nums(xs)) if _nums(xs) else 0.0,
     ),
 }
-EXACT = {"size", "completeness", "min", "max"}
+EXACT = {"size", "completeness", "min", "max", "types"}
 
 
 def _same(a: Any, b: Any, exact: bool) -> bool:

@@ -42,6 +42,7 @@ def suites(draw: st.DrawFn) -> RuleSuite:
                 draw(st.none() | text),
                 draw(st.none() | text),
                 tuple(draw(st.lists(text, max_size=2))),
+                draw(st.sampled_from(["ignore", "drop", "fail"])),
             )
             # min_size=1: a table has one row per rule, so an empty rule set has no row
             # unique rule numbers: versioned reading keeps one version of each rule
@@ -206,6 +207,26 @@ def test_every_broken_row_is_listed() -> None:
     ]
     assert "rule_id=None" in str(err.value)
     assert check_rows(RuleRow, [good, raw[-1]])[1].rule_id == 102
+
+
+def test_the_action_column_is_optional_and_checked() -> None:
+    good = {
+        "rule_suite_id": 1,
+        "rule_suite_version": 1,
+        "rule_set_id": 50,
+        "rule_set_version": 1,
+        "rule_id": 100,
+        "rule_version": 1,
+        "rule_expr": "a > 0",
+    }
+    assert check_rows(RuleRow, [good])[0].action_if_failed == "ignore"  # an old table
+    assert check_rows(RuleRow, [{**good, "action_if_failed": None}])[0].action_if_failed == "ignore"
+    assert (
+        check_rows(RuleRow, [{**good, "action_if_failed": " DROP"}])[0].action_if_failed == "drop"
+    )
+    with pytest.raises(RuleTableError) as err:
+        check_rows(RuleRow, [{**good, "action_if_failed": "explode"}])
+    assert "action_if_failed must be one of ignore, drop, fail" in str(err.value)
 
 
 @settings(max_examples=100, deadline=None)

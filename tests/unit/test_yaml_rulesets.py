@@ -137,3 +137,44 @@ def suites(draw: st.DrawFn) -> RuleSuite:
 @given(suites())
 def test_yaml_round_trip_is_exact(suite: RuleSuite) -> None:
     assert loads_ruleset(dumps_ruleset(suite)) == suite
+
+
+def test_rule_actions_load_and_dump() -> None:
+    from quality_py.io.yaml_rulesets import dumps_ruleset, loads_ruleset
+
+    text = """
+suite: {id: 1, version: 1}
+rule_sets:
+  - id: 5
+    rules:
+      - {id: 10, expression: "a > 0", action_if_failed: drop}
+      - {id: 11, expression: "a < 9"}
+"""
+    suite = loads_ruleset(text)
+    actions = [r.action_if_failed for r in suite.rule_sets[0].rules]
+    assert actions == ["drop", "ignore"]
+    assert loads_ruleset(dumps_ruleset(suite)) == suite
+    with pytest.raises(RulesetFormatError) as err:
+        loads_ruleset(text.replace("drop", "explode"))
+    assert "action_if_failed" in str(err.value) and err.value.span is not None
+
+
+def test_checks_in_yaml_are_validated_with_positions() -> None:
+    from quality_py.io.yaml_checks import CONSTRAINTS, loads_checks
+
+    assert {"is_complete", "has_histogram_values", "has_mutual_information"} <= CONSTRAINTS
+    assert "_add" not in CONSTRAINTS
+    base = "suite: {id: 1}\nchecks:\n  - level: error\n    constraints:\n"
+    (check,) = loads_checks(base + "      - is_in_range: {column: m, low: 1, high: 12}\n")
+    assert check.action == "fail" and check.constraints[0].description == "m in [1, 12]"
+    with pytest.raises(RulesetFormatError) as err:
+        loads_checks(base + "      - drop_table: x\n")
+    assert "unknown constraint 'drop_table'" in str(err.value) and err.value.span.line == 5
+    with pytest.raises(RulesetFormatError) as err:
+        loads_checks(base + "      - has_completeness: {column: m, bogus: 1}\n")
+    assert "check 1, constraint 1" in str(err.value)
+    with pytest.raises(RulesetFormatError):
+        loads_checks("checks:\n  - level: fatal\n")
+    with pytest.raises(RulesetFormatError):
+        loads_checks("checks:\n  - level: error\n    action_if_failed: drop\n")
+    assert loads_checks("suite: {id: 1}\n") == ()
