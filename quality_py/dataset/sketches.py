@@ -28,10 +28,23 @@ class SketchError(QualityError):
     code = "SKETCH"
 
 
-def _session() -> Any:
+def active_session() -> Any:
+    """The active Spark session: classic, else Spark Connect (None when there is none)."""
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.getActiveSession()
+    spark: Any = SparkSession.getActiveSession()
+    if spark is None:
+        try:
+            from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+            spark = ConnectSession.getActiveSession()
+        except ImportError:  # Connect's extra dependencies are not installed
+            spark = None
+    return spark
+
+
+def _session() -> Any:
+    spark = active_session()
     if spark is None:
         raise SketchError("merging or reading a sketch state needs an active Spark session")
     return spark

@@ -152,9 +152,9 @@ class _ArrowFiles:
 
 
 def _spark() -> Any:
-    from pyspark.sql import SparkSession
+    from quality_py.dataset.sketches import active_session
 
-    spark = SparkSession.getActiveSession()
+    spark = active_session()
     if spark is None:
         raise StateStoreError("frequency states are read and written with an active Spark session")
     return spark

@@ -161,3 +161,21 @@ def test_rule_folder_on_connect(connect: Any) -> None:
     out = fold_and_replace_fields(_data(connect), suite, ["b"])
     assert out.columns == ["a", "b", "foldedFields"]
     assert {r.a: r.b for r in out.collect()} == {2: None, 3: -101, 4: -109}
+
+
+def test_quality_run_and_dataset_checks_on_connect(connect: Any, tmp_path: Any) -> None:
+    """Actions, observed counts and analyzers need no JVM access: they work over Connect."""
+    from quality_py import Check, run_quality
+    from quality_py.dataset import ApproxCountDistinct, Size, Uniqueness, run_analyzers
+
+    df = connect.createDataFrame([(1, 5.0), (2, -1.0), (3, None)], "id int, x double")
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(100, 1), "x >= 0", action_if_failed="drop")])]
+    )
+    run = run_quality(df, suite, [Check("warning", "n").has_size("== 3")], run_id="c1")
+    summary = run.write(str(tmp_path / "v"), str(tmp_path / "q"), str(tmp_path / "s"))
+    assert (summary.input_rows, summary.valid_rows, summary.dropped_rows) == (3, 1, 2)
+    assert sorted(r.id for r in run.quarantine.collect()) == [2, 3]
+    metrics = run_analyzers(df, [Size(), Uniqueness("id"), ApproxCountDistinct("id")]).metrics
+    assert metrics[Size()] == 3.0 and metrics[Uniqueness("id")] == 1.0
+    assert metrics[ApproxCountDistinct("id")] == 3.0

@@ -16,10 +16,12 @@ from quality_py.dataset import run_analyzers
 from quality_py.dataset.analyzers import Completeness, DataType, Mean, PatternMatch, Size
 from quality_py.dataset.grouping import (
     CountDistinct,
+    Distinctness,
     Entropy,
     Histogram,
     MutualInformation,
     Uniqueness,
+    UniqueValueRatio,
 )
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile, _kll_available
 
@@ -75,17 +77,20 @@ def test_sketch_and_grouping_states_merge_like_the_whole(
     analyzers = [
         ApproxCountDistinct("v"),
         CountDistinct("v"),
+        Distinctness("v"),
         Uniqueness("v"),
+        UniqueValueRatio("v"),
         Entropy("v"),
         Histogram("v"),
         MutualInformation("v", "p"),
     ]
     whole = run_analyzers(df, analyzers).metrics
     parts = [run_analyzers(df.where(f"p = {p}"), analyzers) for p in range(3)]
-    forward = reduce(lambda a, b: a.merge(b), parts).metrics
-    backward = reduce(lambda a, b: a.merge(b), reversed(parts)).metrics
+    forward = reduce(lambda a, b: a.merge(b), parts).metrics  # (p0 + p1) + p2
+    backward = reduce(lambda a, b: a.merge(b), reversed(parts)).metrics  # commuted
+    right = parts[0].merge(parts[1].merge(parts[2])).metrics  # p0 + (p1 + p2): associativity
     for analyzer in analyzers:
-        for merged in (forward, backward):
+        for merged in (forward, backward, right):
             a, b = whole[analyzer], merged[analyzer]
             if isinstance(a, float) and isinstance(b, float):
                 assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), analyzer
@@ -149,8 +154,10 @@ def test_grouping_where_and_one_job_per_key(no_aqe: Any) -> None:
     assert metrics[Size()] == 24 and metrics[CountDistinct("a")] == 4
 
 
-def test_store_keeps_frequencies_and_sketches_at_a_uri(spark: Any, tmp_path: Any) -> None:
+def test_store_keeps_frequencies_and_sketches_at_a_uri(no_aqe: Any, tmp_path: Any) -> None:
     from quality_py.dataset.store import FileStateStore
+
+    spark = no_aqe
 
     df = spark.createDataFrame(
         [(i % 5, f"s {i % 3}", i) for i in range(30)], "a int, `odd name` string, k int"
@@ -168,7 +175,8 @@ def test_store_keeps_frequencies_and_sketches_at_a_uri(spark: Any, tmp_path: Any
             store.save(f"t/p={p}", run_analyzers(df.where(f"k % 3 = {p}"), analyzers))
         before = _jobs(spark)
         view = reduce(lambda a, b: a.merge(b), (store.load(f"t/p={p}") for p in range(3)))
-        # loading and merging read no data; only the two HLL unions run (on literal sketches)
+        # loading and merging read no data; only the two HLL unions run (one aggregation each,
+        # over literal sketches)
         assert _jobs(spark) - before == 2
         expected = run_analyzers(df, analyzers).metrics
         for analyzer in analyzers:

@@ -276,3 +276,36 @@ def test_notifiers_file_and_webhook(df: Any, tmp_path: Path) -> None:
     assert [(e["event"], e["run_id"]) for e in _Hook.received] == [
         (e["event"], e["run_id"]) for e in lines
     ]
+
+
+def test_outputs_to_tables_replace_only_their_run(df: Any) -> None:
+    spark = df.sparkSession
+    suite = _suite(Rule(Id(100, 1), "x >= 0", action_if_failed="drop"))
+    names = ("qp_test_valid", "qp_test_quarantine", "qp_test_stats")
+    for name in names:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+    try:
+        run_quality(df, suite, run_id="t1").write(*names)
+        run_quality(df, suite, run_id="t2").write(*names)
+        run_quality(df.where("id = 2"), suite, run_id="t1").write(*names)
+        counts = spark.table(names[1]).groupBy("qp_run_id").count().collect()
+        assert {r.qp_run_id: r["count"] for r in counts} == {"t1": 1, "t2": 2}
+        assert spark.table(names[0]).count() == 0  # overwrite mode: the last run's valid rows
+        assert spark.table(names[2]).where("kind = 'rows'").count() == 8  # 4 counts x 2 runs
+    finally:
+        for name in names:
+            spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_delta_without_delta_spark_is_a_clear_error(df: Any, tmp_path: Path) -> None:
+    import importlib.util
+
+    from quality_py.actions import RunOutputError
+
+    if importlib.util.find_spec("delta") is not None:
+        pytest.skip("delta-spark is installed here")
+    run = run_quality(df, _suite(Rule(Id(100, 1), "x >= 0")), run_id="d")
+    with pytest.raises(RunOutputError) as err:
+        run.write(str(tmp_path / "v"), format="delta")
+    assert "delta-spark" in str(err.value) and err.value.code == "RUN_OUTPUT"
+    assert not (tmp_path / "v").exists()

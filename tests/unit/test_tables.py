@@ -168,16 +168,19 @@ def test_lambdas_and_outputs_come_from_the_same_or_lower_version_of_the_same_sui
     assert with_global.missing_outputs == {}
 
 
+GOOD_ROW = {
+    "rule_suite_id": 1,
+    "rule_suite_version": 1,
+    "rule_set_id": 50,
+    "rule_set_version": 1,
+    "rule_id": 100,
+    "rule_version": 1,
+    "rule_expr": "a > 0",
+}
+
+
 def test_every_broken_row_is_listed() -> None:
-    good = {
-        "rule_suite_id": 1,
-        "rule_suite_version": 1,
-        "rule_set_id": 50,
-        "rule_set_version": 1,
-        "rule_id": 100,
-        "rule_version": 1,
-        "rule_expr": "a > 0",
-    }
+    good = dict(GOOD_ROW)
     raw = [
         good,
         {**good, "rule_id": None},
@@ -210,15 +213,7 @@ def test_every_broken_row_is_listed() -> None:
 
 
 def test_the_action_column_is_optional_and_checked() -> None:
-    good = {
-        "rule_suite_id": 1,
-        "rule_suite_version": 1,
-        "rule_set_id": 50,
-        "rule_set_version": 1,
-        "rule_id": 100,
-        "rule_version": 1,
-        "rule_expr": "a > 0",
-    }
+    good = dict(GOOD_ROW)
     assert check_rows(RuleRow, [good])[0].action_if_failed == "ignore"  # an old table
     assert check_rows(RuleRow, [{**good, "action_if_failed": None}])[0].action_if_failed == "ignore"
     assert (
