@@ -7,10 +7,11 @@ if [ ! -x "$venv/bin/python" ]; then
   "${PYTHON:-python3}" -m venv "$venv"
 fi
 stamp=$venv/.installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml "$0" | sha256sum | cut -d' ' -f1)  # reinstall when either changes
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
-  "$venv/bin/python" -m pip install --quiet "pyspark>=3.5,<3.6" "numpy<2" -e ".[sample]" \
+  # pyspark 3.5 needs numpy<2, and the newest pyarrow wheels need numpy 2 (pyarrow.fs: state store)
+  "$venv/bin/python" -m pip install --quiet "pyspark>=3.5,<3.6" "numpy<2" "pyarrow<20" -e ".[sample]" \
     pytest pytest-timeout hypothesis
   echo "$want" > "$stamp"
 fi

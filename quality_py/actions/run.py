@@ -25,13 +25,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from quality_py.actions.flags import RuleRef, any_of, failed_rules_sql, fails_sql, rule_refs
+from quality_py.actions.flags import (
+    RuleRef,
+    code_counts,
+    failed_rules_sql,
+    fails_any_sql,
+    rule_refs,
+)
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.dataset.checks import Check, VerificationResult, assess
 from quality_py.errors import QualityError
-from quality_py.model.results import PASSED, Layout
+from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.summary import SuiteStats, layout_of, stats_from_row, summary_columns
+from quality_py.summary import SuiteStats, layout_of, stats_from_row
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 
@@ -117,10 +123,12 @@ class QualityRun:
     suite: RuleSuite
     prepared: RuleSuite
     source: Any  # the input: grouping analyzers read it (no rule is evaluated for them)
-    flagged: Any
+    flagged: Any  # the input, hidden rule values and codes, the DataQuality column, the flags
     column: str
     layout: Any
     refs: tuple[RuleRef, ...]
+    codes: tuple[str, ...]  # the hidden code column of each rule, in ``refs`` order
+    hidden: tuple[str, ...]
     checks: tuple[Check, ...]
     run_id: str
     run_time: datetime
@@ -132,7 +140,7 @@ class QualityRun:
     @property
     def input_columns(self) -> list[str]:
         """The input's columns (the valid output has exactly these)."""
-        hidden = {FAIL, DROP, ANY, self.column}
+        hidden = {FAIL, DROP, ANY, self.column, *self.hidden}
         return [c for c in self.flagged.columns if c not in hidden]
 
     @property
@@ -145,7 +153,7 @@ class QualityRun:
         """Rows failing any rule: input columns, the data-quality column and run metadata."""
         from pyspark.sql import functions as F
 
-        refs_sql = failed_rules_sql(self.prepared, self.refs, self.column, self.layout)
+        refs_sql = failed_rules_sql(self.refs, self.codes, self.prepared.probable_pass)
         return self.flagged.where(ANY).select(
             *[_q(c) for c in self.input_columns],
             _q(self.column),
@@ -162,9 +170,9 @@ class QualityRun:
         from quality_py.dataset.observe import observe_checks
 
         counts = Observation(f"quality_py_run_{uuid.uuid4().hex}")
-        lay = self.layout
         columns = [
-            *summary_columns(self.prepared, self.column, lay),
+            *[F.expr(sql).alias(key) for key, sql in code_counts(self.codes)],
+            F.expr(f"count_if(NOT {ANY})").alias("overall"),
             F.expr(f"count_if({DROP})").alias("dropped"),
             F.expr(f"count_if({ANY})").alias("quarantined"),
         ]
@@ -326,24 +334,34 @@ def run_quality(
     """
     from pyspark.sql import functions as F
 
-    from quality_py.runners.data_quality import add_data_quality_prepared
+    from quality_py.runners.data_quality import _wrap, as_layout, stage_rule_codes
+    from quality_py.sql.build import to_sql
+    from quality_py.sql.dq_struct import dq_struct
 
     run_id = run_id or uuid.uuid4().hex
     run_time = datetime.now(timezone.utc).replace(microsecond=0)
     started = RunSummary(run_id, run_time, _suite_name(suite), "running")
     notify_all(tuple(notifiers), "start", started)
     try:
-        checked, prepared, _ = add_data_quality_prepared(df, suite, name, layout)
-        lay = layout_of(checked, name)  # the column's own layout (compact: its id positions)
+        staged = stage_rule_codes(df, suite)
+        prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+        chosen = as_layout(layout)
+        struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))
         refs = rule_refs(prepared)
-        fail = [fails_sql(prepared, r, name, lay) for r in refs if r.action == "fail"]
-        drop = [fails_sql(prepared, r, name, lay) for r in refs if r.action == "drop"]
-        flagged = checked.select(
+        codes = tuple(to_sql(c) for c in staged.code_refs())
+        pp = prepared.probable_pass
+        by_action = {
+            a: [c for c, r in zip(codes, refs, strict=True) if r.action == a]
+            for a in ("fail", "drop")
+        }
+        flagged = staged.frame.select(
             "*",
-            F.expr(any_of(fail)).alias(FAIL),
-            F.expr(any_of(drop)).alias(DROP),
-            F.expr(f"coalesce({_q(name)}.overallResult <> {PASSED}, true)").alias(ANY),
+            _wrap(struct, prepared, chosen, name),
+            F.expr(fails_any_sql(by_action["fail"], pp)).alias(FAIL),
+            F.expr(fails_any_sql(by_action["drop"], pp)).alias(DROP),
+            F.expr(fails_any_sql(list(codes), pp)).alias(ANY),
         )
+        lay = layout_of(flagged, name)  # the column's own layout (compact: its id positions)
         run = QualityRun(
             suite,
             prepared,
@@ -352,14 +370,16 @@ def run_quality(
             name,
             lay,
             refs,
+            codes,
+            staged.hidden,
             tuple(checks),
             run_id,
             run_time,
             tuple(notifiers),
         )
         fail_checks = [c for c in checks if c.action == "fail"]
-        if fail or fail_checks:
-            _precheck(run, fail, keys)
+        if by_action["fail"] or fail_checks:
+            _precheck(run, keys)
     except QualityRunFailed as err:
         notify_all(tuple(notifiers), "failure", err.summary)
         raise
@@ -369,7 +389,7 @@ def run_quality(
     return run
 
 
-def _precheck(run: QualityRun, fail: list[str], keys: Sequence[str] | None) -> None:
+def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
     """One aggregation: rows failing each ``fail`` rule plus every check's shareable metrics."""
     from pyspark.sql import functions as F
 
@@ -385,8 +405,10 @@ def _precheck(run: QualityRun, fail: list[str], keys: Sequence[str] | None) -> N
     policy = _policy(run.suite)
     sqls, positions = shared_aggregations(scans, policy)
     columns = [
-        F.expr(f"count_if({fails_sql(run.prepared, r, run.column, run.layout)})").alias(f"f{i}")
-        for i, r in enumerate(fail_refs)
+        F.expr(f"count_if({fails_any_sql([c], run.prepared.probable_pass)})").alias(f"f{i}")
+        for i, c in enumerate(
+            c for c, r in zip(run.codes, run.refs, strict=True) if r.action == "fail"
+        )
     ] + [F.expr(without_filter(s)).alias(f"a{i}") for i, s in enumerate(sqls)]
     row = run.flagged.agg(*columns).collect()[0] if columns else None
     counts = [int(row[f"f{i}"]) for i in range(len(fail_refs))] if row is not None else []
