@@ -309,3 +309,29 @@ def test_delta_without_delta_spark_is_a_clear_error(df: Any, tmp_path: Path) -> 
         run.write(str(tmp_path / "v"), format="delta")
     assert "delta-spark" in str(err.value) and err.value.code == "RUN_OUTPUT"
     assert not (tmp_path / "v").exists()
+
+
+def test_a_run_with_many_rules_plans_and_counts(spark: Any, tmp_path: Path) -> None:
+    """120 rules with every action: guards against plans that grow with each use of a code
+    (an earlier flag design never finished optimizing at 27 rules)."""
+    n = 120
+    data = [(i, i % 7, i % 11) for i in range(50)]
+    df = spark.createDataFrame(data, "id int, a int, b int")
+    actions = ["ignore", "drop", "fail"]
+    rules = [
+        Rule(
+            Id(1000 + k, 1),
+            f"a <> {k % 7} OR b <> {k % 11}" if k % 3 != 2 else f"id >= {-k}",
+            action_if_failed=actions[k % 3],
+        )
+        for k in range(n)
+    ]
+    run = run_quality(df, _suite(*rules), run_id="many")
+    summary = run.write(str(tmp_path / "v"), str(tmp_path / "q"))
+    failing = {
+        i: [k for k in range(n) if k % 3 != 2 and a == k % 7 and b == k % 11] for i, a, b in data
+    }
+    dropped = {i for i, ks in failing.items() if any(k % 3 == 1 for k in ks)}
+    assert summary.dropped_rows == len(dropped)
+    assert summary.quarantined_rows == sum(1 for ks in failing.values() if ks)
+    assert sorted(r.id for r in run.valid.collect()) == sorted(set(range(50)) - dropped)
