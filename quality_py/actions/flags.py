@@ -92,11 +92,6 @@ def code_counts(codes: tuple[str, ...]) -> list[tuple[str, str]]:
     return out
 
 
-def any_of(sqls: list[str]) -> str:
-    """OR of predicates (false when there are none)."""
-    return " OR ".join(f"({s})" for s in sqls) if sqls else "false"
-
-
 def failed_rules_sql(
     refs: tuple[RuleRef, ...], codes: tuple[str, ...], probable_pass: float
 ) -> str:

@@ -37,7 +37,7 @@ from quality_py.dataset.checks import Check, VerificationResult, assess
 from quality_py.errors import QualityError
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.summary import SuiteStats, layout_of, stats_from_row
+from quality_py.summary import SuiteStats, stats_from_row
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 
@@ -125,7 +125,6 @@ class QualityRun:
     source: Any  # the input: grouping analyzers read it (no rule is evaluated for them)
     flagged: Any  # the input, hidden rule values and codes, the DataQuality column, the flags
     column: str
-    layout: Any
     refs: tuple[RuleRef, ...]
     codes: tuple[str, ...]  # the hidden code column of each rule, in ``refs`` order
     hidden: tuple[str, ...]
@@ -177,7 +176,7 @@ class QualityRun:
             F.expr(f"count_if({ANY})").alias("quarantined"),
         ]
         observed = self.flagged.observe(counts, *columns)
-        pending = [c for c in self.checks if self.precheck is None]
+        pending = list(self.checks) if self.precheck is None else []  # precheck: already known
         observed, finish = observe_checks(
             observed, pending, policy=_policy(self.suite), grouping_source=self.source
         )
@@ -225,15 +224,10 @@ class QualityRun:
             if stats is not None:
                 frame = self.stats_frame(summary)
                 write_frame(frame, stats, "overwrite", format, "qp_run_id", self.run_id)
-        except QualityRunFailed:
-            raise
         except Exception as err:
             failed = RunSummary(self.run_id, self.run_time, _suite_name(self.suite), "failed")
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
-        if summary.status == "failed":
-            notify_all(self.notifiers, "failure", summary)
-            raise QualityRunFailed(summary)
         notify_all(self.notifiers, "success", summary)
         return summary
 
@@ -242,20 +236,15 @@ class QualityRun:
     ) -> RunSummary:
         rows = int(values["rows"])
         dropped = int(values["dropped"])
-        failed_checks: tuple[str, ...] = ()
-        status = "success"
-        if verification is not None:
-            failed_checks = _failed_check_messages(self.checks, verification)
-            if any(
-                not r.passed and _action_of(self.checks, r.check) == "fail"
-                for r in verification.results
-            ):
-                status = "failed"  # a fail check found only after the write (no precheck)
+        # a failing `fail` check stopped the run in the precheck: what is left is recorded only
+        failed_checks = (
+            () if verification is None else _failed_check_messages(self.checks, verification)
+        )
         return RunSummary(
             self.run_id,
             self.run_time,
             _suite_name(self.suite),
-            status,
+            "success",
             input_rows=rows,
             valid_rows=rows - dropped,
             quarantined_rows=int(values["quarantined"]),
@@ -361,14 +350,12 @@ def run_quality(
             F.expr(fails_any_sql(by_action["drop"], pp)).alias(DROP),
             F.expr(fails_any_sql(list(codes), pp)).alias(ANY),
         )
-        lay = layout_of(flagged, name)  # the column's own layout (compact: its id positions)
         run = QualityRun(
             suite,
             prepared,
             df,
             flagged,
             name,
-            lay,
             refs,
             codes,
             staged.hidden,

@@ -278,19 +278,11 @@ def add_data_quality(
     >>> checked.filter("DataQuality.overallResult = 100000").count()
     1
     """
-    return add_data_quality_prepared(df, suite, name, layout)[0]
-
-
-def add_data_quality_prepared(
-    df: DataFrame, suite: RuleSuite, name: str, layout: Layout | str
-) -> tuple[DataFrame, RuleSuite, Layout]:
-    """:func:`add_data_quality`, also returning the prepared suite (meta rule sets expanded,
-    fallbacks resolved: the rules the column holds) and the layout."""
     lay = as_layout(layout)
     staged = stage_rule_codes(df, suite)
-    prepared = staged.compiled.suite
-    sql = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, lay))
-    return staged.finish(_wrap(sql, prepared, lay, name)), prepared, lay
+    suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+    sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
+    return staged.finish(_wrap(sql, suite, lay, name))
 
 
 def add_overall_results_and_details(
