@@ -4,7 +4,8 @@ Semantics (contract section 3.2): every rule is a trigger and is also evaluated 
 rule; only triggers whose result is exactly Passed fire; the lowest salience wins, ties go to the
 first rule in declaration order; nothing fired gives a null ``salientRule`` and ``result``; a
 winner whose output is null gives ``salientRule`` set and ``result`` null. Debug mode returns every
-fired trigger's ``(salience, result)`` in salience order instead, with ``salientRule`` null.
+fired trigger's ``(salience, result)`` in salience order instead, with ``salientRule`` null;
+entries whose output is null are left out and a row with no entry left gets a null array.
 
 The triggers are sorted by (salience, declaration order) at compile time, so the winner is the
 first true branch of one ``CASE``: Spark evaluates only the winning output for a row.
@@ -23,7 +24,7 @@ from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import Rule, RuleSuite
 from quality_py.runners.data_quality import as_layout, stage_rule_codes
 from quality_py.runners.triggers import salience_order
-from quality_py.sql.build import bigint, call, cast, lit, named_struct, to_sql
+from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.dialect import DIALECT
@@ -100,11 +101,20 @@ def engine_struct(
         wrapped = [exp.Case(ifs=[item], default=exp.Null()) for item in items]
         item_ddl = f"array<struct<salience:int,result:{ddl}>>"
         arr = call("array", *wrapped) if wrapped else cast(call("array"), item_ddl)
+        # An entry whose output is null is left out, and a row with no entry left gives null,
+        # not an empty array (contract 3.2, the original's generated-code path).
         keep = exp.Lambda(
-            this=exp.Not(this=exp.Is(this=exp.column(var), expression=exp.Null())),
+            this=exp.Not(
+                this=exp.Is(this=field(exp.column(var), "result"), expression=exp.Null())
+            ),
             expressions=[exp.to_identifier(var)],
         )
-        result: exp.Expr = call("filter", arr, keep)
+        kept = call("filter", arr, keep)
+        result: exp.Expr = if_(
+            exp.EQ(this=call("size", kept), expression=lit(0)),
+            cast(exp.Null(), item_ddl),
+            kept.copy(),
+        )
         salient: exp.Expr = cast(exp.Null(), SALIENT_RULE_DDL)
     elif triggers:
         ids = [

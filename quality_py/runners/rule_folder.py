@@ -143,7 +143,7 @@ def folder_result(
 
     item_ddl = f"array<struct<salience:int,result:{starter_ddl}>>"
     if fired is None:
-        return cast(call("array"), item_ddl) if debug else cast(exp.Null(), starter_ddl)
+        return cast(exp.Null(), item_ddl if debug else starter_ddl)
     acc_ref = exp.column(acc)
     if debug:
         previous = if_(
@@ -159,11 +159,10 @@ def folder_result(
         start = cast(paren(starter.copy()), starter_ddl)
     lam = exp.Lambda(this=merge, expressions=[exp.to_identifier(acc), exp.to_identifier(step)])
     folded = call("aggregate", fired, start, lam)
-    if debug:
-        return folded
+    # nothing fired: a null result, in debug mode too (not an empty array)
     return if_(
         exp.EQ(this=call("size", fired.copy()), expression=lit(0)),
-        cast(exp.Null(), starter_ddl),
+        cast(exp.Null(), item_ddl if debug else starter_ddl),
         folded,
     )
 

@@ -29,9 +29,9 @@ class LambdaLibrary:
 
     def __init__(self, lambdas: Iterable[LambdaFunction] = ()) -> None:
         self._by_name: dict[str, dict[int, ParsedLambda]] = defaultdict(dict)
-        #: Fully inlined bodies, filled by the inlining pass (bodies have no closures, so the
-        #: expansion of a lambda does not depend on where it is called).
-        self.expanded: dict[tuple[str, int], exp.Expr] = {}
+        #: Fully inlined bodies over fresh parameter names, filled by the inlining pass (bodies
+        #: have no closures, so the expansion does not depend on where a lambda is called).
+        self.expanded: dict[tuple[str, int], tuple[tuple[str, ...], exp.Expr]] = {}
         same: dict[tuple[str, int], list[ParsedLambda]] = defaultdict(list)
         for fn in lambdas:
             _check_callable_name(fn)

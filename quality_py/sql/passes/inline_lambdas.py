@@ -46,28 +46,96 @@ def _rename_bound_variables(body: exp.Expr, ctx: PassContext) -> exp.Expr:
     return body
 
 
-def substitute_params(body: exp.Expr, params: tuple[str, ...], args: list[exp.Expr]) -> exp.Expr:
-    """Replace parameter references (and ``param.field`` paths) in ``body`` by the arguments."""
-    by_name = {p.lower(): a for p, a in zip(params, args, strict=True)}
+#: Qualifier of the input row inside correlated subqueries (the runners alias the input so).
+OUTER_QUALIFIER = "main"
 
-    def swap(node: exp.Expr) -> exp.Expr:
-        if not isinstance(node, exp.Column):
-            return node
+
+def substitute_params(
+    body: exp.Expr,
+    params: tuple[str, ...],
+    args: list[exp.Expr],
+    *,
+    bound: frozenset[str] = frozenset(),
+) -> exp.Expr:
+    """Replace parameter references (and ``param.field`` paths) in ``body`` by the arguments.
+
+    Where a parameter is used inside a subquery of the body, an unqualified column of its
+    argument means the *outer* row, so it is qualified ``main.`` (inside the subquery a bare
+    ``i`` would resolve to the subquery's own table). ``bound`` names the lambda variables in
+    scope at the call site, which are not columns and stay unqualified.
+
+    >>> from quality_py.sql.parse import parse_expression
+    >>> body = parse_expression("(select max(i) from t where t.i > x) + x")
+    >>> substitute_params(body, ("x",), [parse_expression("i")]).sql()
+    '(SELECT MAX(i) FROM t WHERE t.i > (main.i)) + (i)'
+    """
+    by_name = {p.lower(): a for p, a in zip(params, args, strict=True)}
+    targets = []
+    for node in body.walk():
+        if isinstance(node, exp.Column):
+            parts = node.parts
+            if parts and parts[0].name.lower() in by_name:
+                targets.append(node)
+    for node in targets:
         parts = node.parts
-        head = parts[0].name.lower() if parts else ""
-        if head not in by_name:
-            return node
-        out: exp.Expr = paren(by_name[head].copy())
+        arg = by_name[parts[0].name.lower()].copy()
+        if node.find_ancestor(exp.Select) is not None:
+            arg = _as_outer_reference(arg, bound)
+        out: exp.Expr = paren(arg)
         for part in parts[1:]:
             out = exp.Dot(this=out, expression=part.copy())
-        return out
+        if node is body:
+            body = out
+        else:
+            node.replace(out)
+    return body
 
-    return body.transform(swap, copy=False)
+
+def _as_outer_reference(arg: exp.Expr, bound: frozenset[str]) -> exp.Expr:
+    """Qualify the argument's own unqualified columns with the outer row's alias."""
+    for col in list(arg.find_all(exp.Column)):
+        if col.table or col.find_ancestor(exp.Select) is not None:
+            continue  # already qualified, or a column of the argument's own subquery
+        name = col.name.lower()
+        if name in bound or name.startswith("__qp_"):
+            continue  # a lambda variable or an enclosing lambda's parameter, not a column
+        col.set("table", exp.to_identifier(OUTER_QUALIFIER))
+    return arg
+
+
+def _bound_at(node: exp.Expr) -> frozenset[str]:
+    """Names of the higher-order-function lambda variables in scope at ``node``."""
+    names: set[str] = set()
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Lambda):
+            names.update(i.name.lower() for i in parent.expressions)
+        parent = parent.parent
+    return frozenset(names)
+
+
+def _rename_params(lam: ParsedLambda, body: exp.Expr, ctx: PassContext) -> tuple[str, ...]:
+    """Give the lambda's parameters fresh names in ``body`` (hygienic inlining).
+
+    A name that is free in a body always means the row's column. Renaming the parameters before
+    nested calls are inlined keeps a callee's free column ``y`` from being captured by a caller
+    whose parameter is also called ``y``.
+    """
+    fresh = tuple(ctx.fresh_name("a") for _ in lam.params)
+    by_name = {p.lower(): f for p, f in zip(lam.params, fresh, strict=True)}
+    for node in body.walk():
+        if isinstance(node, exp.Column):
+            head = node.parts[0] if node.parts else None
+            if head is not None and head.name.lower() in by_name:
+                head.set("this", by_name[head.name.lower()])
+                head.set("quoted", False)
+    return fresh
 
 
 def _expand_body(
     lam: ParsedLambda, lib: LambdaLibrary, ctx: PassContext, stack: list[ParsedLambda]
-) -> exp.Expr:
+) -> tuple[tuple[str, ...], exp.Expr]:
+    """The lambda's body with every nested call inlined, over fresh parameter names."""
     key = (lam.name.lower(), lam.arity)
     cached = lib.expanded.get(key)
     if cached is not None:
@@ -84,12 +152,13 @@ def _expand_body(
         )
     stack.append(lam)
     body = _rename_bound_variables(lam.body.copy(), ctx)
+    params = _rename_params(lam, body, ctx)
     lambda_ctx = PassContext(lam.id, "lambda", lam.source, lib, ctx.layout, ctx.fresh)
     expanded = _inline(body, lib, lambda_ctx, stack)
     ctx.fresh = lambda_ctx.fresh
     stack.pop()
-    lib.expanded[key] = expanded
-    return expanded
+    lib.expanded[key] = (params, expanded)
+    return params, expanded
 
 
 def _inline(
@@ -117,8 +186,9 @@ def _inline(
                 span=ctx.span_of(call),
                 code="LAMBDA_ARITY",
             )
-        body = _expand_body(lam, lib, ctx, stack).copy()
-        replacement = paren(substitute_params(body, lam.params, args))
+        params, body = _expand_body(lam, lib, ctx, stack)
+        bound = _bound_at(call)
+        replacement = paren(substitute_params(body.copy(), params, args, bound=bound))
         if call is tree:
             tree = replacement
         else:
