@@ -12,7 +12,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokenizer_core import Token, TokenType
 
-from quality_py.errors import LambdaError, PolicyError, RuleSyntaxError, Span
+from quality_py.errors import LambdaError, PolicyError, QualityError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
 from quality_py.model.rules import LambdaFunction
 from quality_py.policy.limits import HARD_LIMITS, check_limits
@@ -170,6 +170,20 @@ def _lambda_header(tokens: list[Token]) -> tuple[tuple[str, ...], int] | None:
     if i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.ARROW and params:
         return tuple(params), i + 1
     return None
+
+
+def lambda_arity(text: str) -> int:
+    """The number of parameters of lambda text (0 for a plain expression), from its header only.
+
+    >>> lambda_arity("(a, b) -> a + b"), lambda_arity("x -> x"), lambda_arity("1 + 2")
+    (2, 1, 0)
+    """
+    try:
+        tokens = _tokenize(text, None, "lambda", text)
+    except QualityError:
+        return 0  # not even tokens: the parse of the whole text reports it, with the lambda's id
+    header = _lambda_header(tokens)
+    return 0 if header is None else len(header[0])
 
 
 def parse_lambda(fn: LambdaFunction) -> ParsedLambda:

@@ -15,6 +15,7 @@ from quality_py.model.rules import (
     RuleSet,
     RuleSuite,
 )
+from quality_py.sql.parse import lambda_arity
 from quality_py.tables.rows import (
     DELETED,
     LambdaRow,
@@ -71,7 +72,7 @@ def tables_to_suites(
     ``versioned``: contract section 5.2 (each suite version is the latest rows at or below it);
     otherwise each (suite id, version) holds exactly its own rows. ``global_library``: a suite
     id (and version) whose lambdas and output expressions every suite may use; a suite's own
-    lambda of the same name, or own output of the same id, wins.
+    lambda of the same name and arity, or own output of the same id, wins.
 
     >>> from quality_py.tables.rows import suite_to_tables
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 1), "a > 0")])])
@@ -109,8 +110,12 @@ def tables_to_suites(
     for sid, version in versions:
         suite_id = Id(sid, version)
         own_lambdas: list[LambdaRow] = rows_at("lambdas", sid, version)
-        names = {r.name.lower() for r in own_lambdas}
-        lam_rows = own_lambdas + [r for r in glob_lambdas if r.name.lower() not in names]
+        # A suite's own lambda replaces the global one of the same name *and arity* only: the
+        # global library's other overloads of that name stay callable.
+        mine = {(r.name.lower(), lambda_arity(r.rule_expr)) for r in own_lambdas}
+        lam_rows = own_lambdas + [
+            r for r in glob_lambdas if (r.name.lower(), lambda_arity(r.rule_expr)) not in mine
+        ]
         found: dict[Id, str] = {
             Id(r.function_id, r.function_version): r.rule_expr for r in glob_outputs
         }

@@ -234,3 +234,16 @@ def test_yaml_and_tables_convert_both_ways(suite: RuleSuite) -> None:
     if suite.rule_sets:
         back = tables_to_suites(suite_to_tables(from_yaml)).suites[suite.id]
         assert loads_ruleset(dumps_ruleset(back)) == suite
+
+
+def test_own_lambda_replaces_only_the_global_overload_of_its_arity() -> None:
+    rules = (RuleRow(1, 1, 50, 1, 100, 1, "f(a) AND f(a, b)"),)
+    lambdas = (
+        LambdaRow("f", "x -> x > 10", 1, 1, 1, 1),  # the suite's own f/1
+        LambdaRow("f", "x -> x > 0", 9, 1, 5, 1),  # global f/1: replaced
+        LambdaRow("f", "(x, y) -> x < y", 10, 1, 5, 1),  # global f/2: still callable
+        LambdaRow("F", "1", 11, 1, 5, 1),  # global f/0 (names are case-insensitive)
+    )
+    loaded = tables_to_suites(SuiteTables(rules, lambdas, ()), global_library=Id(5, 1))
+    got = sorted(la.expression for la in loaded.suites[Id(1, 1)].lambdas)
+    assert got == ["(x, y) -> x < y", "1", "x -> x > 10"]
