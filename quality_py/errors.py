@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 #: Every code an error may carry, sorted. A code is never renamed once released.
 ERROR_CODES: tuple[str, ...] = (
+    "DUPLICATE_COLUMNS",
     "DUPLICATE_ID",
     "DUPLICATE_LAMBDA",
     "FOLDER_OUTPUT",

@@ -327,6 +327,16 @@ def run_quality(
     from quality_py.sql.build import to_sql
     from quality_py.sql.dq_struct import dq_struct
 
+    repeated = sorted({c for c in df.columns if df.columns.count(c) > 1})
+    if repeated:  # valid and quarantine keep the input's columns, which a writer needs unique
+        from quality_py.errors import ModelError
+
+        raise ModelError(
+            f"the input repeats column name(s) {', '.join(repeated)} (a join keeps both sides' "
+            "columns): select or rename them before a quality run; rules may still use the "
+            "join's qualifiers (src.col)",
+            code="DUPLICATE_COLUMNS",
+        )
     run_id = run_id or uuid.uuid4().hex
     run_time = datetime.now(timezone.utc).replace(microsecond=0)
     started = RunSummary(run_id, run_time, _suite_name(suite), "running")

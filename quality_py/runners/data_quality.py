@@ -34,20 +34,46 @@ def as_layout(layout: Layout | str) -> Layout:
     return Layout(layout) if isinstance(layout, str) else layout
 
 
+def input_frame(df: DataFrame, sqls: Sequence[str]) -> DataFrame:
+    """The input as rules see it: aliased ``main`` for correlated subqueries, unless the rules
+    are written against the input's own qualifiers (``src.account`` on ``src.join(...)``).
+
+    Aliasing replaces every qualifier of a joined DataFrame, so when the rules analyse only
+    without the alias, the input is used as it is. Analysis runs no job. When neither analyses,
+    the aliased frame is returned and the caller reports the errors rule by rule.
+    """
+    aliased = df.alias(MAIN_ALIAS)
+    if not sqls:
+        return aliased
+    errors = _analysis_errors()
+    try:
+        aliased.selectExpr(*sqls).schema  # noqa: B018 - analysis only
+        return aliased
+    except errors:
+        pass
+    try:
+        df.selectExpr(*sqls).schema  # noqa: B018 - analysis only
+        return df
+    except errors:
+        return aliased
+
+
 def _analysis_errors() -> tuple[type[BaseException], ...]:
     from pyspark.errors import AnalysisException, ParseException
 
     return (AnalysisException, ParseException)
 
 
-def _with_rule_values(df: DataFrame, compiled: CompiledSuite) -> tuple[DataFrame, list[str | None]]:
-    """``df`` (aliased ``main``) plus one hidden column per rule value, and each value's family.
+def _with_rule_values(
+    df: DataFrame, compiled: CompiledSuite, probe: Sequence[str] = ()
+) -> tuple[DataFrame, list[str | None]]:
+    """``df`` (see :func:`input_frame`) plus one hidden column per rule value, and each value's
+    family. ``probe``: more SQL (outputs) that decides the input's naming with the rules.
 
     Spark analyses every rule here (no job runs). A suite that does not analyse is diagnosed
     rule by rule, and :class:`RuleAnalysisError` lists every rule that fails or whose value
     cannot be a rule result.
     """
-    base = df.alias(MAIN_ALIAS)
     names = [f"__qp_v{i}" for i in range(len(compiled.rules))]
     clash = {*names, *(n.replace("_v", "_c") for n in names)} & set(df.columns)
     if clash:
@@ -55,6 +81,7 @@ def _with_rule_values(df: DataFrame, compiled: CompiledSuite) -> tuple[DataFrame
     sqls = [
         to_sql(exp.alias_(r.tree.copy(), n)) for r, n in zip(compiled.rules, names, strict=True)
     ]
+    base = input_frame(df, [*sqls, *probe])
     try:
         values = base.selectExpr("*", *sqls)
         fields = values.schema.fields[len(df.columns) :]
@@ -232,18 +259,26 @@ class StagedCodes:
         return self.frame.select("*", *columns).drop(*self.hidden)
 
 
-def stage_rule_codes(df: DataFrame, suite: RuleSuite) -> StagedCodes:
+def stage_rule_codes(
+    df: DataFrame,
+    suite: RuleSuite,
+    probe: Callable[[CompiledSuite], Sequence[str]] | None = None,
+) -> StagedCodes:
     """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
 
     Meta rule sets and missing-attribute fallbacks are resolved here
     (:func:`quality_py.prepare.prepare_for_schema`); ``compiled.suite`` is the prepared suite.
+    The input keeps its own qualifiers when the rules use them (:func:`input_frame`);
+    ``probe`` gives more SQL over the input (e.g. the engine's outputs) for that decision.
     """
     from quality_py.prepare import prepare_for_schema
     from quality_py.runners.implicit_casts import apply_if_enabled
 
     compiled = compile_suite(prepare_for_schema(suite, df.schema))
-    compiled = apply_if_enabled(df.alias(MAIN_ALIAS), compiled)
-    values, families = _with_rule_values(df, compiled)
+    extra = list(probe(compiled)) if probe is not None else []
+    rule_sqls = [to_sql(r.tree) for r in compiled.rules]
+    compiled = apply_if_enabled(input_frame(df, [*rule_sqls, *extra]), compiled)
+    values, families = _with_rule_values(df, compiled, extra)
     n = len(compiled.rules)
     value_cols = [f"__qp_v{i}" for i in range(n)]
     code_cols = [f"__qp_c{i}" for i in range(n)]
@@ -254,7 +289,7 @@ def stage_rule_codes(df: DataFrame, suite: RuleSuite) -> StagedCodes:
             for v, f, c in zip(value_cols, families, code_cols, strict=True)
         ],
     )
-    return StagedCodes(codes.alias(MAIN_ALIAS), families, compiled, (*value_cols, *code_cols))
+    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols))
 
 
 def add_data_quality(

@@ -153,7 +153,8 @@ def rule_engine_with_struct(
 ) -> DataFrame:
     """``df`` with the rule engine's struct appended as ``name``.
 
-    The input is aliased ``main``, so outputs may use correlated scalar subqueries.
+    The input is aliased ``main``, so outputs may use correlated scalar subqueries, unless the
+    rules and outputs are written against the input's own qualifiers (a join's ``src.col``).
 
     Examples
     --------
@@ -170,7 +171,7 @@ def rule_engine_with_struct(
     """
     lay = as_layout(layout)
     ddl = result_ddl(result_type)
-    staged = stage_rule_codes(df, suite)
+    staged = stage_rule_codes(df, suite, lambda c: list(_outputs(c.suite, c.lambdas).values()))
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     struct = engine_struct(
         suite,

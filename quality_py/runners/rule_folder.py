@@ -195,12 +195,17 @@ def rule_folder_with_struct(
     from pyspark.sql import functions as F
 
     lay = as_layout(layout)
-    staged = stage_rule_codes(df, suite)
+
+    def compile_starter(lambdas: LambdaLibrary) -> str:
+        return to_sql(
+            compile_expression(  # the caller's code, not rule text
+                starting_struct, kind="starting struct", lambdas=lambdas, policy=_TRUSTED
+            )
+        )
+
+    staged = stage_rule_codes(df, suite, lambda c: [compile_starter(c.lambdas)])
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-    starter = compile_expression(  # the caller's code, not rule text
-        starting_struct, kind="starting struct", lambdas=staged.compiled.lambdas, policy=_TRUSTED
-    )
-    starter_sql = to_sql(starter)
+    starter_sql = compile_starter(staged.compiled.lambdas)
     starter_field = staged.frame.selectExpr(starter_sql).schema.fields[0]
     starter_ddl = starter_field.dataType.simpleString()
     if not starter_ddl.startswith("struct<"):
@@ -223,13 +228,13 @@ def rule_folder_with_struct(
     triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
     codes = staged.code_refs()
     fired = [exp.EQ(this=codes[flat].copy(), expression=lit(PASSED)) for flat, _ in triggers]
-    narrow = [to_sql(exp.column(c, quoted=True)) for c in df.columns]
+    # (columns are never selected by name: a join's input may repeat a name)
     frame = staged.frame.selectExpr(
-        *narrow,
+        "*",
         to_sql(exp.alias_(dq, "__qp_dq")),
         to_sql(exp.alias_(call("array", *fired) if fired else call("array"), "__qp_fired")),
         to_sql(exp.alias_(cast(rendered(starter_sql), starter_ddl), "__qp_s0")),
-    )
+    ).drop(*staged.hidden)
     fields = None  # a never-null starter lets the fold carry one column per field
     if not starter_field.nullable:
         fields = [
@@ -281,10 +286,9 @@ def _fold_in_projections(
     if fields:
         plan = plan_fields(bodies, prev, list(zip(fired_at, outputs, strict=True)), state, fields)
     if plan is not None:
-        frame = frame.selectExpr(
-            *[to_sql(exp.column(c, quoted=True)) for c in frame.columns if c != state],
-            *[f"{sql} AS {col}" for col, sql in zip(plan.columns, plan.start, strict=True)],
-        )
+        frame = frame.select(
+            "*", *[F.expr(sql).alias(col) for col, sql in zip(plan.columns, plan.start, strict=True)]
+        ).drop(state)
         for changed in plan.steps:
             if changed:
                 frame = frame.withColumns({col: F.expr(sql) for col, sql in changed})
@@ -293,8 +297,7 @@ def _fold_in_projections(
         body = substitute_params(bodies[out].copy(), (prev,), [exp.column(state)])
         step = if_(fired.copy(), cast(body, ddl), exp.column(state))
         nxt = f"__qp_s{k + 1}"
-        keep = [to_sql(exp.column(c, quoted=True)) for c in frame.columns if c != state]
-        frame = frame.selectExpr(*keep, to_sql(exp.alias_(step, nxt)))
+        frame = frame.select("*", F.expr(to_sql(step)).alias(nxt)).drop(state)
         state = nxt
     return frame, if_(any_fired, exp.column(state), cast(exp.Null(), ddl)), [state]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from quality_py.errors import QualityError
@@ -60,9 +61,7 @@ def validate(
                     "AnalysisError", err.item_kind, err.item_id, err.message, err.span, err.source
                 )
             )
-            prepared = suite.__class__(
-                suite.id, suite.rule_sets, suite.lambdas, suite.probable_pass, suite.description
-            )
+            prepared = replace(suite, meta_rule_sets=())
     paths = schema_paths(schema_or_df) if schema_or_df is not None else None
     static, items, _ = static_checks(prepared, paths)
     findings += static
@@ -70,8 +69,10 @@ def validate(
     if checked:
         failed = {(f.item_kind, f.item_id) for f in findings if f.is_error}
         fine = [i for i in items if (i.item_kind, i.item_id) not in failed]
-        schema = schema_or_df.schema if isinstance(schema_or_df, DataFrame) else schema_or_df
-        findings += spark_checks(spark, schema, fine)
+        if isinstance(schema_or_df, DataFrame):
+            findings += spark_checks(spark, schema_or_df.schema, fine, schema_or_df)
+        else:
+            findings += spark_checks(spark, schema_or_df, fine)
     rows = None
     if sample is not None and not any(f.is_error for f in findings):
         from quality_py.runners.data_quality import add_data_quality

@@ -37,16 +37,21 @@ def _analyse(frame: Any, sqls: list[str]) -> None:
     frame.selectExpr(*sqls).schema  # noqa: B018 - forces analysis, runs no job
 
 
-def spark_checks(spark: Any, schema: Any, items: list[Item]) -> list[Finding]:
-    """Analyse every compiled item against an empty DataFrame of ``schema``."""
+def spark_checks(spark: Any, schema: Any, items: list[Item], frame: Any = None) -> list[Finding]:
+    """Analyse every compiled item against ``frame`` (a DataFrame: its join qualifiers are kept)
+    or an empty DataFrame of ``schema``, the input named the way the runners name it."""
     from pyspark.errors import PySparkException
 
-    frame = spark.createDataFrame([], schema).alias("main")
+    from quality_py.runners.data_quality import input_frame
+
     todo = [i for i in items if i.sql is not None]
     if not todo:
         return []
+    sqls = [f"{i.sql} AS `c{n}`" for n, i in enumerate(todo)]
+    source = frame.limit(0) if frame is not None else spark.createDataFrame([], schema)
+    frame = input_frame(source, sqls)
     try:  # one analysis for everything; item by item only when something fails
-        _analyse(frame, [f"{i.sql} AS `c{n}`" for n, i in enumerate(todo)])
+        _analyse(frame, sqls)
         return []
     except PySparkException:
         pass

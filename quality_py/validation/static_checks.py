@@ -85,6 +85,9 @@ def unknown_names(tree: exp.Expr, paths: dict[str, bool], params: set[str]) -> l
     missing = []
     for parts, _ in _free_columns(tree, params):
         path = parts[0].lower()
+        if path not in paths and len(parts) > 1 and parts[1].lower() in paths:
+            parts = parts[1:]  # q.col: a join's qualifier, which Spark's analysis checks
+            path = parts[0].lower()
         if path not in paths:
             missing.append(".".join(parts))
             continue
