@@ -5,8 +5,11 @@ as large as the column's cardinality), plus nothing else: the number of rows is 
 counts. Merging is a union and a re-aggregation (Deequ's "outer join + summation"), lazily.
 All metrics over one set of grouping columns come from **one** aggregation over its frequencies.
 
-A value counts only when all its grouping columns are non-null (as in Deequ); rows with nulls
-still count in the number of rows.
+As in Deequ, rows whose grouping columns are **all** null are left out: they are no value and
+do not count in the number of rows N of Distinctness, Uniqueness and Entropy (so ``is_unique``
+passes on a nullable unique column). A row with some of several grouping columns null is a value.
+The stored frequencies keep every row (the null group too), so states stay mergeable.
+MutualInformation counts rows where both columns are non-null; Histogram makes null a bin.
 """
 
 from __future__ import annotations
@@ -55,9 +58,8 @@ class FrequencyState:
         if len(states) == 1:
             return first
         assert all(s.columns == first.columns for s in states), [s.columns for s in states]
-        both = reduce(
-            lambda a, b: a.unionByName(b), (s.frame.select(*first.frame.columns) for s in states)
-        )
+        names = [to_sql(exp.column(c, quoted=True)) for c in first.frame.columns]
+        both = reduce(lambda a, b: a.unionByName(b), (s.frame.select(*names) for s in states))
         merged = both.groupBy(*_cols(first.columns)).agg(F.sum(COUNT).alias(COUNT))
         return FrequencyState(first.columns, merged)
 
@@ -96,7 +98,15 @@ class GroupingAnalyzer:
         raise NotImplementedError
 
     def _valued(self) -> str:
-        return " AND ".join(f"{c} IS NOT NULL" for c in _cols(self.columns)) or "true"
+        """A group is a value when at least one grouping column is non-null (Deequ)."""
+        return "(" + (" OR ".join(f"{c} IS NOT NULL" for c in _cols(self.columns)) or "true") + ")"
+
+    def _all_valued(self) -> str:
+        return "(" + (" AND ".join(f"{c} IS NOT NULL" for c in _cols(self.columns)) or "true") + ")"
+
+    def _rows(self) -> str:
+        """N: the rows that are a value."""
+        return f"sum(IF({self._valued()}, {COUNT}, 0))"
 
 
 def _one_col(column: str | Sequence[str]) -> tuple[str, ...]:
@@ -123,7 +133,7 @@ class Distinctness(CountDistinct):
     """Distinct values / rows."""
 
     def aggregations(self) -> list[str]:
-        return [f"count_if({self._valued()})", f"sum({COUNT})"]
+        return [f"count_if({self._valued()})", self._rows()]
 
     def metric(self, values: list[Any]) -> float | None:
         rows = int(values[1] or 0)
@@ -135,7 +145,7 @@ class Uniqueness(CountDistinct):
     """Values occurring exactly once / rows."""
 
     def aggregations(self) -> list[str]:
-        return [f"count_if({self._valued()} AND {COUNT} = 1)", f"sum({COUNT})"]
+        return [f"count_if({self._valued()} AND {COUNT} = 1)", self._rows()]
 
     def metric(self, values: list[Any]) -> float | None:
         rows = int(values[1] or 0)
@@ -159,21 +169,17 @@ class Entropy(CountDistinct):
     """Entropy (natural log) of the value distribution over rows."""
 
     def aggregations(self) -> list[str]:
-        # -sum(p ln p) with p = c / N over valued groups, N = all rows (nulls included):
-        # (ln(N) * sum(c) - sum(c ln c)) / N
-        return [
-            f"sum(IF({self._valued()}, {COUNT} * ln({COUNT}), 0D))",
-            f"sum(IF({self._valued()}, {COUNT}, 0))",
-            f"sum({COUNT})",
-        ]
+        # -sum(p ln p) with p = c / N over valued groups, N = the valued rows:
+        # ln(N) - sum(c ln c) / N
+        return [f"sum(IF({self._valued()}, {COUNT} * ln({COUNT}), 0D))", self._rows()]
 
     def metric(self, values: list[Any]) -> float | None:
         import math
 
-        rows = int(values[2] or 0)
+        rows = int(values[1] or 0)
         if rows == 0:
             return None
-        return (math.log(rows) * int(values[1] or 0) - float(values[0] or 0.0)) / rows
+        return max(0.0, math.log(rows) - float(values[0] or 0.0) / rows)
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,7 @@ class MutualInformation(GroupingAnalyzer):
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        valued = F.expr(f"IF({self._valued()}, {COUNT}, 0)")
+        valued = F.expr(f"IF({self._all_valued()}, {COUNT}, 0)")
         for i, column in enumerate(_cols(self.columns)):
             name = f"__qp_marginal{i}"
             if name not in frame.columns:
@@ -246,8 +252,8 @@ class MutualInformation(GroupingAnalyzer):
         c = COUNT
         term = f"{c} * (ln({c}) - ln(__qp_marginal0) - ln(__qp_marginal1))"
         return [
-            f"sum(IF({self._valued()}, {term}, 0D))",
-            f"sum(IF({self._valued()}, {c}, 0))",
+            f"sum(IF({self._all_valued()}, {term}, 0D))",
+            f"sum(IF({self._all_valued()}, {c}, 0))",
         ]
 
     def metric(self, values: list[Any]) -> float | None:

@@ -106,7 +106,9 @@ class SketchState:
 class ApproxCountDistinct(Analyzer):
     """Approximate number of distinct non-null values (HyperLogLog, mergeable).
 
-    Values are counted by their string form, so any column type works. ``lg_k`` (4..21) trades
+    Values are counted by their string form, so any column type works, and the empty string is a
+    value (as in ``CountDistinct``). The estimate of merged states equals the estimate of the
+    whole data's state: both go through the union form. ``lg_k`` (4..21) trades
     memory (2^lg_k registers) for accuracy (about 1.04 / sqrt(2^lg_k) relative error).
     """
 
@@ -117,7 +119,9 @@ class ApproxCountDistinct(Analyzer):
     def aggregations(self, policy: RulePolicy) -> list[str]:
         if not 4 <= int(self.lg_k) <= 21:
             raise SketchError(f"{self.name}: lg_k must be between 4 and 21")
-        value = f"CAST({_col(self.column)} AS STRING)"
+        # Spark's HLL skips empty strings; prefixing every value keeps '' a value like any other
+        # (the prefix is part of the state format: STATE_FORMAT 2)
+        value = f"concat('v', CAST({_col(self.column)} AS STRING))"
         return [f"hll_sketch_agg({value}, {int(self.lg_k)}){_filter(self.where, policy)}"]
 
     def state(self, values: list[Any]) -> SketchState:
@@ -129,7 +133,11 @@ class ApproxCountDistinct(Analyzer):
     def metric(self, state: SketchState) -> float | None:
         if state.data is None:
             return 0.0
-        return float(_evaluate(f"hll_sketch_estimate({_literal(state.data)})"))
+        # Always estimate through the union form: a sketch built in one pass keeps an in-order
+        # (HIP) estimate, a union of sketches does not. The union of a sketch with itself has
+        # the same registers, so a merged state and the whole table's state estimate equally.
+        lit = _literal(state.data)
+        return float(_evaluate(f"hll_sketch_estimate(hll_union({lit}, {lit}))"))
 
 
 def _kll_available() -> bool:

@@ -13,7 +13,8 @@ from typing import Any, Protocol, TypeVar
 
 S = TypeVar("S", bound="State")
 
-STATE_FORMAT = 1  # bump when a state's serialized fields change meaning
+STATE_FORMAT = 2  # bump when a state's serialized fields change meaning (2: HLL value prefix,
+# data files pinned in the manifest)
 
 
 class State(Protocol):

@@ -207,11 +207,17 @@ class FileStateStore:
             for i, ((columns, where), freq) in enumerate(result.frequencies.items()):
                 rel = f"{batch}/k{i}"
                 names = [f"c{j}" for j in range(len(columns))]
-                frame = freq.frame.select(*freq.frame.columns[: len(columns)], COUNT)
-                frame.toDF(*names, COUNT).write.parquet(self._files.uri(f"{key}/{rel}"))
-                schema = json.loads(frame.toDF(*names, COUNT).schema.json())
+                picked = [f"`{c.replace('`', '``')}`" for c in freq.frame.columns[: len(columns)]]
+                frame = freq.frame.select(*picked, COUNT).toDF(*names, COUNT)
+                frame.write.parquet(self._files.uri(f"{key}/{rel}"))
                 groups.append(
-                    {"columns": list(columns), "where": where, "path": rel, "schema": schema}
+                    {
+                        "columns": list(columns),
+                        "where": where,
+                        "path": rel,
+                        "schema": json.loads(frame.schema.json()),
+                        "files": self._pin(f"{key}/{rel}"),
+                    }
                 )
         grouping = [{"analyzer": type(a).__name__, "args": _fields(a)} for a in result.grouping]
         return {
@@ -220,6 +226,51 @@ class FileStateStore:
             "frequencies": groups,
             "grouping": grouping,
         }
+
+    def _pin(self, folder: str) -> list[dict[str, Any]]:
+        """Name, size and SHA-256 of every data file Spark wrote under ``folder``."""
+        pins = []
+        for name in sorted(self._files.names(folder)):
+            if name.startswith(("_", ".")):  # _SUCCESS, checksum side files
+                continue
+            data = self._files.read(f"{folder}/{name}")
+            pins.append(
+                {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            )
+        return pins
+
+    def _pinned_paths(self, folder: str, pins: Any, shown: str) -> list[str]:
+        """The URIs of the pinned data files, each checked; lost or changed data is an error."""
+        if not isinstance(pins, list):
+            raise StateStoreError(f"{shown}: the frequency files are not pinned", item_kind="state")
+        paths = []
+        for pin in pins:
+            name = str(pin.get("name", "")) if isinstance(pin, dict) else ""
+            if not name or "/" in name or "\\" in name or name.startswith("."):
+                raise StateStoreError(f"{shown}: bad data file entry {pin!r}", item_kind="state")
+            rel = f"{folder}/{name}"
+            where = self._files.uri(rel)
+            try:
+                data = self._files.read(rel)
+            except (FileNotFoundError, OSError):
+                raise StateStoreError(
+                    f"{shown}: data file {where} is missing; the state cannot be read",
+                    item_kind="state",
+                ) from None
+            if len(data) != pin.get("size"):
+                raise StateStoreError(
+                    f"{shown}: data file {where} has {len(data)} bytes, the manifest pins "
+                    f"{pin.get('size')}; the state cannot be read",
+                    item_kind="state",
+                )
+            if hashlib.sha256(data).hexdigest() != pin.get("sha256"):
+                raise StateStoreError(
+                    f"{shown}: data file {where} was changed (SHA-256 differs from the "
+                    "manifest); the state cannot be read",
+                    item_kind="state",
+                )
+            paths.append(where)
+        return paths
 
     def save(self, key: str, result: AnalysisResult) -> int:
         """Write a new version of ``key``; returns its number (never overwrites one)."""
@@ -278,8 +329,11 @@ class FileStateStore:
             from pyspark.sql.types import StructType
 
             schema = StructType.fromJson(group["schema"])  # given: no job to infer it
-            reader = _spark().read.schema(schema)
-            frame = reader.parquet(self._files.uri(f"{key}/{group['path']}"))
+            paths = self._pinned_paths(f"{key}/{group['path']}", group.get("files"), shown)
+            if paths:  # exactly the pinned files: a stray file in the folder is not read
+                frame = _spark().read.schema(schema).parquet(*paths)
+            else:
+                frame = _spark().createDataFrame([], schema)
             frame = frame.toDF(*columns, COUNT)
             frequencies[(columns, group["where"])] = FrequencyState(columns, frame)
         return AnalysisResult(states, frequencies, grouping)

@@ -67,7 +67,7 @@ def substitute_params(
     >>> from quality_py.sql.parse import parse_expression
     >>> body = parse_expression("(select max(i) from t where t.i > x) + x")
     >>> substitute_params(body, ("x",), [parse_expression("i")]).sql()
-    '(SELECT MAX(i) FROM t WHERE t.i > (main.i)) + (i)'
+    '(SELECT MAX(i) FROM t WHERE t.i > main.i) + i'
     """
     by_name = {p.lower(): a for p, a in zip(params, args, strict=True)}
     targets = []
