@@ -7,6 +7,7 @@ output struct from the compiled rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -23,6 +24,9 @@ from quality_py.sql.build import to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import run_passes
+
+#: Spark's type (DDL) of a SQL expression over the input, None when it does not analyse.
+TypeOracle = Callable[[str], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +82,19 @@ def compile_expression(
     lambdas: LambdaLibrary | None = None,
     layout: ResultLayout = Layout.MAP,
     policy: RulePolicy = DEFAULT_POLICY,
+    type_of: TypeOracle | None = None,
 ) -> exp.Expr:
     """Check one expression against ``policy``, parse it and run every pass over it.
+
+    ``type_of`` (from a runner holding a DataFrame) gives Spark's type of a SQL expression over
+    the input, so ``update_field`` works on any struct expression.
 
     >>> compile_expression("pack_ints(1, 2) > 0").sql("spark")
     'CAST(4294967298 AS BIGINT) > 0'
     """
-    ctx = PassContext(item_id, kind, text, lambdas or LambdaLibrary(), layout, policy=policy)
+    ctx = PassContext(
+        item_id, kind, text, lambdas or LambdaLibrary(), layout, policy=policy, type_of=type_of
+    )
     tree = checked_tree(text, ctx, item_id=item_id, kind=kind)
     return run_passes(tree, ctx)
 
@@ -98,7 +108,11 @@ def check_lambdas(lambdas: LambdaLibrary, policy: RulePolicy) -> None:
 
 
 def compile_suite(
-    suite: RuleSuite, *, layout: ResultLayout = Layout.MAP, policy: RulePolicy | None = None
+    suite: RuleSuite,
+    *,
+    layout: ResultLayout = Layout.MAP,
+    policy: RulePolicy | None = None,
+    type_of: TypeOracle | None = None,
 ) -> CompiledSuite:
     """Compile every rule of ``suite`` (lambda errors surface here, naming the lambda)."""
     if suite.meta_rule_sets:
@@ -119,7 +133,12 @@ def compile_suite(
     compiled = []
     for rule_set, rule in suite.iter_rules():
         tree = compile_expression(
-            rule.expression, item_id=rule.id, lambdas=lambdas, layout=layout, policy=policy
+            rule.expression,
+            item_id=rule.id,
+            lambdas=lambdas,
+            layout=layout,
+            policy=policy,
+            type_of=type_of,
         )
         compiled.append(CompiledRule(rule_set.id, rule.id, rule.expression, tree))
     return CompiledSuite(suite, tuple(compiled), lambdas, policy)

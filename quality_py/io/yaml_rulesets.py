@@ -3,7 +3,7 @@
 Format::
 
     suite: {id: 1, version: 1, probable_pass: 0.8, description: "..."}
-    lambdas:
+    lambdas:                            # every item may have a description
       - {name: isPositive, id: 200, version: 1, expression: "x -> x > 0"}
     outputs:                            # rule engine / folder outputs, shared by id
       - {id: 1000, version: 1, expression: "'even'"}
@@ -116,6 +116,11 @@ def _id(fields: dict[str, Node], parent: Node, ctx: _Ctx, what: str) -> Id:
         raise ctx.error(fields["id"], err.message) from None
 
 
+def _description(fields: dict[str, Node], ctx: _Ctx) -> str | None:
+    node = fields.get("description")
+    return _text(node, ctx, "description") if node is not None else None
+
+
 def _tags(node: Node | None, ctx: _Ctx) -> tuple[str, ...]:
     return tuple(_text(n, ctx, "tag") for n in _sequence(node, ctx, "tags"))
 
@@ -170,7 +175,7 @@ def _rule_set(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rul
     set_id = _id(fields, node, ctx, "rule set")
     rules = [_rule(n, ctx, outputs) for n in _sequence(fields.get("rules"), ctx, "rules")]
     try:
-        return RuleSet(set_id, rules)
+        return RuleSet(set_id, rules, _description(fields, ctx))
     except QualityError as err:
         raise ctx.error(node, err.message) from None
 
@@ -186,7 +191,7 @@ def _outputs(node: Node | None, ctx: _Ctx) -> dict[Id, OutputExpression]:
         text = _text(
             _required(fields, "expression", item, ctx, "an output"), ctx, "output expression"
         )
-        out[oid] = OutputExpression(oid, text)
+        out[oid] = OutputExpression(oid, text, _description(fields, ctx))
     return out
 
 
@@ -196,7 +201,9 @@ def _lambda(node: Node, ctx: _Ctx) -> LambdaFunction:
     name = _text(_required(fields, "name", node, ctx, "a lambda"), ctx, "lambda name")
     text = _text(_required(fields, "expression", node, ctx, "a lambda"), ctx, "lambda expression")
     try:
-        return LambdaFunction(name, text, _id(fields, node, ctx, "lambda"))
+        return LambdaFunction(
+            name, text, _id(fields, node, ctx, "lambda"), _description(fields, ctx)
+        )
     except QualityError as err:
         raise ctx.error(fields["name"], err.message) from None
 
@@ -212,7 +219,7 @@ def _meta_rule_set(node: Node, ctx: _Ctx) -> MetaRuleSet:
     text = _text(
         _required(fields, "expression", node, ctx, "a meta rule set"), ctx, "meta expression"
     )
-    return MetaRuleSet(meta_id, str(filt.value), text)
+    return MetaRuleSet(meta_id, str(filt.value), text, _description(fields, ctx))
 
 
 def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
@@ -300,7 +307,15 @@ def dumps_ruleset(suite: RuleSuite) -> str:
         doc["suite"]["description"] = suite.description
     if suite.lambdas:
         doc["lambdas"] = [
-            {"name": f.name, "id": f.id.id, "version": f.id.version, "expression": f.expression}
+            _described(
+                {
+                    "name": f.name,
+                    "id": f.id.id,
+                    "version": f.id.version,
+                    "expression": f.expression,
+                },
+                f.description,
+            )
             for f in suite.lambdas
         ]
     outputs: dict[Id, OutputExpression] = {}
@@ -309,7 +324,9 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             outputs.setdefault(r.output.id, r.output)
     if outputs:
         doc["outputs"] = [
-            {"id": o.id.id, "version": o.id.version, "expression": o.expression}
+            _described(
+                {"id": o.id.id, "version": o.id.version, "expression": o.expression}, o.description
+            )
             for o in outputs.values()
         ]
     sets = []
@@ -334,16 +351,26 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             if r.action_if_failed != "ignore":
                 item["action_if_failed"] = r.action_if_failed
             rules.append(item)
-        sets.append({"id": rs.id.id, "version": rs.id.version, "rules": rules})
+        sets.append(
+            _described({"id": rs.id.id, "version": rs.id.version}, rs.description)
+            | {"rules": rules}
+        )
     doc["rule_sets"] = sets
     if suite.meta_rule_sets:
         doc["meta_rule_sets"] = [
-            {
-                "id": m.id.id,
-                "version": m.id.version,
-                "column_filter": m.column_filter,
-                "expression": m.expression,
-            }
+            _described(
+                {
+                    "id": m.id.id,
+                    "version": m.id.version,
+                    "column_filter": m.column_filter,
+                    "expression": m.expression,
+                },
+                m.description,
+            )
             for m in suite.meta_rule_sets
         ]
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def _described(item: dict[str, Any], description: str | None) -> dict[str, Any]:
+    return item if description is None else {**item, "description": description}

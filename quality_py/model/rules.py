@@ -43,6 +43,7 @@ class OutputExpression:
 
     id: Id
     expression: str
+    description: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "OutputExpression")
@@ -91,6 +92,7 @@ class RuleSet:
 
     id: Id
     rules: Sequence[Rule]
+    description: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSet")
@@ -123,6 +125,7 @@ class LambdaFunction:
     name: str
     expression: str
     id: Id
+    description: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "LambdaFunction")
@@ -147,6 +150,7 @@ class MetaRuleSet:
     id: Id
     column_filter: str
     expression: str
+    description: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "MetaRuleSet")

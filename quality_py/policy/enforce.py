@@ -8,6 +8,8 @@ from quality_py.errors import PolicyError
 from quality_py.policy.functions import (
     ALLOWED_FUNCTIONS,
     AMPLIFIERS,
+    CLOCK_CLASSES,
+    CLOCK_FUNCTIONS,
     NEEDS_ARGUMENTS,
     REGEX_FUNCTIONS,
     allowed_classes,
@@ -141,6 +143,12 @@ def _check_function(
     name = function_name(node)
     if name in _FORBIDDEN_NAMES:
         raise _error(ctx, f"{name}(...) is never allowed in rule text", node)
+    if name in CLOCK_FUNCTIONS or isinstance(node, CLOCK_CLASSES):
+        if not policy.allow_clock:
+            raise _error(
+                ctx, f"{name}() reads the clock, which this rule policy refuses (allow_clock)", node
+            )
+        return
     if isinstance(node, exp.Anonymous):
         ok = (
             name in ALLOWED_FUNCTIONS

@@ -1,9 +1,10 @@
 """The Spark functions an untrusted rule may call.
 
 Only deterministic, side-effect-free scalar functions: no reflection, no file or table access,
-no identity, secrets, clocks or random numbers, no aggregates or windows (those are allowed
+no identity, secrets or random numbers, no aggregates or windows (those are allowed
 inside a subquery over a permitted view), no generators, no ``raise_error``/``assert_true``.
-Names are matched lower-cased; sqlglot parses many of them into typed nodes, so the typed
+The query's fixed clock (``current_date()`` and friends) is allowed unless the policy refuses
+it. Names are matched lower-cased; sqlglot parses many of them into typed nodes, so the typed
 classes are derived from these names (one list, one source of truth).
 """
 
@@ -64,6 +65,18 @@ REGEX_FUNCTIONS = frozenset(
     rlike regexp_like regexp regexp_count regexp_extract regexp_extract_all regexp_instr
     regexp_replace regexp_substr split
     """.split()  # noqa: SIM905 - a word list is easier to edit
+)
+#: Clock reads Spark fixes once per query (every row of a query sees the same value), so a rule
+#: such as ``flight_date <= current_date()`` is deterministic within a run. Allowed unless the
+#: policy sets ``allow_clock=False``.
+CLOCK_FUNCTIONS = frozenset(
+    {"current_date", "curdate", "current_timestamp", "now", "localtimestamp", "current_time"}
+)
+CLOCK_CLASSES: tuple[type, ...] = (
+    exp.CurrentDate,
+    exp.CurrentTimestamp,
+    exp.Localtimestamp,
+    exp.CurrentTime,
 )
 #: ``unix_timestamp()`` without arguments reads the clock.
 NEEDS_ARGUMENTS = frozenset({"unix_timestamp", "unix_seconds", "to_unix_timestamp"})

@@ -28,6 +28,9 @@ class RulePolicy:
     max_amplification: int = 10_000  # cap on repeat/space/lpad/rpad/array_repeat/sequence
     allow_regex_columns: bool = False  # regex patterns that are not literals
     contain_errors: bool = True  # rewrite ANSI-failing operations to their try_ forms
+    #: current_date(), current_timestamp(), now(): fixed once per query by Spark, so "not in the
+    #: future" rules work; a strict policy (False) refuses them for reproducible reruns
+    allow_clock: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allowed_views", frozenset(v.lower() for v in self.allowed_views))

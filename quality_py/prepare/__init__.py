@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
 from quality_py.prepare.meta_rule_sets import (
     Position,
     expand_meta_rule_set,
@@ -78,7 +78,7 @@ def process_if_attributes_missing(suite: RuleSuite, schema: Any) -> RuleSuite:
 
     return replace(
         suite,
-        rule_sets=[RuleSet(rs.id, [rule(r) for r in rs.rules]) for rs in suite.rule_sets],
+        rule_sets=[replace(rs, rules=[rule(r) for r in rs.rules]) for rs in suite.rule_sets],
         lambdas=[lam(fn) for fn in suite.lambdas],
     )
 

@@ -8,6 +8,7 @@ substitution). Rule ids are ``Id(rule_set.id + position(column), rule_set.versio
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import mmh3
@@ -86,7 +87,7 @@ def expand_meta_rule_set(
         body = substitute_params(parsed.body.copy(), parsed.params, [column])
         rules.append(Rule(Id(rule_id, meta.id.version), to_sql(body)))
     try:
-        return RuleSet(meta.id, rules)
+        return RuleSet(meta.id, rules, meta.description)
     except QualityError as err:
         raise ModelError(
             f"meta rule set {meta.id!r}: two columns got the same position ({err.message}); "
@@ -104,10 +105,5 @@ def expand_meta_rule_sets(
     if not suite.meta_rule_sets:
         return suite
     generated = [expand_meta_rule_set(m, schema, position) for m in suite.meta_rule_sets]
-    return RuleSuite(
-        suite.id,
-        [*suite.rule_sets, *generated],
-        suite.lambdas,
-        suite.probable_pass,
-        suite.description,
-    )
+    # replace() keeps every other field of the suite, its policy included
+    return replace(suite, rule_sets=[*suite.rule_sets, *generated], meta_rule_sets=())

@@ -58,6 +58,28 @@ def input_frame(df: DataFrame, sqls: Sequence[str]) -> DataFrame:
         return aliased
 
 
+def type_oracle(df: DataFrame) -> Callable[[str], str | None]:
+    """Spark's type of a SQL expression over ``df`` (analysis only, no job), cached per text.
+
+    >>> type_of = type_oracle(spark.createDataFrame([(1, "x")], "a int, s string"))
+    >>> type_of("named_struct('k', a, 'v', s)"), type_of("nope + 1")
+    ('struct<k:int,v:string>', None)
+    """
+    cache: dict[str, str | None] = {}
+    empty = df.limit(0)
+
+    def type_of(sql: str) -> str | None:
+        if sql not in cache:
+            try:
+                frame = input_frame(empty, [sql])
+                cache[sql] = frame.selectExpr(sql).schema.fields[0].dataType.simpleString()
+            except _analysis_errors():
+                cache[sql] = None
+        return cache[sql]
+
+    return type_of
+
+
 def _analysis_errors() -> tuple[type[BaseException], ...]:
     from pyspark.errors import AnalysisException, ParseException
 
@@ -263,6 +285,7 @@ def stage_rule_codes(
     df: DataFrame,
     suite: RuleSuite,
     probe: Callable[[CompiledSuite], Sequence[str]] | None = None,
+    type_of: Callable[[str], str | None] | None = None,
 ) -> StagedCodes:
     """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
 
@@ -274,7 +297,9 @@ def stage_rule_codes(
     from quality_py.prepare import prepare_for_schema
     from quality_py.runners.implicit_casts import apply_if_enabled
 
-    compiled = compile_suite(prepare_for_schema(suite, df.schema))
+    compiled = compile_suite(
+        prepare_for_schema(suite, df.schema), type_of=type_of or type_oracle(df)
+    )
     extra = list(probe(compiled)) if probe is not None else []
     rule_sqls = [to_sql(r.tree) for r in compiled.rules]
     compiled = apply_if_enabled(input_frame(df, [*rule_sqls, *extra]), compiled)

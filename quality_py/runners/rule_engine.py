@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import compile_expression, compile_suite, policy_of
+from quality_py.compile import TypeOracle, compile_expression, compile_suite, policy_of
 from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import Rule, RuleSuite
-from quality_py.runners.data_quality import as_layout, stage_rule_codes
+from quality_py.runners.data_quality import as_layout, stage_rule_codes, type_oracle
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code
@@ -50,7 +50,9 @@ def result_ddl(result_type: str | DataType) -> str:
         raise ModelError(f"cannot parse result type {text!r}: {err}") from None
 
 
-def _outputs(suite: RuleSuite, lambdas: LambdaLibrary) -> dict[Id, str]:
+def _outputs(
+    suite: RuleSuite, lambdas: LambdaLibrary, type_of: TypeOracle | None = None
+) -> dict[Id, str]:
     """Each distinct output expression compiled once (outputs are shared by id)."""
     compiled: dict[Id, str] = {}
     for _, rule in suite.iter_rules():
@@ -63,6 +65,7 @@ def _outputs(suite: RuleSuite, lambdas: LambdaLibrary) -> dict[Id, str]:
             kind="output",
             lambdas=lambdas,
             policy=policy_of(suite),
+            type_of=type_of,
         )
         compiled[out.id] = to_sql(tree)
     return compiled
@@ -77,10 +80,11 @@ def engine_struct(
     *,
     debug: bool,
     layout: Layout,
+    type_of: TypeOracle | None = None,
 ) -> exp.Expr:
     """``struct<ruleSuiteResults, salientRule, result>`` over the rules' result codes."""
     triggers = salience_order(suite, "rule-engine")
-    outputs = _outputs(suite, lambdas)
+    outputs = _outputs(suite, lambdas, type_of)
 
     def fired(flat: int) -> exp.Expr:
         return exp.EQ(this=codes[flat].copy(), expression=lit(PASSED))
@@ -104,9 +108,7 @@ def engine_struct(
         # An entry whose output is null is left out, and a row with no entry left gives null,
         # not an empty array (contract 3.2, the original's generated-code path).
         keep = exp.Lambda(
-            this=exp.Not(
-                this=exp.Is(this=field(exp.column(var), "result"), expression=exp.Null())
-            ),
+            this=exp.Not(this=exp.Is(this=field(exp.column(var), "result"), expression=exp.Null())),
             expressions=[exp.to_identifier(var)],
         )
         kept = call("filter", arr, keep)
@@ -171,7 +173,10 @@ def rule_engine_with_struct(
     """
     lay = as_layout(layout)
     ddl = result_ddl(result_type)
-    staged = stage_rule_codes(df, suite, lambda c: list(_outputs(c.suite, c.lambdas).values()))
+    type_of = type_oracle(df)
+    staged = stage_rule_codes(
+        df, suite, lambda c: list(_outputs(c.suite, c.lambdas, type_of).values()), type_of
+    )
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     struct = engine_struct(
         suite,
@@ -181,6 +186,7 @@ def rule_engine_with_struct(
         staged.compiled.lambdas,
         debug=debug,
         layout=lay,
+        type_of=type_of,
     )
     from pyspark.sql import functions as F
 

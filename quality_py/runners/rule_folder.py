@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import check_text, compile_expression, policy_of
+from quality_py.compile import TypeOracle, check_text, compile_expression, policy_of
 from quality_py.errors import ModelError, QualityError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
 from quality_py.policy.enforce import enforce
 from quality_py.policy.policy import RulePolicy
-from quality_py.runners.data_quality import as_layout, stage_rule_codes
+from quality_py.runners.data_quality import as_layout, stage_rule_codes, type_oracle
 from quality_py.runners.fold_fields import plan_fields
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
@@ -81,7 +81,11 @@ def _output_body(
 
 
 def _compile_outputs(
-    suite: RuleSuite, lambdas: LambdaLibrary, starter_ddl: str, acc: str
+    suite: RuleSuite,
+    lambdas: LambdaLibrary,
+    starter_ddl: str,
+    acc: str,
+    type_of: TypeOracle | None = None,
 ) -> tuple[list[Id], list[exp.Expr]]:
     """Distinct outputs in first-use order, each as SQL over the accumulator variable ``acc``."""
     shape = parse_shape(starter_ddl)
@@ -94,7 +98,14 @@ def _compile_outputs(
     order = list(outputs)
     bodies = []
     for oid in order:
-        ctx = PassContext(oid, "output", outputs[oid].expression, lambdas, policy=policy_of(suite))
+        ctx = PassContext(
+            oid,
+            "output",
+            outputs[oid].expression,
+            lambdas,
+            policy=policy_of(suite),
+            type_of=type_of,
+        )
         param, body = _output_body(outputs[oid], users[oid], ctx)
         ctx.shapes = {param.lower(): shape}
         compiled = run_passes(body, ctx)
@@ -110,10 +121,11 @@ def folder_result(
     lambdas: LambdaLibrary,
     *,
     debug: bool,
+    type_of: TypeOracle | None = None,
 ) -> exp.Expr:
     """The folded struct (or the debug array) over the rules' result codes."""
     acc, step = "__qp_acc", "__qp_step"
-    order, bodies = _compile_outputs(suite, lambdas, starter_ddl, acc)
+    order, bodies = _compile_outputs(suite, lambdas, starter_ddl, acc, type_of)
     index = {oid: i for i, oid in enumerate(order)}
     triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
     fired_items = [
@@ -203,7 +215,8 @@ def rule_folder_with_struct(
             )
         )
 
-    staged = stage_rule_codes(df, suite, lambda c: [compile_starter(c.lambdas)])
+    type_of = type_oracle(df)
+    staged = stage_rule_codes(df, suite, lambda c: [compile_starter(c.lambdas)], type_of)
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     starter_sql = compile_starter(staged.compiled.lambdas)
     starter_field = staged.frame.selectExpr(starter_sql).schema.fields[0]
@@ -219,6 +232,7 @@ def rule_folder_with_struct(
             starter_ddl,
             staged.compiled.lambdas,
             debug=True,
+            type_of=type_of,
         )
         struct = named_struct(("ruleSuiteResults", dq), ("result", result))
         return staged.finish(F.expr(to_sql(struct)).alias(name))
@@ -246,7 +260,7 @@ def rule_folder_with_struct(
         for k in range(len(triggers))
     ]
     frame, result, hidden = _fold_in_projections(
-        frame, suite, fired_refs, starter_ddl, staged.compiled.lambdas, fields
+        frame, suite, fired_refs, starter_ddl, staged.compiled.lambdas, fields, type_of
     )
     struct = named_struct(("ruleSuiteResults", exp.column("__qp_dq")), ("result", result))
     out = frame.select("*", F.expr(to_sql(struct)).alias(name))
@@ -260,6 +274,7 @@ def _fold_in_projections(
     ddl: str,
     lambdas: LambdaLibrary,
     fields: list[tuple[str, str]] | None,
+    type_of: TypeOracle | None = None,
 ) -> tuple[DataFrame, exp.Expr, list[str]]:
     """The fold as one projection per fired-trigger step, like a hand-written ``withField`` chain.
 
@@ -274,7 +289,7 @@ def _fold_in_projections(
     from pyspark.sql import functions as F
 
     prev = "__qp_prev"
-    order, bodies = _compile_outputs(suite, lambdas, ddl, prev)
+    order, bodies = _compile_outputs(suite, lambdas, ddl, prev, type_of)
     index = {oid: i for i, oid in enumerate(order)}
     triggers = [rule for _, _, rule in salience_order(suite, "folder")]
     state = "__qp_s0"
@@ -287,7 +302,8 @@ def _fold_in_projections(
         plan = plan_fields(bodies, prev, list(zip(fired_at, outputs, strict=True)), state, fields)
     if plan is not None:
         frame = frame.select(
-            "*", *[F.expr(sql).alias(col) for col, sql in zip(plan.columns, plan.start, strict=True)]
+            "*",
+            *[F.expr(sql).alias(col) for col, sql in zip(plan.columns, plan.start, strict=True)],
         ).drop(state)
         for changed in plan.steps:
             if changed:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -99,6 +99,9 @@ class PassContext:
     shapes: dict[str, Shape] = field(default_factory=dict)
     #: What the text may do (the safe default unless the caller trusts the suite).
     policy: RulePolicy = DEFAULT_POLICY
+    #: Spark's type (DDL) of a SQL expression over the input, or None when it does not analyse;
+    #: given by runners that hold a DataFrame (update_field on any struct expression).
+    type_of: Callable[[str], str | None] | None = None
 
     def fresh_name(self, hint: str) -> str:
         """A lambda-variable name that cannot clash with user columns."""

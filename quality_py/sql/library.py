@@ -17,9 +17,9 @@ from quality_py.model.ids import INT_MAX, INT_MIN, pack_ints
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
 from quality_py.sql import coding
-from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, paren
+from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.shapes import Shape
+from quality_py.sql.shapes import Shape, literal_shape, shape_of_ddl
 
 Handler = Callable[[list[exp.Expr], PassContext], exp.Expr]
 
@@ -350,20 +350,37 @@ def _flatten_folder_results(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 # --- struct updates -----------------------------------------------------------------------------
 
 
-def _struct_paths(
-    args: list[exp.Expr], ctx: PassContext, fn: str, with_values: bool
-) -> tuple[exp.Expr, Shape, list[tuple[tuple[str, ...], exp.Expr | None]]]:
-    target = args[0]
+def _target_shape(target: exp.Expr, ctx: PassContext, fn: str) -> Shape:
+    """The fields of ``target``: a name with a known shape (the folder's current result), a
+    struct built in the text, else Spark's analysis of the expression against the input."""
     shape = None
     if isinstance(target, exp.Column) and not target.table:
         shape = ctx.shapes.get(target.name.lower())
     if shape is None:
+        shape = literal_shape(target)
+    if shape is None and ctx.type_of is not None:
+        shape = shape_of_ddl(ctx.type_of(to_sql(target)))
+    if shape is None:
         raise _error(
             ctx,
-            f"{fn} needs a struct whose type is known when compiling: the folder's current "
-            "result or a struct column of the input",
+            f"{fn} needs a struct whose fields are known when compiling: the folder's current "
+            "result, a struct built with named_struct/struct (directly or by a lambda), a cast "
+            "to a struct type, or, when the rules run against a DataFrame, any struct "
+            "expression over its columns",
             target,
         )
+    return shape
+
+
+def _struct_paths(
+    args: list[exp.Expr], ctx: PassContext, fn: str, with_values: bool
+) -> tuple[exp.Expr, Shape, list[tuple[tuple[str, ...], exp.Expr | None]]]:
+    if not args:
+        raise _error(
+            ctx, f"{fn} takes a struct then {'path, value pairs' if with_values else 'paths'}"
+        )
+    target = args[0]
+    shape = _target_shape(target, ctx, fn)
     step = 2 if with_values else 1
     rest = args[1:]
     if not rest or len(rest) % step:
@@ -384,6 +401,8 @@ def _rebuild(
     shape: Shape,
     changes: list[tuple[tuple[str, ...], exp.Expr | None]],
     drop: bool,
+    ctx: PassContext,
+    fn: str,
 ) -> exp.Expr:
     """``named_struct`` of ``base`` (None: a new struct) with the changes applied."""
     names = [n for n, _ in shape]
@@ -403,7 +422,12 @@ def _rebuild(
         if not drop and whole:
             value: exp.Expr = whole[-1].copy()  # type: ignore[union-attr]
         elif nested:
-            inner = _rebuild(current, subshapes.get(name) or (), nested, drop)
+            inner_shape = subshapes.get(name)
+            if inner_shape is None and current is not None:
+                # an existing field of unknown type: rebuilding it from nothing would lose its
+                # other fields, so learn its type or refuse
+                inner_shape = _target_shape(current, ctx, fn)
+            inner = _rebuild(current, inner_shape or (), nested, drop, ctx, fn)
             value = (
                 inner
                 if current is None
@@ -421,7 +445,7 @@ def _rebuild(
 def _update_field(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The struct with fields set (``withField`` semantics, nested paths, missing ones added)."""
     target, shape, changes = _struct_paths(args, ctx, "update_field", with_values=True)
-    body = _rebuild(target, shape, changes, drop=False)
+    body = _rebuild(target, shape, changes, False, ctx, "update_field")
     return if_(exp.Is(this=target.copy(), expression=exp.Null()), exp.Null(), body)
 
 
@@ -429,7 +453,7 @@ def _update_field(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _drop_field(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The struct without the named fields (parents are kept, even when left empty)."""
     target, shape, changes = _struct_paths(args, ctx, "drop_field", with_values=False)
-    body = _rebuild(target, shape, changes, drop=True)
+    body = _rebuild(target, shape, changes, True, ctx, "drop_field")
     if not body.expressions:
         raise _error(ctx, "drop_field cannot drop every field of a struct", target)
     return if_(exp.Is(this=target.copy(), expression=exp.Null()), exp.Null(), body)

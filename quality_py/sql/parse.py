@@ -148,11 +148,12 @@ class ParsedLambda:
 def _lambda_header(tokens: list[Token]) -> tuple[tuple[str, ...], int] | None:
     """Recognise ``x ->`` or ``(a, b) ->`` at the start; return params and the arrow's index."""
     ident = {TokenType.VAR, TokenType.IDENTIFIER}
-    if (
-        len(tokens) >= 2
-        and tokens[0].token_type in ident
-        and tokens[1].token_type == TokenType.ARROW
-    ):
+
+    def is_name(tok: Token) -> bool:
+        # a parameter may be spelled like a keyword (row, key, value): it is still a name here
+        return tok.token_type in ident or tok.text.isidentifier()
+
+    if len(tokens) >= 2 and is_name(tokens[0]) and tokens[1].token_type == TokenType.ARROW:
         return (tokens[0].text,), 1
     if not tokens or tokens[0].token_type != TokenType.L_PAREN:
         return None
@@ -162,7 +163,7 @@ def _lambda_header(tokens: list[Token]) -> tuple[tuple[str, ...], int] | None:
         tok = tokens[i]
         if tok.token_type == TokenType.R_PAREN:
             break
-        if tok.token_type in ident:
+        if is_name(tok):
             params.append(tok.text)
         elif tok.token_type != TokenType.COMMA:
             return None

@@ -131,15 +131,16 @@ def test_grouping_analyzers_one_query_per_column_set_and_merge(no_aqe: Any) -> N
     before = _jobs(spark)
     metrics, _ = run_grouping_analyzers(df, analyzers)
     assert _jobs(spark) - before == 2  # two column sets: (s) and (s, n)
-    # s: a x2, b x1, c x2, null x1; 6 rows
+    # s: a x2, b x1, c x2, null x1; as in Deequ the null row is no value and not in N = 5
     assert metrics[CountDistinct("s")] == 3
-    assert metrics[Distinctness("s")] == 3 / 6
-    assert metrics[Uniqueness("s")] == 1 / 6
+    assert metrics[Distinctness("s")] == 3 / 5
+    assert metrics[Uniqueness("s")] == 1 / 5
     assert metrics[UniqueValueRatio("s")] == 1 / 3
-    p = [2 / 6, 1 / 6, 2 / 6]  # the null row counts in the rows, not as a value
+    p = [2 / 5, 1 / 5, 2 / 5]
     expected = -sum(x * math.log(x) for x in p)
     assert math.isclose(metrics[Entropy("s")], expected, rel_tol=1e-12)
-    assert metrics[CountDistinct(["s", "n"])] == 4  # (a,1) (a,2) (b,1) (c,3)
+    # (s, n): a row is left out only when both are null, so all 6 rows are distinct values
+    assert metrics[CountDistinct(["s", "n"])] == 6
     # partitions: frequencies merged equal the whole
     first, second = df.filter("n = 1 OR n IS NULL"), df.filter("n > 1")
     _, part = run_grouping_analyzers(first, analyzers)

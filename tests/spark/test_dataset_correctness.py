@@ -128,7 +128,7 @@ def test_damaged_manifest_is_an_error(spark: Any, tmp_path: Path, damage: str) -
         return
     text = manifest.read_text()
     manifest.write_text(text[: len(text) // 2] if damage == "truncate" else text.replace("1", "2"))
-    with pytest.raises(StateStoreError, match="v1.json"):
+    with pytest.raises(StateStoreError, match=r"v1\.json"):
         store.load("t")
 
 

@@ -138,7 +138,7 @@ def test_lambda_names_that_cannot_be_called_are_rejected(name: str) -> None:
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("update_field(unknown, 'a', 1)", "type is known"),
+        ("update_field(unknown, 'a', 1)", "fields are known"),
         ("update_field(cr, 'a')", "path, value pairs"),
         ("update_field(cr, a, 1)", "string literals"),
         ("drop_field(cr, 'a', 'b')", "every field"),

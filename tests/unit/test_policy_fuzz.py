@@ -33,9 +33,6 @@ FORBIDDEN = [
     "shuffle",
     "monotonically_increasing_id",
     "spark_partition_id",
-    "current_timestamp",
-    "now",
-    "current_date",
     "my_udf",
     "from_csv",
 ]

@@ -159,3 +159,30 @@ def test_fallbacks_rewrite_rules_outputs_and_lambdas_and_need_a_schema() -> None
     with pytest.raises(LibraryFunctionError) as err:
         compile_suite(suite)
     assert err.value.item_id == Id(3, 1) and "schema" in err.value.message
+
+
+def test_meta_rule_set_expansion_keeps_the_policy_and_descriptions() -> None:
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    from quality_py import Id, RuleSet, RuleSuite
+    from quality_py.compile import compile_suite
+    from quality_py.model import MetaRuleSet, Rule
+    from quality_py.policy import RulePolicy
+    from quality_py.prepare import prepare_for_schema
+
+    policy = RulePolicy().with_views("airports")
+    suite = RuleSuite(
+        Id(1, 1),
+        [
+            RuleSet(
+                Id(2, 1), [Rule(Id(3, 1), "EXISTS(SELECT 1 FROM airports a WHERE a.faa = origin)")]
+            )
+        ],
+        meta_rule_sets=[MetaRuleSet(Id(60, 1), "true", "c -> c IS NOT NULL", "no nulls")],
+    ).with_policy(policy)
+    schema = StructType([StructField("origin", StringType())])
+    prepared = prepare_for_schema(suite, schema)
+    assert prepared.policy == policy
+    assert [rs.description for rs in prepared.rule_sets] == [None, "no nulls"]
+    compiled = compile_suite(prepared)  # the subquery over an allowed view still compiles
+    assert len(compiled.rules) == 2

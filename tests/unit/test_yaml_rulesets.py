@@ -178,3 +178,40 @@ def test_checks_in_yaml_are_validated_with_positions() -> None:
     with pytest.raises(RulesetFormatError):
         loads_checks("checks:\n  - level: error\n    action_if_failed: drop\n")
     assert loads_checks("suite: {id: 1}\n") == ()
+
+
+def test_every_documented_description_is_kept_and_dumped() -> None:
+    from quality_py.io.yaml_rulesets import dumps_ruleset, loads_ruleset
+
+    text = """
+suite: {id: 1, version: 1, description: the suite}
+lambdas:
+  - {name: pos, id: 200, expression: "x -> x > 0", description: positive}
+outputs:
+  - {id: 1000, expression: "'big'", description: the big label}
+rule_sets:
+  - id: 50
+    description: amounts
+    rules:
+      - {id: 100, expression: "pos(a)", salience: 1, output: {id: 1000, version: 1}}
+meta_rule_sets:
+  - {id: 60, column_filter: "nullable", expression: "c -> c IS NOT NULL", description: no nulls}
+"""
+    suite = loads_ruleset(text)
+    assert suite.description == "the suite"
+    assert suite.lambdas[0].description == "positive"
+    assert suite.rule_sets[0].description == "amounts"
+    assert suite.rule_sets[0].rules[0].output is not None
+    assert suite.rule_sets[0].rules[0].output.description == "the big label"
+    assert suite.meta_rule_sets[0].description == "no nulls"
+    assert loads_ruleset(dumps_ruleset(suite)) == suite
+
+
+def test_an_unknown_key_is_refused_with_line_and_column() -> None:
+    from quality_py.errors import RulesetFormatError
+    from quality_py.io.yaml_rulesets import loads_ruleset
+
+    text = "suite: {id: 1}\nrule_sets:\n  - id: 50\n    descripton: typo\n    rules: []\n"
+    with pytest.raises(RulesetFormatError) as err:
+        loads_ruleset(text, "r.yaml")
+    assert "descripton" in err.value.message and "r.yaml:4:" in err.value.message
