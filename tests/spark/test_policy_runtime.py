@@ -137,3 +137,16 @@ def test_spark_analysis_is_the_second_gate_for_determinism(spark: Any) -> None:
     assert err.value.item_id == Id(11, 1) and "nondeterministic" in err.value.message
     trusted = suite.with_policy(RulePolicy.trusted_policy())
     assert add_data_quality(df, trusted).count() == 1
+
+
+def test_not_in_the_future_rule_runs_under_the_default_policy(spark: Any) -> None:
+    import datetime
+
+    from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
+
+    today = datetime.date.today()
+    rows = [(today - datetime.timedelta(days=3),), (today + datetime.timedelta(days=400),)]
+    df = spark.createDataFrame(rows, "d date")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "d <= current_date()")])])
+    got = [r.DataQuality.overallResult for r in add_data_quality(df, suite).orderBy("d").collect()]
+    assert got == [100000, 0]  # by hand: three days ago passes, next year fails
