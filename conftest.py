@@ -24,7 +24,7 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
-    from quality_py.session import local_session
+    from quality_py.spark.session import local_session
 
     session = local_session(
         "local[2]",

@@ -51,7 +51,7 @@ ANALYZERS = [
 def flights_by_month(spark: Any, copies: int) -> str:
     path = DATA / f"flights_by_month_x{copies}.parquet"
     if not path.exists():
-        from quality_py.samples import load_sample
+        from quality_py.spark.samples import load_sample
 
         flights = load_sample(spark, "flights")
         rep = spark.range(copies).withColumnRenamed("id", "copy")

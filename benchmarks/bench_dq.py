@@ -31,7 +31,7 @@ from typing import Any
 from common import long_data, noop, save, spark_session
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
-from quality_py.compile import compile_suite
+from quality_py.sql.compiler import compile_suite
 
 COLS = 27
 SET_SIZE = 14

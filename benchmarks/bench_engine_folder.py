@@ -37,9 +37,9 @@ from quality_py import (
     rule_engine_with_struct,
     rule_folder_with_struct,
 )
-from quality_py.compile import compile_suite
 from quality_py.runners.rule_folder import folder_result
 from quality_py.sql.build import to_sql
+from quality_py.sql.compiler import compile_suite
 from quality_py.sql.dq_struct import rendered
 
 SET_SIZE = 14

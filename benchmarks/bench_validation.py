@@ -20,7 +20,7 @@ from bench_dq import COLS, gen_suite
 from common import long_data, save, spark_session
 
 from quality_py import Id, LambdaFunction, Rule, RuleSet
-from quality_py.tables import lambdas_dataframe, read_rule_tables, rules_dataframe
+from quality_py.io.tables import lambdas_dataframe, read_rule_tables, rules_dataframe
 from quality_py.validation import validate
 
 

@@ -19,7 +19,7 @@ RESULTS = HERE / "results"
 
 def spark_session(app: str = "quality_py-bench") -> Any:
     """A local[2] session tuned as in the tests, with a 4g driver (wide rows)."""
-    from quality_py.session import local_session
+    from quality_py.spark.session import local_session
 
     conf = {"spark.driver.memory": "4g", "spark.sql.shuffle.partitions": "2"}
     return local_session("local[2]", app, conf)

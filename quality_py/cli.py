@@ -31,14 +31,14 @@ def _session(master: str, remote: str | None) -> Any:
         from pyspark.sql import SparkSession
 
         return SparkSession.builder.remote(remote).getOrCreate()
-    from quality_py.session import local_session
+    from quality_py.spark.session import local_session
 
     return local_session(master)
 
 
 def _read_input(spark: Any, source: str, fmt: str | None) -> Any:
     if source.startswith("sample:"):
-        from quality_py.samples import load_sample
+        from quality_py.spark.samples import load_sample
 
         return load_sample(spark, source.split(":", 1)[1])
     kind = fmt or ("csv" if source.lower().endswith((".csv", ".csv.gz")) else "parquet")
@@ -60,8 +60,8 @@ def _register_views(spark: Any, views: Sequence[str], fmt: str | None) -> list[s
 
 def _policy(args: argparse.Namespace, views: Sequence[str]) -> Any:
     """The safe policy; rules may read only the views this command registered."""
-    from quality_py.policy import RulePolicy
-    from quality_py.samples import SAMPLE_VIEWS
+    from quality_py.model.policy import RulePolicy
+    from quality_py.spark.samples import SAMPLE_VIEWS
 
     source = getattr(args, "input", None) or ""
     sample = SAMPLE_VIEWS.get(source.split(":", 1)[1], ()) if source.startswith("sample:") else ()
@@ -69,7 +69,7 @@ def _policy(args: argparse.Namespace, views: Sequence[str]) -> Any:
 
 
 def _warn_if_unhardened(spark: Any) -> None:
-    from quality_py.policy import check_session
+    from quality_py.spark.hardening import check_session
 
     hardening = check_session(spark)
     if not hardening.hardened:
@@ -79,11 +79,11 @@ def _warn_if_unhardened(spark: Any) -> None:
 def quality_run(args: argparse.Namespace) -> int:
     """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
     from quality_py.actions import QualityRunFailed, run_quality
-    from quality_py.compile import compile_suite
     from quality_py.dataset.checks import format_verification
     from quality_py.io.yaml_checks import load_checks
     from quality_py.io.yaml_rulesets import load_ruleset
-    from quality_py.summary import format_summary
+    from quality_py.runners.summary import format_summary
+    from quality_py.sql.compiler import compile_suite
 
     suite = load_ruleset(args.ruleset)
     suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
@@ -126,13 +126,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("run: give --output, or --valid/--quarantine/--stats for a quality run")
     from pyspark.sql import Observation
 
-    from quality_py.compile import compile_suite, policy_of
     from quality_py.dataset.checks import format_verification
     from quality_py.dataset.observe import observe_checks
     from quality_py.io.yaml_checks import load_checks
     from quality_py.io.yaml_rulesets import load_ruleset
     from quality_py.runners.data_quality import add_data_quality
-    from quality_py.summary import format_summary, stats_from_row, summary_columns
+    from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
+    from quality_py.sql.compiler import compile_suite
 
     suite = load_ruleset(args.ruleset)
     suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
@@ -143,14 +143,14 @@ def run(args: argparse.Namespace) -> int:
     _register_views(spark, args.view or [], args.format)
     df = _read_input(spark, args.input, args.format)
     checked = add_data_quality(df, suite, args.name, layout=args.layout)
-    from quality_py.summary import layout_of
+    from quality_py.runners.summary import layout_of
 
     observation = Observation("quality_py_summary")
     observed = checked.observe(
         observation, *summary_columns(suite, args.name, layout_of(checked, args.name))
     )
     checks = load_checks(args.ruleset)
-    observed, finish_checks = observe_checks(observed, checks, policy=policy_of(suite))
+    observed, finish_checks = observe_checks(observed, checks, policy=suite.policy)
     observed.write.mode("overwrite").parquet(args.output)
     stats = stats_from_row(suite, observation.get)
     verification = finish_checks() if checks else None
@@ -174,9 +174,9 @@ def _load_suite(source: str, suite: str | None, spark: Any) -> Any:
     """A suite from a YAML file or from a folder of rule tables."""
     from pathlib import Path
 
+    from quality_py.io.tables import read_rule_tables
     from quality_py.io.yaml_rulesets import load_ruleset
     from quality_py.model.ids import Id
-    from quality_py.tables import read_rule_tables
 
     if _is_yaml(source):
         return load_ruleset(source)
@@ -229,7 +229,7 @@ def docs_command(args: argparse.Namespace) -> int:
     """The ``docs`` command: Markdown or HTML by the output's suffix."""
     from pathlib import Path
 
-    from quality_py.docs import to_html, to_markdown
+    from quality_py.docgen import to_html, to_markdown
 
     spark = (
         None
@@ -253,13 +253,13 @@ def convert_command(args: argparse.Namespace) -> int:
     """The ``convert`` command: YAML to rule tables (parquet folder) or back."""
     from pathlib import Path
 
-    from quality_py.io.yaml_rulesets import dumps_ruleset
-    from quality_py.tables import (
+    from quality_py.io.tables import (
         lambdas_dataframe,
         meta_rule_sets_dataframe,
         outputs_dataframe,
         rules_dataframe,
     )
+    from quality_py.io.yaml_rulesets import dumps_ruleset
 
     spark = _session(args.master, args.remote)
     suite = _load_suite(args.source, args.suite, spark)

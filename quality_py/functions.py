@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import compile_expression
 from quality_py.model.layout import CompactLayout, ResultLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, RuleSuite
 from quality_py.sql.build import bigint, call, lit, to_sql
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import run_passes

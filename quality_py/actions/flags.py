@@ -77,7 +77,7 @@ def fails_any_sql(codes: list[str], probable_pass: float) -> str:
 
 def code_counts(codes: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(key, aggregate SQL)`` of the row count and each rule's result counts, keyed as
-    :func:`quality_py.summary.stats_from_row` reads them."""
+    :func:`quality_py.runners.summary.stats_from_row` reads them."""
     out = [("rows", "count(1)")]
     kinds = (
         ("passed", PASSED),

@@ -37,7 +37,7 @@ from quality_py.dataset.checks import Check, VerificationResult, assess
 from quality_py.errors import QualityError
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.summary import SuiteStats, stats_from_row
+from quality_py.runners.summary import SuiteStats, stats_from_row
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 
@@ -178,7 +178,7 @@ class QualityRun:
         observed = self.flagged.observe(counts, *columns)
         pending = list(self.checks) if self.precheck is None else []  # precheck: already known
         observed, finish = observe_checks(
-            observed, pending, policy=_policy(self.suite), grouping_source=self.source
+            observed, pending, policy=self.suite.policy, grouping_source=self.source
         )
         valid = observed.where(f"NOT {DROP}").select(*[_q(c) for c in self.input_columns])
         return valid, counts, (finish if pending else None)
@@ -274,12 +274,6 @@ class QualityRun:
 
 def _q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
-
-
-def _policy(suite: RuleSuite) -> Any:
-    from quality_py.compile import policy_of
-
-    return policy_of(suite)
 
 
 def _action_of(checks: Sequence[Check], description: str) -> str:
@@ -399,7 +393,7 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
     analyzers = list(dict.fromkeys(k.analyzer for c in run.checks for k in c.constraints))
     scans = [a for a in analyzers if isinstance(a, Analyzer)]
     grouping = [a for a in analyzers if not isinstance(a, Analyzer)]
-    policy = _policy(run.suite)
+    policy = run.suite.policy
     sqls, positions = shared_aggregations(scans, policy)
     columns = [
         F.expr(f"count_if({fails_any_sql([c], run.prepared.probable_pass)})").alias(f"f{i}")

@@ -26,7 +26,7 @@ from quality_py.dataset.states import (
     TypeCountsState,
 )
 from quality_py.errors import ModelError
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 
 
@@ -35,7 +35,7 @@ def _col(name: str) -> str:
 
 
 def _predicate(text: str, policy: RulePolicy) -> str:
-    from quality_py.compile import compile_expression
+    from quality_py.sql.compiler import compile_expression
 
     return to_sql(compile_expression(text, kind="predicate", policy=policy))
 

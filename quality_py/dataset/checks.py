@@ -310,7 +310,7 @@ def verify(df: Any, checks: Sequence[Check], *, policy: Any = None) -> Verificat
     ('warning', [False, True])
     """
     from quality_py.dataset.runner import run_analyzers
-    from quality_py.policy import DEFAULT_POLICY
+    from quality_py.model.policy import DEFAULT_POLICY
 
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]

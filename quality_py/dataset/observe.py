@@ -18,7 +18,7 @@ from sqlglot import exp, parse_one
 from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.runner import AnalysisResult, shared_aggregations, states_from_row
 from quality_py.errors import ModelError
-from quality_py.policy import DEFAULT_POLICY, RulePolicy
+from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.dialect import DIALECT
 

@@ -16,7 +16,7 @@ from typing import Any
 from quality_py.dataset.analyzers import Analyzer, _predicate
 from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, GroupKey, run_grouping
 from quality_py.dataset.states import State
-from quality_py.policy import DEFAULT_POLICY, RulePolicy
+from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 
 AnyAnalyzer = Analyzer | GroupingAnalyzer
 

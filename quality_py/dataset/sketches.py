@@ -16,7 +16,7 @@ from typing import Any
 
 from quality_py.dataset.analyzers import Analyzer, _col, _filter
 from quality_py.errors import QualityError
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
 
 _MERGE = {"hll": "hll_union({a}, {b})", "kll": "kll_sketch_merge_double({a}, {b})"}
 _MERGE_AGG = {"hll": "hll_union_agg", "kll": "kll_merge_agg_double"}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from quality_py.errors import ModelError
 from quality_py.model.ids import INT_MAX, Id
-from quality_py.policy.policy import RulePolicy
+from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 
 
 def _check_id(value: object, owner: str) -> Id:
@@ -164,8 +164,8 @@ class RuleSuite:
     """A versioned suite of rule sets with its lambdas.
 
     ``probable_pass``: a probability result below this fails the overall result (strict ``<``).
-    ``policy``: what the rule text may do (:class:`quality_py.RulePolicy`); the safe default
-    when None. Use ``suite.with_policy(...)`` to trust a code-defined suite or allow views.
+    ``policy``: what the rule text may do (:class:`quality_py.RulePolicy`), the safe default
+    unless set. Use ``suite.with_policy(...)`` to trust a code-defined suite or allow views.
     """
 
     id: Id
@@ -174,9 +174,9 @@ class RuleSuite:
     probable_pass: float = 0.8
     description: str | None = field(default=None, compare=True)
     meta_rule_sets: Sequence[MetaRuleSet] = ()
-    #: What the rule text may do; None is the safe default. Never read from tables or YAML:
-    #: only code can trust a suite (``RulePolicy.trusted_policy()``) or name views.
-    policy: RulePolicy | None = field(default=None, compare=False, repr=False)
+    #: What the rule text may do: the safe default unless code says otherwise. Never read from
+    #: tables or YAML: only code can trust a suite (``RulePolicy.trusted_policy()``) or name views.
+    policy: RulePolicy = field(default=DEFAULT_POLICY, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSuite")
@@ -232,7 +232,7 @@ class RuleSuite:
     def with_policy(self, policy: RulePolicy) -> RuleSuite:
         """A copy of the suite run under ``policy``.
 
-        >>> from quality_py.policy import RulePolicy
+        >>> from quality_py.model.policy import RulePolicy
         >>> RuleSuite(Id(1, 1), []).with_policy(RulePolicy.trusted_policy()).policy.trusted
         True
         """

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import CompiledRule, CompiledSuite, compile_suite
 from quality_py.errors import ModelError, RuleAnalysisError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
 from quality_py.sql.coding import family_of, result_code
+from quality_py.sql.compiler import CompiledRule, CompiledSuite, compile_suite
 from quality_py.sql.dq_struct import dq_struct, rendered
 
 if TYPE_CHECKING:

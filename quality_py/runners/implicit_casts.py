@@ -21,7 +21,7 @@ from quality_py.sql.build import to_sql
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from quality_py.compile import CompiledSuite
+    from quality_py.sql.compiler import CompiledSuite
 
 _PAIRED = (
     exp.EQ,

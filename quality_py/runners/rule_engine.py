@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import TypeOracle, compile_expression, compile_suite, policy_of
 from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
@@ -26,6 +25,7 @@ from quality_py.runners.data_quality import as_layout, stage_rule_codes, type_or
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code
+from quality_py.sql.compiler import TypeOracle, compile_output, compile_suite
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.dq_struct import dq_struct, rendered
@@ -57,17 +57,8 @@ def _outputs(
     compiled: dict[Id, str] = {}
     for _, rule in suite.iter_rules():
         out = rule.output
-        if out is None or out.id in compiled:
-            continue
-        tree = compile_expression(
-            out.expression,
-            item_id=out.id,
-            kind="output",
-            lambdas=lambdas,
-            policy=policy_of(suite),
-            type_of=type_of,
-        )
-        compiled[out.id] = to_sql(tree)
+        if out is not None and out.id not in compiled:
+            compiled[out.id] = to_sql(compile_output(out, lambdas, suite.policy, type_of))
     return compiled
 
 

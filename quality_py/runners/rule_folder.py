@@ -17,21 +17,18 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from quality_py.compile import TypeOracle, check_text, compile_expression, policy_of
-from quality_py.errors import ModelError, QualityError
+from quality_py.errors import ModelError
 from quality_py.model.ids import Id
+from quality_py.model.policy import RulePolicy
 from quality_py.model.results import PASSED, Layout
-from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
-from quality_py.policy.enforce import enforce
-from quality_py.policy.policy import RulePolicy
+from quality_py.model.rules import OutputExpression, Rule, RuleSuite
 from quality_py.runners.data_quality import as_layout, stage_rule_codes, type_oracle
 from quality_py.runners.fold_fields import plan_fields
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
-from quality_py.sql.context import LambdaLibrary, PassContext
+from quality_py.sql.compiler import TypeOracle, compile_expression, compile_folder_output
+from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.dq_struct import dq_struct, rendered
-from quality_py.sql.parse import parse_expression, parse_lambda
-from quality_py.sql.passes import run_passes
 from quality_py.sql.passes.inline_lambdas import substitute_params
 from quality_py.sql.shapes import parse_shape
 
@@ -39,45 +36,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import DataType
 
-SET_PARAM = "currentResult"
 _TRUSTED = RulePolicy.trusted_policy()
-
-
-def _set_sugar(tree: exp.Expr) -> exp.Expr | None:
-    """``set(a = e, b.c = f)`` as ``update_field(currentResult, 'a', e, 'b.c', f)``, else None."""
-    if not (isinstance(tree, exp.Anonymous) and tree.this == "set" and tree.expressions):
-        return None
-    args: list[exp.Expr] = [exp.column(SET_PARAM)]
-    for item in tree.expressions:
-        if not (isinstance(item, exp.EQ) and isinstance(item.this, exp.Column)):
-            return None  # malformed: left as written, rejected below with the output's id
-        path = ".".join(p.name for p in item.this.parts)
-        args += [exp.Literal.string(path), item.expression.copy()]
-    return call("update_field", *args)
-
-
-def _output_body(
-    out: OutputExpression, users: list[Rule], ctx: PassContext
-) -> tuple[str, exp.Expr]:
-    check_text(out.expression, ctx.policy, out.id, "output")
-    tree = parse_expression(out.expression, item_id=out.id, kind="output")
-    sugar = _set_sugar(tree)
-    if sugar is not None:
-        enforce(tree, ctx.policy, ctx)
-        return SET_PARAM, sugar
-    parsed = parse_lambda(LambdaFunction("output", out.expression, out.id))
-    if parsed.arity != 1:
-        rules = ", ".join(repr(r.id) for r in users)
-        raise QualityError(
-            f"a folder output must be a one-argument lambda (x -> ...) or set(field = value, ...); "
-            f"used by rule(s) {rules}",
-            item_id=out.id,
-            item_kind="output",
-            source=out.expression,
-            code="FOLDER_OUTPUT",
-        )
-    enforce(parsed.body, ctx.policy, ctx)
-    return parsed.params[0], parsed.body
 
 
 def _compile_outputs(
@@ -98,17 +57,14 @@ def _compile_outputs(
     order = list(outputs)
     bodies = []
     for oid in order:
-        ctx = PassContext(
-            oid,
-            "output",
-            outputs[oid].expression,
+        param, compiled = compile_folder_output(
+            outputs[oid],
             lambdas,
-            policy=policy_of(suite),
-            type_of=type_of,
+            shape,
+            suite.policy,
+            type_of,
+            [r.id for r in users[oid]],
         )
-        param, body = _output_body(outputs[oid], users[oid], ctx)
-        ctx.shapes = {param.lower(): shape}
-        compiled = run_passes(body, ctx)
         bodies.append(substitute_params(compiled, (param,), [exp.column(acc)]))
     return order, bodies
 
@@ -333,9 +289,9 @@ def rule_folder_runner(
     """
     from pyspark.sql import functions as F
 
-    from quality_py.compile import compile_suite
     from quality_py.runners.rule_engine import result_ddl
     from quality_py.sql.coding import result_code
+    from quality_py.sql.compiler import compile_suite
 
     ddl = result_ddl(struct_type).lower()
     compiled = compile_suite(suite)

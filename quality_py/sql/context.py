@@ -11,9 +11,9 @@ from sqlglot import exp
 from quality_py.errors import LambdaError, Span
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
+from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction
-from quality_py.policy.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.parse import ParsedLambda, parse_lambda
 from quality_py.sql.shapes import Shape
@@ -28,15 +28,24 @@ class LambdaLibrary:
     """
 
     def __init__(self, lambdas: Iterable[LambdaFunction] = ()) -> None:
+        self._setup([parse_lambda(fn) for fn in lambdas])
+
+    @classmethod
+    def from_parsed(cls, lambdas: Iterable[ParsedLambda]) -> LambdaLibrary:
+        """A library of lambdas the caller has parsed already (the compiler parses once)."""
+        library = cls.__new__(cls)
+        library._setup(list(lambdas))
+        return library
+
+    def _setup(self, lambdas: list[ParsedLambda]) -> None:
         self._by_name: dict[str, dict[int, ParsedLambda]] = defaultdict(dict)
         #: Fully inlined bodies over fresh parameter names, filled by the inlining pass (bodies
         #: have no closures, so the expansion does not depend on where a lambda is called).
         self.expanded: dict[tuple[str, int], tuple[tuple[str, ...], exp.Expr]] = {}
         same: dict[tuple[str, int], list[ParsedLambda]] = defaultdict(list)
-        for fn in lambdas:
-            _check_callable_name(fn)
-            parsed = parse_lambda(fn)
-            same[(fn.name.lower(), parsed.arity)].append(parsed)
+        for parsed in lambdas:
+            check_callable_name(parsed.name, parsed.id)
+            same[(parsed.name.lower(), parsed.arity)].append(parsed)
         for (name, arity), impls in same.items():
             if len(impls) > 1:
                 ids = ", ".join(repr(p.id) for p in impls)
@@ -65,20 +74,20 @@ class LambdaLibrary:
         return [p for impls in self._by_name.values() for p in impls.values()]
 
 
-def _check_callable_name(fn: LambdaFunction) -> None:
+def check_callable_name(name: str, item_id: Id) -> None:
     """A lambda is only inlined where its call parses as a plain function call.
 
     Names such as ``double`` (a type), ``between`` (a keyword) or ``upper`` (a built-in) parse as
     something else, so calls would silently not reach the lambda.
     """
     try:
-        call = DIALECT.parse(f"{fn.name}(1)")[0]
+        call = DIALECT.parse(f"{name}(1)")[0]
     except Exception:
         call = None
-    if not (isinstance(call, exp.Anonymous) and call.this == fn.name):
+    if not (isinstance(call, exp.Anonymous) and call.this == name):
         raise LambdaError(
-            f"lambda name {fn.name!r} is a SQL keyword or built-in function; choose another name",
-            item_id=fn.id,
+            f"lambda name {name!r} is a SQL keyword or built-in function; choose another name",
+            item_id=item_id,
             item_kind="lambda",
             code="LAMBDA_SYNTAX",
         )

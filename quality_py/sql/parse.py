@@ -14,8 +14,8 @@ from sqlglot.tokenizer_core import Token, TokenType
 
 from quality_py.errors import LambdaError, PolicyError, QualityError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
+from quality_py.model.limits import HARD_LIMITS, Limits, check_limits
 from quality_py.model.rules import LambdaFunction
-from quality_py.policy.limits import HARD_LIMITS, check_limits
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
 
 
@@ -44,18 +44,26 @@ def _token_span(text: str, tok: Token) -> Span:
 
 
 def parse_expression(
-    text: str, *, item_id: Id | None = None, kind: str = "rule", offset: int = 0
+    text: str,
+    *,
+    item_id: Id | None = None,
+    kind: str = "rule",
+    offset: int = 0,
+    limits: Limits | None = HARD_LIMITS,
 ) -> exp.Expr:
     """Parse one Spark SQL expression.
 
     ``offset`` is where ``text`` starts inside the item's full source (for lambda bodies), so
-    spans point into the full text.
+    spans point into the full text. ``limits`` are scanned first (the parser's hard limits by
+    default); None when the caller has scanned the text already (the compiler scans once).
 
     >>> parse_expression("a % 2 == 0").sql("spark")
     'a % 2 = 0'
     """
     source = text if offset == 0 else None
-    problem = check_limits(text, HARD_LIMITS, control_chars=False)  # iterative, before sqlglot
+    problem = None
+    if limits is not None:  # iterative, before sqlglot
+        problem = check_limits(text, limits, control_chars=False)
     if problem is not None:
         raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
     tokens = _tokenize(text, item_id, kind, text)
@@ -187,7 +195,7 @@ def lambda_arity(text: str) -> int:
     return 0 if header is None else len(header[0])
 
 
-def parse_lambda(fn: LambdaFunction) -> ParsedLambda:
+def parse_lambda(fn: LambdaFunction, *, limits: Limits | None = HARD_LIMITS) -> ParsedLambda:
     """Parse a :class:`LambdaFunction`; text without ``->`` is a zero-argument lambda.
 
     >>> from quality_py.model.rules import LambdaFunction
@@ -199,7 +207,7 @@ def parse_lambda(fn: LambdaFunction) -> ParsedLambda:
     tokens = _tokenize(text, fn.id, "lambda", text)
     header = _lambda_header(tokens)
     if header is None:
-        body = parse_expression(text, item_id=fn.id, kind="lambda")
+        body = parse_expression(text, item_id=fn.id, kind="lambda", limits=limits)
         return ParsedLambda(fn.name, (), body, fn.id, text)
     params, arrow = header
     lowered = [p.lower() for p in params]
@@ -223,7 +231,7 @@ def parse_lambda(fn: LambdaFunction) -> ParsedLambda:
             code="LAMBDA_SYNTAX",
         )
     try:
-        body = parse_expression(body_text, item_id=fn.id, kind="lambda")
+        body = parse_expression(body_text, item_id=fn.id, kind="lambda", limits=limits)
     except RuleSyntaxError as err:
         span = err.span
         if span is not None:

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlglot import exp
 
-from quality_py.compile import check_text, checked_tree, policy_of
-from quality_py.docs.comments import parse_docs
 from quality_py.errors import QualityError
 from quality_py.model.ids import Id
-from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
-from quality_py.policy.enforce import enforce
-from quality_py.policy.policy import RulePolicy
+from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
-from quality_py.sql.context import LambdaLibrary, PassContext
-from quality_py.sql.parse import parse_lambda
-from quality_py.sql.passes import run_passes
+from quality_py.sql.compiler import compile_suite
+from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.doc_comments import parse_docs
 from quality_py.validation.report import Finding
 
 _KIND_BY_CODE = {
@@ -133,129 +129,63 @@ def _doc_findings(
     ]
 
 
-def _library(suite: RuleSuite, findings: list[Finding]) -> LambdaLibrary:
-    usable: list[LambdaFunction] = []
-    seen: dict[tuple[str, int], Id] = {}
-    for fn in suite.lambdas:
-        try:
-            parsed = parse_lambda(fn)
-        except QualityError as err:
-            findings.append(finding_of(err, "lambda", fn.id, fn.expression))
-            continue
-        key = (fn.name.lower(), parsed.arity)
-        if key in seen:
-            findings.append(
-                Finding(
-                    "LambdaDuplicateError",
-                    "lambda",
-                    fn.id,
-                    f"lambda {fn.name} with {parsed.arity} argument(s) is also defined by "
-                    f"{seen[key]!r}",
-                    None,
-                    fn.expression,
-                )
-            )
-            continue
-        seen[key] = fn.id
-        usable.append(fn)
-    try:
-        return LambdaLibrary(usable)
-    except QualityError as err:
-        findings.append(finding_of(err, "lambda", err.item_id, ""))
-        return LambdaLibrary([fn for fn in usable if fn.id != err.item_id])
+def _missing(
+    kind: str, item_id: Id, text: str, tree: exp.Expr, params: set[str], paths: dict[str, bool]
+) -> list[Finding]:
+    return [
+        Finding("NameError", kind, item_id, f"column {name} is missing", None, text)
+        for name in unknown_names(tree, paths, params)
+    ]
 
 
 def static_checks(
     suite: RuleSuite, paths: dict[str, bool] | None
 ) -> tuple[list[Finding], list[Item], LambdaLibrary]:
-    """Findings, the items that compiled, and the usable lambda library."""
-    findings: list[Finding] = []
-    policy = policy_of(suite)
-    lib = _library(suite, findings)
-    items: list[Item] = []
-    for fn in suite.lambdas:
-        parsed = (
-            lib.get(fn.name, len(parse_lambda(fn).params))
-            if fn.id not in {f.item_id for f in findings}
-            else None
-        )
-        if parsed is None or parsed.id != fn.id:
+    """Findings, the items that compiled, and the usable lambda library.
+
+    The compiler's collect mode finds every syntax, policy, lambda and library-function
+    problem; this adds what only validation asks: names against the schema and doc comments.
+    """
+    # meta rule sets need a schema: validate() expands them first when it has one
+    report = compile_suite(replace(suite, meta_rule_sets=()), collect=True)
+    findings = [finding_of(i.error, i.item_kind, i.item_id, i.source) for i in report.issues]
+    failed = {(i.item_kind, i.item_id) for i in report.issues}
+    by_id = {fn.id: fn for fn in suite.lambdas}
+    for lam in report.lambdas.all():
+        if ("lambda", lam.id) in failed or lam.id not in by_id:
             continue
-        findings += _doc_findings(fn.expression, "lambda", fn.id, parsed.params)
-        try:  # the policy, then expanding the body finds recursion and bad arities in it
-            ctx = PassContext(fn.id, "lambda", fn.expression, lib, policy=policy)
-            check_text(fn.expression, policy, fn.id, "lambda")
-            enforce(parsed.body, policy, ctx)
-            run_passes(parsed.body.copy(), ctx)
-        except QualityError as err:
-            findings.append(finding_of(err, "lambda", fn.id, fn.expression))
-            continue
+        findings += _doc_findings(lam.source, "lambda", lam.id, lam.params)
         if paths is not None:
-            for name in unknown_names(parsed.body, paths, {p.lower() for p in parsed.params}):
-                findings.append(
-                    Finding(
-                        "NameError",
-                        "lambda",
-                        fn.id,
-                        f"column {name} is missing",
-                        None,
-                        fn.expression,
-                    )
-                )
-    outputs: dict[Id, OutputExpression] = {}
+            params = {p.lower() for p in lam.params}
+            findings += _missing("lambda", lam.id, lam.source, lam.body, params, paths)
+    items: list[Item] = []
+    compiled = {r.rule_id: r for r in report.rules}
+    parsed_of = {(i.item_kind, i.item_id): i.parsed for i in report.issues}
     for _, rule in suite.iter_rules():
-        if rule.output is not None:
-            outputs.setdefault(rule.output.id, rule.output)
         findings += _doc_findings(rule.expression, "rule", rule.id, None)
-        items += _check_item("rule", rule.id, rule.expression, lib, paths, findings, policy)
-    for out in outputs.values():
+        done = compiled.get(rule.id)
+        tree = done.parsed if done is not None else parsed_of.get(("rule", rule.id))
+        if paths is not None and tree is not None:
+            findings += _missing("rule", rule.id, rule.expression, tree, set(), paths)
+        if done is not None:
+            items.append(Item("rule", rule.id, rule.expression, done.sql))
+    outputs = {o.id: o for o in report.outputs}
+    seen: set[Id] = set()
+    for _, rule in suite.iter_rules():
+        out = rule.output
+        if out is None or out.id in seen:
+            continue
+        seen.add(out.id)
         findings += _doc_findings(out.expression, "output", out.id, None)
-        items += _check_item("output", out.id, out.expression, lib, paths, findings, policy)
-    return findings, items, lib
-
-
-def _check_item(
-    kind: str,
-    item_id: Id,
-    text: str,
-    lib: LambdaLibrary,
-    paths: dict[str, bool] | None,
-    findings: list[Finding],
-    policy: RulePolicy,
-) -> list[Item]:
-    params: set[str] = set()
-    ctx = PassContext(item_id, kind, text, lib, policy=policy)
-    try:
-        tree = checked_tree(text, ctx, item_id=item_id, kind=kind)
-    except QualityError as err:
-        if kind != "output":
-            findings.append(finding_of(err, kind, item_id, text))
-            return []
-        try:  # a folder output: ``x -> ...``, whose body the policy checks too
-            parsed = parse_lambda(LambdaFunction("output", text, item_id))
-            enforce(parsed.body, policy, ctx)
-        except QualityError as err2:
-            findings.append(finding_of(err2, kind, item_id, text))
-            return []
-        tree, params = parsed.body, {p.lower() for p in parsed.params}
-    is_folder = bool(params) or (
-        isinstance(tree, exp.Anonymous) and str(tree.this).lower() == "set"
-    )
-    if paths is not None:
-        if is_folder and not params:
-            params = {"currentresult"}
-        for name in unknown_names(tree, paths, params):
-            findings.append(
-                Finding("NameError", kind, item_id, f"column {name} is missing", None, text)
-            )
-    if is_folder:
-        return [Item(kind, item_id, text, None)]
-    try:  # the tree is already limit- and policy-checked: only the passes remain
-        compiled = run_passes(tree, ctx)
-    except QualityError as err:
-        findings.append(finding_of(err, kind, item_id, text))
-        return []
-    return [Item(kind, item_id, text, to_sql(compiled))]
+        done_out = outputs.get(out.id)
+        tree = done_out.parsed if done_out is not None else parsed_of.get(("output", out.id))
+        params = {done_out.param.lower()} if done_out is not None and done_out.param else set()
+        if paths is not None and tree is not None:
+            findings += _missing("output", out.id, out.expression, tree, params, paths)
+        if done_out is not None:
+            sql = None if done_out.tree is None else to_sql(done_out.tree)
+            items.append(Item("output", out.id, out.expression, sql))
+    return findings, items, report.lambdas
 
 
 def schema_paths(schema: Any) -> dict[str, bool]:

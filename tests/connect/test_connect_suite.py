@@ -23,8 +23,8 @@ from quality_py import (
     rule_runner,
 )
 from quality_py import functions as Q
-from quality_py.policy import RulePolicy
-from quality_py.session import register_sql_functions
+from quality_py.model.policy import RulePolicy
+from quality_py.spark.session import register_sql_functions
 
 SUITE = RuleSuite(
     Id(1, 1),

@@ -17,7 +17,7 @@ from quality_py.dataset.grouping import CountDistinct, Distinctness, Entropy, Un
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.sketches import ApproxCountDistinct
 from quality_py.dataset.store import FileStateStore, StateStoreError
-from quality_py.samples import load_sample
+from quality_py.spark.samples import load_sample
 
 
 def test_approx_count_distinct_counts_the_empty_string(spark: Any) -> None:

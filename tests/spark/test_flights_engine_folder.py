@@ -7,7 +7,7 @@ from typing import Any
 
 from quality_py import fold_and_replace_fields, rule_engine_with_struct
 from quality_py.io.yaml_rulesets import load_ruleset
-from quality_py.samples import load_sample
+from quality_py.spark.samples import load_sample
 
 RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 

@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 from quality_py import PASSED, Id, LambdaFunction, LibraryFunctionError, Rule, RuleSet, RuleSuite
 from quality_py import add_data_quality as add_dq
 from quality_py import functions as Q
-from quality_py.session import register_sql_functions
+from quality_py.spark.session import register_sql_functions
 
 
 @pytest.fixture(scope="module")

@@ -125,7 +125,7 @@ def test_validation_keeps_the_join_qualifiers(joined: Any) -> None:
 
 def test_main_still_names_a_plain_input(spark: Any) -> None:
     spark.createDataFrame([(10,), (45,)], "k int").createOrReplaceTempView("qp_join_limits")
-    from quality_py.policy import RulePolicy
+    from quality_py.model.policy import RulePolicy
 
     suite = RuleSuite(
         Id(1, 1),

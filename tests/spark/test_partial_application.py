@@ -15,8 +15,8 @@ from quality_py import (
     RuleSuite,
     rule_engine_with_struct,
 )
-from quality_py.compile import compile_expression
 from quality_py.sql.build import to_sql
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary
 
 LAMBDAS = [

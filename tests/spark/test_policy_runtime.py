@@ -9,7 +9,7 @@ import pytest
 
 from quality_py import FAILED, PASSED, Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.errors import QualityError, RuleAnalysisError
-from quality_py.policy import check_session
+from quality_py.spark.hardening import check_session
 
 
 def _suite(*texts: str) -> RuleSuite:
@@ -126,7 +126,7 @@ def test_check_session_reports_the_switches(spark: Any) -> None:
 
 def test_spark_analysis_is_the_second_gate_for_determinism(spark: Any) -> None:
     # a function the policy was told to allow but that Spark knows is nondeterministic
-    from quality_py.policy import RulePolicy
+    from quality_py.model.policy import RulePolicy
 
     df = spark.createDataFrame([(1,)], "k int")
     suite = _suite("k > 0", "rand() < 2").with_policy(

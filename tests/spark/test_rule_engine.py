@@ -16,7 +16,7 @@ from quality_py import (
     RuleSet,
     RuleSuite,
 )
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
 from quality_py.runners.rule_engine import rule_engine_runner, rule_engine_with_struct
 
 ACC = OutputExpression(Id(1000, 1), "concat('acc-', product)")

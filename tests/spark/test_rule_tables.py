@@ -18,8 +18,7 @@ from quality_py import (
     rule_engine_with_struct,
 )
 from quality_py.errors import RuleTableError
-from quality_py.model import MetaRuleSet
-from quality_py.tables import (
+from quality_py.io.tables import (
     RuleColumns,
     lambdas_dataframe,
     meta_rule_sets_dataframe,
@@ -27,6 +26,7 @@ from quality_py.tables import (
     read_rule_tables,
     rules_dataframe,
 )
+from quality_py.model import MetaRuleSet
 
 OUT = OutputExpression(Id(900, 1), "concat('big ', cast(amount AS string))")
 SUITE = RuleSuite(

@@ -27,8 +27,8 @@ from quality_py import (
     rule_runner,
 )
 from quality_py.functions import expr, flatten_results, rule_result
+from quality_py.model.policy import RulePolicy
 from quality_py.model.results import DQ_COMPACT_DDL, DQ_MAP_DDL, FLAT_RESULT_FIELDS
-from quality_py.policy import RulePolicy
 
 ISSUE_SUITE = RuleSuite(
     Id(1, 1),

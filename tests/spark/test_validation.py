@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
 from quality_py.validation import validate
 
 SCHEMA = StructType(

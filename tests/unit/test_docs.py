@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
-from quality_py.docs import Docs, parse_docs, to_html, to_markdown
+from quality_py.docgen import Docs, parse_docs, to_html, to_markdown
 from quality_py.validation import Finding, ValidationReport
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from quality_py.compile import compile_expression
 from quality_py.model import Id, LambdaFunction
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary
 
 TRUSTED = RulePolicy.trusted_policy()

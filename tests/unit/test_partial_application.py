@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from quality_py import Id, LambdaFunction
-from quality_py.compile import compile_expression
 from quality_py.errors import LambdaError
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary
 
 LIB = [

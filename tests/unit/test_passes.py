@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from quality_py import Id, LambdaError, LambdaFunction, LibraryFunctionError
-from quality_py.compile import compile_expression
 from quality_py.sql.build import to_sql
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.parse import parse_expression

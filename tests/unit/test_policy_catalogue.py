@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from quality_py import Id, LambdaFunction, Layout, OutputExpression, Rule, RuleSet, RuleSuite
-from quality_py.compile import compile_suite
 from quality_py.errors import ModelError, QualityError
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.compiler import compile_suite
 
 RULE = Id(77, 3)
 

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quality_py import Id, LambdaFunction, Rule, RuleSet, RuleSuite
-from quality_py.compile import compile_suite
 from quality_py.errors import QualityError
 from quality_py.io.yaml_rulesets import load_ruleset
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.compiler import compile_suite
 
 FORBIDDEN = [
     "reflect",

@@ -7,7 +7,6 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 from sqlglot import parse_one
 
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
-from quality_py.compile import compile_suite
 from quality_py.errors import LibraryFunctionError, ModelError
 from quality_py.model import MetaRuleSet
 from quality_py.prepare import (
@@ -17,6 +16,7 @@ from quality_py.prepare import (
     process_if_attributes_missing,
 )
 from quality_py.prepare.missing_attributes import rewrite_missing_attributes
+from quality_py.sql.compiler import compile_suite
 
 PERSON = StructType(
     [
@@ -165,10 +165,10 @@ def test_meta_rule_set_expansion_keeps_the_policy_and_descriptions() -> None:
     from pyspark.sql.types import StringType, StructField, StructType
 
     from quality_py import Id, RuleSet, RuleSuite
-    from quality_py.compile import compile_suite
     from quality_py.model import MetaRuleSet, Rule
-    from quality_py.policy import RulePolicy
+    from quality_py.model.policy import RulePolicy
     from quality_py.prepare import prepare_for_schema
+    from quality_py.sql.compiler import compile_suite
 
     policy = RulePolicy().with_views("airports")
     suite = RuleSuite(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from quality_py.compile import compile_expression
 from quality_py.errors import QualityError
 from quality_py.model import Id, LambdaFunction
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.shapes import literal_shape

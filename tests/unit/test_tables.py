@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
 from quality_py.errors import RuleTableError
-from quality_py.model import MetaRuleSet
-from quality_py.tables import (
+from quality_py.io.tables import (
     DELETED,
     LambdaRow,
     OutputRow,
@@ -19,6 +18,7 @@ from quality_py.tables import (
     suite_to_tables,
     tables_to_suites,
 )
+from quality_py.model import MetaRuleSet
 
 small = st.integers(min_value=-5, max_value=2**31 - 1)
 ids = st.builds(Id, small, st.integers(min_value=0, max_value=9))

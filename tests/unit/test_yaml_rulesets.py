@@ -15,9 +15,9 @@ from quality_py import (
     RulesetFormatError,
     RuleSuite,
 )
-from quality_py.compile import compile_suite
 from quality_py.io.yaml_rulesets import dumps_ruleset, load_ruleset, loads_ruleset
-from quality_py.policy import RulePolicy
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.compiler import compile_suite
 
 RULESETS = sorted((Path(__file__).resolve().parents[2] / "rulesets").glob("*.yaml"))
 

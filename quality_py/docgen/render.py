@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from quality_py.docs.model import Entry, gather
+from quality_py.docgen.model import Entry, gather
 from quality_py.model.ids import INT_MAX
 from quality_py.model.rules import RuleSuite
 from quality_py.validation.report import ValidationReport

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from quality_py.docs.comments import Docs, parse_docs, strip_docs
 from quality_py.errors import QualityError
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
+from quality_py.sql.doc_comments import Docs, parse_docs, strip_docs
 from quality_py.sql.library import lookup
 from quality_py.sql.parse import parse_expression, parse_lambda
 from quality_py.validation.report import Finding, ValidationReport

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from quality_py.tables.assemble import LoadedSuites, tables_to_suites
-from quality_py.tables.columns import LambdaColumns, MetaRuleSetColumns, OutputColumns, RuleColumns
-from quality_py.tables.rows import (
+from quality_py.io.tables.assemble import LoadedSuites, tables_to_suites
+from quality_py.io.tables.columns import (
+    LambdaColumns,
+    MetaRuleSetColumns,
+    OutputColumns,
+    RuleColumns,
+)
+from quality_py.io.tables.rows import (
     DELETED,
     LambdaRow,
     MetaRuleSetRow,
@@ -14,7 +19,7 @@ from quality_py.tables.rows import (
     check_rows,
     suite_to_tables,
 )
-from quality_py.tables.spark_io import (
+from quality_py.io.tables.spark_io import (
     lambdas_dataframe,
     meta_rule_sets_dataframe,
     outputs_dataframe,

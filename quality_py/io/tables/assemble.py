@@ -6,6 +6,15 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from quality_py.io.tables.rows import (
+    DELETED,
+    LambdaRow,
+    MetaRuleSetRow,
+    OutputRow,
+    RuleRow,
+    SuiteTables,
+)
+from quality_py.io.tables.versioning import lambdas_at, meta_rule_sets_at, outputs_at, rules_at
 from quality_py.model.ids import Id
 from quality_py.model.rules import (
     LambdaFunction,
@@ -16,15 +25,6 @@ from quality_py.model.rules import (
     RuleSuite,
 )
 from quality_py.sql.parse import lambda_arity
-from quality_py.tables.rows import (
-    DELETED,
-    LambdaRow,
-    MetaRuleSetRow,
-    OutputRow,
-    RuleRow,
-    SuiteTables,
-)
-from quality_py.tables.versioning import lambdas_at, meta_rule_sets_at, outputs_at, rules_at
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def tables_to_suites(
     id (and version) whose lambdas and output expressions every suite may use; a suite's own
     lambda of the same name and arity, or own output of the same id, wins.
 
-    >>> from quality_py.tables.rows import suite_to_tables
+    >>> from quality_py.io.tables.rows import suite_to_tables
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 1), "a > 0")])])
     >>> tables_to_suites(suite_to_tables(suite)).suites[Id(1, 1)] == suite
     True

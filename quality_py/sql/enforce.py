@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.errors import PolicyError
-from quality_py.policy.functions import (
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.allowed_functions import (
     ALLOWED_FUNCTIONS,
     AMPLIFIERS,
     CLOCK_CLASSES,
@@ -15,10 +16,9 @@ from quality_py.policy.functions import (
     allowed_classes,
     function_name,
 )
-from quality_py.policy.policy import RulePolicy
-from quality_py.policy.regex_safety import unsafe_reason
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
+from quality_py.sql.regex_safety import unsafe_reason
 
 #: Node kinds a row rule may contain besides functions: names, literals, operators, lambdas.
 _STRUCTURE: tuple[type, ...] = (

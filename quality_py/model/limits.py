@@ -23,6 +23,20 @@ class Limits:
 #: Always applied by the parser, whatever the policy: beyond these sqlglot itself may fail.
 HARD_LIMITS = Limits(max_chars=1_000_000, max_depth=40, max_tokens=200_000)
 
+
+def strictest(a: Limits, b: Limits) -> Limits:
+    """The smaller of each cap (one scan then checks a policy's and the parser's limits).
+
+    >>> strictest(Limits(max_depth=100), HARD_LIMITS).max_depth
+    40
+    """
+    return Limits(
+        min(a.max_chars, b.max_chars),
+        min(a.max_depth, b.max_depth),
+        min(a.max_tokens, b.max_tokens),
+    )
+
+
 _OPEN = "([{"
 _CLOSE = ")]}"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quality_py.docs.comments import Docs, parse_docs, strip_docs
-from quality_py.docs.render import to_html, to_markdown
+from quality_py.docgen.render import to_html, to_markdown
+from quality_py.sql.doc_comments import Docs, parse_docs, strip_docs
 
 __all__ = ["Docs", "parse_docs", "strip_docs", "to_html", "to_markdown"]

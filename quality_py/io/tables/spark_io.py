@@ -10,17 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from quality_py.model.ids import Id
-from quality_py.model.rules import RuleSuite
-from quality_py.tables.assemble import LoadedSuites, tables_to_suites
-from quality_py.tables.columns import (
+from quality_py.io.tables.assemble import LoadedSuites, tables_to_suites
+from quality_py.io.tables.columns import (
     LambdaColumns,
     MetaRuleSetColumns,
     OutputColumns,
     RuleColumns,
     mapping,
 )
-from quality_py.tables.rows import (
+from quality_py.io.tables.rows import (
     LambdaRow,
     MetaRuleSetRow,
     OutputRow,
@@ -32,6 +30,8 @@ from quality_py.tables.rows import (
     suite_to_tables,
     table_name,
 )
+from quality_py.model.ids import Id
+from quality_py.model.rules import RuleSuite
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from quality_py.policy.limits import Limits
+from quality_py.model.limits import Limits
 
 
 @dataclass(frozen=True, slots=True)

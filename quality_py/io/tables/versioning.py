@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
-from quality_py.tables.rows import DELETED, LambdaRow, MetaRuleSetRow, OutputRow, RuleRow
+from quality_py.io.tables.rows import DELETED, LambdaRow, MetaRuleSetRow, OutputRow, RuleRow
 
 T = TypeVar("T", RuleRow, LambdaRow, OutputRow, MetaRuleSetRow)
 

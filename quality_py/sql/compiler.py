@@ -1,0 +1,398 @@
+"""The compiler's front door: rule, lambda and output text to Spark-ready syntax trees.
+
+Every text goes the same way: the policy's limits on the raw text (one scan, before any parser
+runs), the parse, the policy's allowlist on the tree (:mod:`quality_py.sql.enforce`), then the
+passes (:mod:`quality_py.sql.passes`). Errors name the rule, lambda or output.
+
+* :func:`compile_expression` compiles one text;
+* :func:`compile_lambdas` builds a suite's lambda library;
+* :func:`compile_output` and :func:`compile_folder_output` compile the rule engine's and the
+  rule folder's output expressions (``set(...)`` sugar included);
+* :func:`compile_suite` compiles a whole suite. With ``collect=True`` it does not stop at the
+  first error: it records every problem as a :class:`CompileIssue` and compiles everything else
+  (validation is a thin adapter over this mode).
+
+Nothing here needs Spark; runners that hold a DataFrame pass a ``type_of`` oracle so that
+``update_field`` works on any struct expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from quality_py.errors import ModelError, PolicyError, QualityError
+from quality_py.model.ids import Id
+from quality_py.model.layout import ResultLayout
+from quality_py.model.limits import HARD_LIMITS, check_limits, strictest
+from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
+from quality_py.model.results import Layout
+from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
+from quality_py.sql.build import call, to_sql
+from quality_py.sql.context import LambdaLibrary, PassContext, check_callable_name
+from quality_py.sql.enforce import enforce
+from quality_py.sql.parse import ParsedLambda, lambda_arity, parse_expression, parse_lambda
+from quality_py.sql.passes import run_passes
+from quality_py.sql.shapes import Shape
+
+#: Spark's type (DDL) of a SQL expression over the input, None when it does not analyse.
+TypeOracle = Callable[[str], "str | None"]
+
+#: The lambda variable of ``set(...)`` sugar in folder outputs (contract 3.3).
+SET_PARAM = "currentResult"
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """One rule after the passes: its ids, original text and rewritten AST."""
+
+    rule_set_id: Id
+    rule_id: Id
+    source: str
+    tree: exp.Expr
+    #: The tree as parsed and policy-checked, before the passes (for name checks).
+    parsed: exp.Expr | None = None
+
+    @property
+    def sql(self) -> str:
+        """The rule's Spark SQL after the passes."""
+        return to_sql(self.tree)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledOutput:
+    """An output expression: the engine form (``tree``) or a folder lambda (``param``)."""
+
+    id: Id
+    source: str
+    parsed: exp.Expr
+    #: After the passes; None for folder outputs, which need the starting struct's type.
+    tree: exp.Expr | None
+    #: The folder lambda's parameter (``currentResult`` for ``set(...)``); None: engine form.
+    param: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompileIssue:
+    """One problem found by ``compile_suite(..., collect=True)``."""
+
+    error: QualityError
+    item_kind: str
+    item_id: Id | None
+    source: str
+    #: The parsed, policy-checked tree when the problem came later (in the passes).
+    parsed: exp.Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledSuite:
+    """Every rule of a suite compiled, in declaration order (and, in collect mode, every
+    output expression and every problem)."""
+
+    suite: RuleSuite
+    rules: tuple[CompiledRule, ...]
+    lambdas: LambdaLibrary
+    policy: RulePolicy = DEFAULT_POLICY
+    outputs: tuple[CompiledOutput, ...] = ()
+    issues: tuple[CompileIssue, ...] = field(default=())
+
+
+def _check_limits(text: str, policy: RulePolicy, item_id: Id | None, kind: str) -> None:
+    """The policy's limits and the parser's hard limits, in one scan of the raw text."""
+    problem = check_limits(text, strictest(policy.limits, HARD_LIMITS))
+    if problem is not None:
+        raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
+
+
+def _checked_tree(text: str, ctx: PassContext, kind: str) -> exp.Expr:
+    """Limits, parse, then the policy's allowlist: the tree of untrusted text, or an error."""
+    _check_limits(text, ctx.policy, ctx.item_id, kind)
+    tree = parse_expression(text, item_id=ctx.item_id, kind=kind, limits=None)
+    enforce(tree, ctx.policy, ctx)
+    return tree
+
+
+def compile_expression(
+    text: str,
+    *,
+    item_id: Id | None = None,
+    kind: str = "rule",
+    lambdas: LambdaLibrary | None = None,
+    layout: ResultLayout = Layout.MAP,
+    policy: RulePolicy = DEFAULT_POLICY,
+    type_of: TypeOracle | None = None,
+) -> exp.Expr:
+    """Check one expression against ``policy``, parse it and run every pass over it.
+
+    ``type_of`` (from a runner holding a DataFrame) gives Spark's type of a SQL expression over
+    the input, so ``update_field`` works on any struct expression.
+
+    >>> compile_expression("pack_ints(1, 2) > 0").sql("spark")
+    'CAST(4294967298 AS BIGINT) > 0'
+    """
+    return _compile(text, item_id, kind, lambdas, layout, policy, type_of)[1]
+
+
+def _compile(
+    text: str,
+    item_id: Id | None,
+    kind: str,
+    lambdas: LambdaLibrary | None,
+    layout: ResultLayout,
+    policy: RulePolicy,
+    type_of: TypeOracle | None,
+) -> tuple[exp.Expr, exp.Expr]:
+    ctx = PassContext(
+        item_id, kind, text, lambdas or LambdaLibrary(), layout, policy=policy, type_of=type_of
+    )
+    tree = _checked_tree(text, ctx, kind)
+    return tree, run_passes(tree, ctx)
+
+
+def compile_lambdas(
+    lambdas: Sequence[LambdaFunction],
+    policy: RulePolicy = DEFAULT_POLICY,
+    issues: list[CompileIssue] | None = None,
+) -> LambdaLibrary:
+    """The lambda library of a suite: limits, parse, duplicates and the policy on each body.
+
+    With ``issues`` (collect mode) a broken lambda is recorded and left out, and every body is
+    also expanded once, which finds recursion and calls of undefined arities; otherwise the
+    first problem raises.
+
+    >>> lib = compile_lambdas([LambdaFunction("pos", "x -> x > 0", Id(9, 1))])
+    >>> lib.arities("pos")
+    (1,)
+    """
+    parsed: list[ParsedLambda] = []
+    seen: dict[tuple[str, int], Id] = {}
+    for fn in lambdas:
+        try:
+            _check_limits(fn.expression, policy, fn.id, "lambda")
+            check_callable_name(fn.name, fn.id)
+            lam = parse_lambda(fn, limits=None)
+            key = (fn.name.lower(), lam.arity)
+            if key in seen and issues is not None:
+                raise QualityError(
+                    f"lambda {fn.name} with {lam.arity} argument(s) is also defined by "
+                    f"{seen[key]!r}",
+                    item_id=fn.id,
+                    item_kind="lambda",
+                    source=fn.expression,
+                    code="DUPLICATE_LAMBDA",
+                )
+        except QualityError as err:
+            if issues is None:
+                raise
+            issues.append(CompileIssue(err, "lambda", fn.id, fn.expression))
+            continue
+        seen.setdefault(key, fn.id)
+        parsed.append(lam)
+    library = LambdaLibrary.from_parsed(parsed)
+    for lam in library.all():  # the policy, with the other lambdas callable
+        if issues is not None and lam.id in {i.error.item_id or i.item_id for i in issues}:
+            continue  # already reported (a recursion cycle is reported once, for its culprit)
+        ctx = PassContext(lam.id, "lambda", lam.source, library, policy=policy)
+        try:
+            enforce(lam.body, policy, ctx)
+            if issues is not None:  # expanding a body finds recursion and bad arities in it
+                run_passes(lam.body, ctx)
+        except QualityError as err:
+            if issues is None:
+                raise
+            issues.append(CompileIssue(err, "lambda", lam.id, lam.source))
+    return library
+
+
+def is_folder_output(text: str) -> bool:
+    """Whether an output is a folder output: a lambda ``x -> ...`` or ``set(...)`` sugar.
+
+    >>> is_folder_output("x -> x"), is_folder_output("set(a = 1)"), is_folder_output("'big'")
+    (True, True, False)
+    """
+    if lambda_arity(text) > 0:
+        return True
+    head = text.lstrip()
+    return head.startswith("set") and head[3:].lstrip().startswith("(")
+
+
+def compile_output(
+    out: OutputExpression,
+    lambdas: LambdaLibrary,
+    policy: RulePolicy = DEFAULT_POLICY,
+    type_of: TypeOracle | None = None,
+) -> exp.Expr:
+    """A rule-engine output: an expression compiled like a rule (kind ``output``).
+
+    >>> compile_output(OutputExpression(Id(1000, 1), "'big'"), LambdaLibrary()).sql("spark")
+    "'big'"
+    """
+    return compile_expression(
+        out.expression,
+        item_id=out.id,
+        kind="output",
+        lambdas=lambdas,
+        policy=policy,
+        type_of=type_of,
+    )
+
+
+def _set_sugar(tree: exp.Expr) -> exp.Expr | None:
+    """``set(a = e, b.c = f)`` as ``update_field(currentResult, 'a', e, 'b.c', f)``, else None."""
+    if not (isinstance(tree, exp.Anonymous) and tree.this == "set" and tree.expressions):
+        return None
+    args: list[exp.Expr] = [exp.column(SET_PARAM)]
+    for item in tree.expressions:
+        if not (isinstance(item, exp.EQ) and isinstance(item.this, exp.Column)):
+            return None  # malformed: left as written, rejected with the output's id
+        path = ".".join(p.name for p in item.this.parts)
+        args += [exp.Literal.string(path), item.expression.copy()]
+    return call("update_field", *args)
+
+
+def parse_folder_output(
+    out: OutputExpression,
+    policy: RulePolicy,
+    used_by: Sequence[Id] = (),
+    lambdas: LambdaLibrary | None = None,
+) -> tuple[str, exp.Expr]:
+    """A folder output's parameter and policy-checked body, before the passes.
+
+    ``set(a = e, ...)`` is sugar for ``currentResult -> update_field(currentResult, 'a', e)``.
+
+    >>> parse_folder_output(OutputExpression(Id(9, 1), "set(a = 1)"), DEFAULT_POLICY)[0]
+    'currentResult'
+    """
+    ctx = PassContext(out.id, "output", out.expression, lambdas or LambdaLibrary(), policy=policy)
+    _check_limits(out.expression, policy, out.id, "output")
+    if lambda_arity(out.expression) == 0:
+        tree = parse_expression(out.expression, item_id=out.id, kind="output", limits=None)
+        sugar = _set_sugar(tree)
+        if sugar is not None:
+            enforce(tree, policy, ctx)
+            return SET_PARAM, sugar
+    else:
+        parsed = parse_lambda(LambdaFunction("output", out.expression, out.id), limits=None)
+        if parsed.arity == 1:
+            enforce(parsed.body, policy, ctx)
+            return parsed.params[0], parsed.body
+    rules = ", ".join(repr(i) for i in used_by)
+    raise QualityError(
+        "a folder output must be a one-argument lambda (x -> ...) or set(field = value, ...)"
+        + (f"; used by rule(s) {rules}" if rules else ""),
+        item_id=out.id,
+        item_kind="output",
+        source=out.expression,
+        code="FOLDER_OUTPUT",
+    )
+
+
+def compile_folder_output(
+    out: OutputExpression,
+    lambdas: LambdaLibrary,
+    shape: Shape,
+    policy: RulePolicy = DEFAULT_POLICY,
+    type_of: TypeOracle | None = None,
+    used_by: Sequence[Id] = (),
+) -> tuple[str, exp.Expr]:
+    """A folder output compiled over its parameter, whose struct shape is ``shape``.
+
+    >>> param, body = compile_folder_output(
+    ...     OutputExpression(Id(9, 1), "set(a = 1)"), LambdaLibrary(), (("a", None), ("b", None)))
+    >>> param, "'b', (currentResult).b" in body.sql("spark")
+    ('currentResult', True)
+    """
+    param, body = parse_folder_output(out, policy, used_by, lambdas)
+    ctx = PassContext(out.id, "output", out.expression, lambdas, policy=policy, type_of=type_of)
+    ctx.shapes = {param.lower(): shape}
+    return param, run_passes(body, ctx)
+
+
+def _no_meta_rule_sets(suite: RuleSuite) -> None:
+    if suite.meta_rule_sets:
+        raise ModelError(
+            f"suite {suite.id!r} has meta rule sets, which need the data's schema: use a "
+            "DataFrame runner or prepare_for_schema(suite, schema) first",
+            item_id=suite.meta_rule_sets[0].id,
+            item_kind="meta rule set",
+            code="META_RULE_SET",
+        )
+
+
+def compile_suite(
+    suite: RuleSuite,
+    *,
+    layout: ResultLayout = Layout.MAP,
+    policy: RulePolicy | None = None,
+    type_of: TypeOracle | None = None,
+    collect: bool = False,
+) -> CompiledSuite:
+    """Compile every rule of ``suite`` (lambda errors surface here, naming the lambda).
+
+    ``collect=True``: record every problem in ``issues`` instead of raising the first, and also
+    compile every output expression (engine outputs fully, folder outputs up to the policy).
+
+    >>> from quality_py.model import Rule, RuleSet
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+    ...     Rule(Id(3, 1), "a > 0"), Rule(Id(4, 1), "a >"), Rule(Id(5, 1), "nope(a)")])])
+    >>> report = compile_suite(suite, collect=True)
+    >>> [r.rule_id.id for r in report.rules], [(i.item_id.id, i.error.code) for i in report.issues]
+    ([3], [(4, 'RULE_SYNTAX'), (5, 'POLICY')])
+    """
+    _no_meta_rule_sets(suite)
+    policy = policy or suite.policy
+    issues: list[CompileIssue] | None = [] if collect else None
+    lambdas = compile_lambdas(suite.lambdas, policy, issues)
+    compiled = []
+    for rule_set, rule in suite.iter_rules():
+        ctx = PassContext(
+            rule.id, "rule", rule.expression, lambdas, layout, policy=policy, type_of=type_of
+        )
+        parsed = None
+        try:
+            parsed = _checked_tree(rule.expression, ctx, "rule")
+            tree = run_passes(parsed, ctx)
+        except QualityError as err:
+            if issues is None:
+                raise
+            issues.append(CompileIssue(err, "rule", rule.id, rule.expression, parsed))
+            continue
+        compiled.append(CompiledRule(rule_set.id, rule.id, rule.expression, tree, parsed))
+    outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
+    return CompiledSuite(
+        suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())
+    )
+
+
+def _compile_outputs(
+    suite: RuleSuite,
+    lambdas: LambdaLibrary,
+    policy: RulePolicy,
+    type_of: TypeOracle | None,
+    issues: list[CompileIssue] | None,
+) -> list[CompiledOutput]:
+    assert issues is not None
+    users: dict[Id, list[Id]] = {}
+    distinct: dict[Id, OutputExpression] = {}
+    for _, rule in suite.iter_rules():
+        if rule.output is not None:
+            distinct.setdefault(rule.output.id, rule.output)
+            users.setdefault(rule.output.id, []).append(rule.id)
+    out: list[CompiledOutput] = []
+    for oid, output in distinct.items():
+        parsed = None
+        try:
+            if is_folder_output(output.expression):
+                param, body = parse_folder_output(output, policy, users[oid], lambdas)
+                out.append(CompiledOutput(oid, output.expression, body, None, param))
+                continue
+            ctx = PassContext(
+                oid, "output", output.expression, lambdas, policy=policy, type_of=type_of
+            )
+            parsed = _checked_tree(output.expression, ctx, "output")
+            out.append(CompiledOutput(oid, output.expression, parsed, run_passes(parsed, ctx)))
+        except QualityError as err:
+            issues.append(CompileIssue(err, "output", oid, output.expression, parsed))
+    return out
