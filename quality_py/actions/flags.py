@@ -75,23 +75,6 @@ def fails_any_sql(codes: list[str], probable_pass: float) -> str:
     return f"exists(array({', '.join(codes)}), c -> {fails_sql('c', probable_pass)})"
 
 
-def code_counts(codes: tuple[str, ...]) -> list[tuple[str, str]]:
-    """``(key, aggregate SQL)`` of the row count and each rule's result counts, keyed as
-    :func:`quality_py.runners.summary.stats_from_row` reads them."""
-    out = [("rows", "count(1)")]
-    kinds = (
-        ("passed", PASSED),
-        ("failed", FAILED),
-        ("soft", SOFT_FAILED),
-        ("disabled", DISABLED_RULE),
-    )
-    for i, code in enumerate(codes):
-        out += [(f"r{i}_{kind}", f"count_if({code} = {value})") for kind, value in kinds]
-        known = ", ".join(str(v) for _, v in kinds)
-        out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
-    return out
-
-
 def failed_rules_sql(
     refs: tuple[RuleRef, ...], codes: tuple[str, ...], probable_pass: float
 ) -> str:

@@ -25,19 +25,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from quality_py.actions.flags import (
-    RuleRef,
-    code_counts,
-    failed_rules_sql,
-    fails_any_sql,
-    rule_refs,
-)
+from quality_py.actions.flags import RuleRef, failed_rules_sql, fails_any_sql, rule_refs
 from quality_py.actions.notify import Notifier, notify_all
-from quality_py.dataset.checks import Check, VerificationResult, assess
+from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.runners.summary import SuiteStats, stats_from_row
+from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 
@@ -317,7 +311,7 @@ def run_quality(
     """
     from pyspark.sql import functions as F
 
-    from quality_py.runners.data_quality import _wrap, as_layout, stage_rule_codes
+    from quality_py.runners.staging import as_layout, stage_rule_codes, wrap_column
     from quality_py.sql.build import to_sql
     from quality_py.sql.dq_struct import dq_struct
 
@@ -349,7 +343,7 @@ def run_quality(
         }
         flagged = staged.frame.select(
             "*",
-            _wrap(struct, prepared, chosen, name),
+            wrap_column(struct, prepared, chosen, name),
             F.expr(fails_any_sql(by_action["fail"], pp)).alias(FAIL),
             F.expr(fails_any_sql(by_action["drop"], pp)).alias(DROP),
             F.expr(fails_any_sql(list(codes), pp)).alias(ANY),
@@ -384,34 +378,21 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
     """One aggregation: rows failing each ``fail`` rule plus every check's shareable metrics."""
     from pyspark.sql import functions as F
 
-    from quality_py.dataset.analyzers import Analyzer
-    from quality_py.dataset.observe import without_filter
-    from quality_py.dataset.runner import run_analyzers, shared_aggregations, states_from_row
+    from quality_py.dataset.observe import checks_aggregation
 
     started = time.perf_counter()
     fail_refs = [r for r in run.refs if r.action == "fail"]
-    analyzers = list(dict.fromkeys(k.analyzer for c in run.checks for k in c.constraints))
-    scans = [a for a in analyzers if isinstance(a, Analyzer)]
-    grouping = [a for a in analyzers if not isinstance(a, Analyzer)]
-    policy = run.suite.policy
-    sqls, positions = shared_aggregations(scans, policy)
+    fail_codes = [c for c, r in zip(run.codes, run.refs, strict=True) if r.action == "fail"]
+    check_columns, assess_from = checks_aggregation(run.checks, run.source, policy=run.suite.policy)
     columns = [
         F.expr(f"count_if({fails_any_sql([c], run.prepared.probable_pass)})").alias(f"f{i}")
-        for i, c in enumerate(
-            c for c, r in zip(run.codes, run.refs, strict=True) if r.action == "fail"
-        )
-    ] + [F.expr(without_filter(s)).alias(f"a{i}") for i, s in enumerate(sqls)]
-    row = run.flagged.agg(*columns).collect()[0] if columns else None
+        for i, c in enumerate(fail_codes)
+    ] + check_columns
+    row = run.flagged.agg(*columns).collect()[0].asDict() if columns else None
     counts = [int(row[f"f{i}"]) for i in range(len(fail_refs))] if row is not None else []
     verification = None
     if run.checks:
-        values = [row[f"a{i}"] for i in range(len(sqls))] if row is not None else None
-        metrics: dict[Any, Any] = dict(
-            _metrics(states_from_row(scans, positions, values)) if scans else {}
-        )
-        if grouping:
-            metrics.update(run_analyzers(run.source, grouping, policy=policy).metrics)
-        verification = assess(run.checks, metrics)
+        verification = assess_from(row)
         run.precheck = verification
     failing = tuple((r, n) for r, n in zip(fail_refs, counts, strict=True) if n > 0)
     failed_checks = _failed_check_messages(run.checks, verification) if verification else ()
@@ -438,7 +419,3 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
             timings={"precheck_seconds": round(time.perf_counter() - started, 3)},
         )
     )
-
-
-def _metrics(states: dict[Any, Any]) -> dict[Any, Any]:
-    return {a: a.metric(s) for a, s in states.items()}

@@ -100,6 +100,48 @@ def observe_analyzers(
     return observed, handle
 
 
+def checks_aggregation(
+    checks: Sequence[Any],
+    source: Any,
+    *,
+    policy: RulePolicy = DEFAULT_POLICY,
+    prefix: str = "a",
+) -> tuple[list[Any], Any]:
+    """The checks' shareable metrics as aggregate Columns to put on *any* aggregation (an
+    ``agg``, an ``observe``), and a function that assesses the checks from that aggregation's
+    values (a mapping of column name to value; None when it never ran). Grouping analyzers run
+    their own queries (one per key) over ``source`` when the function is called.
+
+    >>> from quality_py.dataset.checks import Check
+    >>> df = spark.createDataFrame([(1,), (2,)], "a int")
+    >>> columns, assess_from = checks_aggregation([Check("error", "t").has_size("== 2")], df)
+    >>> assess_from(df.agg(*columns).collect()[0].asDict()).status
+    'success'
+    """
+    from pyspark.sql import functions as F
+
+    from quality_py.dataset.checks import assess
+    from quality_py.dataset.runner import run_analyzers
+
+    analyzers = list(dict.fromkeys(k.analyzer for c in checks for k in c.constraints))
+    scans = [a for a in analyzers if isinstance(a, Analyzer)]
+    others = [a for a in analyzers if not isinstance(a, Analyzer)]
+    sqls, positions = shared_aggregations(scans, policy)
+    columns = [F.expr(without_filter(s)).alias(f"{prefix}{i}") for i, s in enumerate(sqls)]
+
+    def assess_from(values: Any) -> Any:
+        metrics: dict[Any, Any] = {}
+        if scans:
+            row = [None if values is None else values.get(f"{prefix}{i}") for i in range(len(sqls))]
+            states = states_from_row(scans, positions, row)
+            metrics.update(AnalysisResult(states).metrics)
+        if others:
+            metrics.update(run_analyzers(source, others, policy=policy).metrics)
+        return assess(checks, metrics)
+
+    return columns, assess_from
+
+
 def observe_checks(
     df: Any,
     checks: Sequence[Any],
@@ -120,19 +162,14 @@ def observe_checks(
     >>> finish().status
     'success'
     """
-    from quality_py.dataset.checks import assess
-    from quality_py.dataset.runner import run_analyzers
+    from pyspark.sql import Observation
 
-    analyzers = list(dict.fromkeys(k.analyzer for c in checks for k in c.constraints))
-    scans = [a for a in analyzers if isinstance(a, Analyzer)]
-    others = [a for a in analyzers if not isinstance(a, Analyzer)]
-    observed, handle = observe_analyzers(df, scans, policy=policy)
+    source = df if grouping_source is None else grouping_source
+    columns, assess_from = checks_aggregation(checks, source, policy=policy)
+    observation = Observation(f"quality_py_checks_{next(_names)}")
+    observed = df.observe(observation, *columns) if columns else df
 
     def finish() -> Any:
-        metrics = dict(handle.result().metrics) if scans else {}
-        if others:
-            source = df if grouping_source is None else grouping_source
-            metrics.update(run_analyzers(source, others, policy=policy).metrics)
-        return assess(checks, metrics)
+        return assess_from(observation.get if columns else {})
 
     return observed, finish

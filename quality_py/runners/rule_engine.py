@@ -21,7 +21,7 @@ from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import Rule, RuleSuite
-from quality_py.runners.data_quality import as_layout, stage_rule_codes, type_oracle
+from quality_py.runners.staging import as_layout, stage_rule_codes, type_oracle
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code

@@ -22,8 +22,8 @@ from quality_py.model.ids import Id
 from quality_py.model.policy import RulePolicy
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import OutputExpression, Rule, RuleSuite
-from quality_py.runners.data_quality import as_layout, stage_rule_codes, type_oracle
 from quality_py.runners.fold_fields import plan_fields
+from quality_py.runners.staging import as_layout, stage_rule_codes, type_oracle
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.compiler import TypeOracle, compile_expression, compile_folder_output

@@ -12,6 +12,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.sql.build import bigint, call, field, lit, to_sql
+from quality_py.sql.build import bigint, call, field, lit, paren, to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.passes import run_passes
 
@@ -69,19 +70,27 @@ _KINDS = (
 )
 
 
+def code_counts(codes: Sequence[str]) -> list[tuple[str, str]]:
+    """``(key, aggregate SQL)`` of the row count and each rule's result counts: the one place
+    per-rule counts are defined (quality runs count the staged code columns, :func:`rule_summary`
+    the codes read from a data-quality column); :func:`stats_from_row` reads them back.
+
+    >>> code_counts(["c"])[:2]
+    [('rows', 'count(1)'), ('r0_passed', 'count_if(c = 100000)')]
+    """
+    out = [("rows", "count(1)")]
+    known = ", ".join(str(v) for _, v in _KINDS)
+    for i, code in enumerate(codes):
+        out += [(f"r{i}_{kind}", f"count_if({code} = {value})") for kind, value in _KINDS]
+        out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
+    return out
+
+
 def _aggregate_sql(suite: RuleSuite, column: str, layout: ResultLayout) -> list[tuple[str, str]]:
     col = exp.column(column, quoted=True)
     ctx = PassContext(item_kind="summary", layout=layout)
-    out = [
-        ("rows", "count(1)"),
-        (
-            "overall",
-            to_sql(
-                call("count_if", exp.EQ(this=field(col, "overallResult"), expression=lit(PASSED)))
-            ),
-        ),
-    ]
-    for i, (rule_set, rule) in enumerate(suite.iter_rules()):
+    codes = []
+    for rule_set, rule in suite.iter_rules():
         code = call(
             "rule_result",
             col,
@@ -89,17 +98,10 @@ def _aggregate_sql(suite: RuleSuite, column: str, layout: ResultLayout) -> list[
             bigint(rule_set.id.packed),
             bigint(rule.id.packed),
         )
-        code = run_passes(code, ctx)
-        for kind, value in _KINDS:
-            out.append(
-                (
-                    f"r{i}_{kind}",
-                    to_sql(call("count_if", exp.EQ(this=code.copy(), expression=lit(value)))),
-                )
-            )
-        known = exp.In(this=code.copy(), expressions=[lit(v) for _, v in _KINDS])
-        out.append((f"r{i}_prob", to_sql(call("count_if", exp.Not(this=known)))))
-    return out
+        codes.append(to_sql(paren(run_passes(code, ctx))))
+    overall = call("count_if", exp.EQ(this=field(col, "overallResult"), expression=lit(PASSED)))
+    rows, *per_rule = code_counts(codes)
+    return [rows, ("overall", to_sql(overall)), *per_rule]
 
 
 def summary_columns(

@@ -42,7 +42,7 @@ def spark_checks(spark: Any, schema: Any, items: list[Item], frame: Any = None) 
     or an empty DataFrame of ``schema``, the input named the way the runners name it."""
     from pyspark.errors import PySparkException
 
-    from quality_py.runners.data_quality import input_frame
+    from quality_py.runners.staging import input_frame
 
     todo = [i for i in items if i.sql is not None]
     if not todo:

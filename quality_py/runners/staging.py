@@ -1,0 +1,245 @@
+"""Staging shared by every DataFrame runner: the input as rules see it, each rule's value
+and result code in hidden columns, Spark's analysis of the suite, and the determinism gate.
+
+The data-quality runner, the rule engine, the rule folder and quality runs all start here
+(:func:`stage_rule_codes`), then build their own struct from :meth:`StagedCodes.code_refs`.
+Analysis runs no Spark job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from quality_py.errors import ModelError, RuleAnalysisError
+from quality_py.model.layout import CompactLayout
+from quality_py.model.results import Layout
+from quality_py.model.rules import RuleSuite
+from quality_py.sql.build import to_sql
+from quality_py.sql.coding import family_of, result_code
+from quality_py.sql.compiler import CompiledRule, CompiledSuite, TypeOracle, compile_suite
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+#: Alias the runner gives the input DataFrame so rules can correlate subqueries (``main.col``).
+MAIN_ALIAS = "main"
+
+
+def as_layout(layout: Layout | str) -> Layout:
+    """The :class:`Layout` named by ``layout`` (``"map"``/``"compact"`` or a Layout)."""
+    return Layout(layout) if isinstance(layout, str) else layout
+
+
+def input_frame(df: DataFrame, sqls: Sequence[str]) -> DataFrame:
+    """The input as rules see it: aliased ``main`` for correlated subqueries, unless the rules
+    are written against the input's own qualifiers (``src.account`` on ``src.join(...)``).
+
+    Aliasing replaces every qualifier of a joined DataFrame, so when the rules analyse only
+    without the alias, the input is used as it is. Analysis runs no job. When neither analyses,
+    the aliased frame is returned and the caller reports the errors rule by rule.
+    """
+    aliased = df.alias(MAIN_ALIAS)
+    if not sqls:
+        return aliased
+    errors = _analysis_errors()
+    try:
+        aliased.selectExpr(*sqls).schema  # noqa: B018 - analysis only
+        return aliased
+    except errors:
+        pass
+    try:
+        df.selectExpr(*sqls).schema  # noqa: B018 - analysis only
+        return df
+    except errors:
+        return aliased
+
+
+def type_oracle(df: DataFrame) -> Callable[[str], str | None]:
+    """Spark's type of a SQL expression over ``df`` (analysis only, no job), cached per text.
+
+    >>> type_of = type_oracle(spark.createDataFrame([(1, "x")], "a int, s string"))
+    >>> type_of("named_struct('k', a, 'v', s)"), type_of("nope + 1")
+    ('struct<k:int,v:string>', None)
+    """
+    cache: dict[str, str | None] = {}
+    empty = df.limit(0)
+
+    def type_of(sql: str) -> str | None:
+        if sql not in cache:
+            try:
+                frame = input_frame(empty, [sql])
+                cache[sql] = frame.selectExpr(sql).schema.fields[0].dataType.simpleString()
+            except _analysis_errors():
+                cache[sql] = None
+        return cache[sql]
+
+    return type_of
+
+
+def _analysis_errors() -> tuple[type[BaseException], ...]:
+    from pyspark.errors import AnalysisException, ParseException
+
+    return (AnalysisException, ParseException)
+
+
+def _with_rule_values(
+    df: DataFrame, compiled: CompiledSuite, probe: Sequence[str] = ()
+) -> tuple[DataFrame, list[str | None]]:
+    """``df`` (see :func:`input_frame`) plus one hidden column per rule value, and each value's
+    family. ``probe``: more SQL (outputs) that decides the input's naming with the rules.
+
+    Spark analyses every rule here (no job runs). A suite that does not analyse is diagnosed
+    rule by rule, and :class:`RuleAnalysisError` lists every rule that fails or whose value
+    cannot be a rule result.
+    """
+    names = [f"__qp_v{i}" for i in range(len(compiled.rules))]
+    clash = {*names, *(n.replace("_v", "_c") for n in names)} & set(df.columns)
+    if clash:
+        raise ModelError(f"input columns clash with internal names: {sorted(clash)}")
+    sqls = [
+        to_sql(exp.alias_(r.tree.copy(), n)) for r, n in zip(compiled.rules, names, strict=True)
+    ]
+    base = input_frame(df, [*sqls, *probe])
+    try:
+        values = base.selectExpr("*", *sqls)
+        fields = values.schema.fields[len(df.columns) :]
+    except _analysis_errors():
+        problems = []
+        for rule, sql in zip(compiled.rules, sqls, strict=True):
+            try:
+                base.selectExpr(sql).schema  # noqa: B018 - analysis only
+            except _analysis_errors() as err:
+                problems.append((rule, _first_line(str(err))))
+        if not problems:  # pragma: no cover - the whole failed but no part did
+            raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
+        raise _rule_errors(problems) from None
+    if not compiled.policy.trusted:
+        _require_deterministic(base, values, compiled, sqls)
+    families = [family_of(f.dataType.simpleString()) for f in fields]
+    bad = [
+        (rule, f"a rule must yield a boolean, number or string, not {f.dataType.simpleString()}")
+        for rule, f, fam in zip(compiled.rules, fields, families, strict=True)
+        if fam is None
+    ]
+    if bad:
+        raise _rule_errors(bad)
+    return values, families
+
+
+def _deterministic(frame: DataFrame) -> bool | None:
+    """Whether Spark's analysed plan is deterministic; None on Spark Connect (no JVM handle)."""
+    jdf = getattr(frame, "_jdf", None)
+    if jdf is None:
+        return None
+    try:
+        return bool(jdf.queryExecution().analyzed().deterministic())
+    except Exception:
+        return None
+
+
+def _require_deterministic(
+    base: DataFrame, values: DataFrame, compiled: CompiledSuite, sqls: list[str]
+) -> None:
+    """The policy's second gate: Spark itself must find every untrusted rule deterministic."""
+    if _deterministic(values) is not False:
+        return
+    bad = [
+        (rule, "Spark finds this rule nondeterministic; the rule policy refuses it")
+        for rule, sql in zip(compiled.rules, sqls, strict=True)
+        if _deterministic(base.selectExpr(sql)) is False
+    ]
+    if bad:
+        raise _rule_errors(bad)
+
+
+def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
+    """The type family of every compiled rule's value when evaluated against ``df``."""
+    return _with_rule_values(df, compiled)[1]
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0][:500]
+
+
+def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:
+    first = problems[0][0]
+    lines = [f"{r.rule_id!r}: {msg}" for r, msg in problems]
+    return RuleAnalysisError(
+        f"{len(problems)} rule(s) do not analyse:\n  " + "\n  ".join(lines),
+        item_id=first.rule_id,
+        source=first.source,
+    )
+
+
+def wrap_column(sql: str, suite: RuleSuite, layout: Layout, name: str) -> Column:
+    """One SQL string as the named output Column (compact layouts carry their ids as metadata)."""
+    from pyspark.sql import functions as F
+
+    column = F.expr(sql)
+    if layout is Layout.COMPACT:
+        return column.alias(name, metadata=CompactLayout.of(suite).to_metadata())
+    return column.alias(name)
+
+
+@dataclass(frozen=True)
+class StagedCodes:
+    """A DataFrame holding every rule's result code in a hidden column, ready for a struct.
+
+    Three projections: rule values (also the type probe), result codes, then whatever struct the
+    runner builds from :meth:`code_refs`. Each rule is evaluated once into a hidden column; a
+    runner's struct references every code at least twice (results + overall), so Spark keeps
+    that projection apart instead of inlining every rule into one huge expression.
+    """
+
+    frame: DataFrame
+    families: list[str | None]
+    compiled: CompiledSuite
+    hidden: tuple[str, ...]
+
+    def code_refs(self) -> list[exp.Expr]:
+        """Column references to the codes, in ``suite.iter_rules()`` order."""
+        return [exp.column(f"__qp_c{i}") for i in range(len(self.compiled.rules))]
+
+    def finish(self, *columns: Column) -> DataFrame:
+        """Append ``columns`` (built from the codes) and drop the hidden columns."""
+        return self.frame.select("*", *columns).drop(*self.hidden)
+
+
+def stage_rule_codes(
+    df: DataFrame,
+    suite: RuleSuite,
+    probe: Callable[[CompiledSuite], Sequence[str]] | None = None,
+    type_of: TypeOracle | None = None,
+) -> StagedCodes:
+    """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
+
+    Meta rule sets and missing-attribute fallbacks are resolved here
+    (:func:`quality_py.prepare.prepare_for_schema`); ``compiled.suite`` is the prepared suite.
+    The input keeps its own qualifiers when the rules use them (:func:`input_frame`);
+    ``probe`` gives more SQL over the input (e.g. the engine's outputs) for that decision.
+    """
+    from quality_py.prepare import prepare_for_schema
+    from quality_py.runners.implicit_casts import apply_if_enabled
+
+    compiled = compile_suite(
+        prepare_for_schema(suite, df.schema), type_of=type_of or type_oracle(df)
+    )
+    extra = list(probe(compiled)) if probe is not None else []
+    rule_sqls = [to_sql(r.tree) for r in compiled.rules]
+    compiled = apply_if_enabled(input_frame(df, [*rule_sqls, *extra]), compiled)
+    values, families = _with_rule_values(df, compiled, extra)
+    n = len(compiled.rules)
+    value_cols = [f"__qp_v{i}" for i in range(n)]
+    code_cols = [f"__qp_c{i}" for i in range(n)]
+    codes = values.selectExpr(
+        "*",
+        *[
+            to_sql(exp.alias_(result_code(exp.column(v), f), c))
+            for v, f, c in zip(value_cols, families, code_cols, strict=True)
+        ],
+    )
+    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols))
