@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quality_py.errors import QualityError, escape_text
+from quality_py.types import SparkSession
 
 
 def _session(master: str, remote: str | None) -> Any:
@@ -36,7 +37,7 @@ def _session(master: str, remote: str | None) -> Any:
     return local_session(master)
 
 
-def _read_input(spark: Any, source: str, fmt: str | None) -> Any:
+def _read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
     if source.startswith("sample:"):
         from quality_py.spark.samples import load_sample
 
@@ -47,7 +48,7 @@ def _read_input(spark: Any, source: str, fmt: str | None) -> Any:
     return spark.read.parquet(source)
 
 
-def _register_views(spark: Any, views: Sequence[str], fmt: str | None) -> list[str]:
+def _register_views(spark: SparkSession, views: Sequence[str], fmt: str | None) -> list[str]:
     names = []
     for item in views:
         name, _, path = item.partition("=")
@@ -68,7 +69,7 @@ def _policy(args: argparse.Namespace, views: Sequence[str]) -> Any:
     return RulePolicy().with_views(*views, *sample)
 
 
-def _warn_if_unhardened(spark: Any) -> None:
+def _warn_if_unhardened(spark: SparkSession) -> None:
     from quality_py.spark.hardening import check_session
 
     hardening = check_session(spark)
@@ -170,7 +171,7 @@ def _is_yaml(source: str) -> bool:
     return source.lower().endswith((".yaml", ".yml"))
 
 
-def _load_suite(source: str, suite: str | None, spark: Any) -> Any:
+def _load_suite(source: str, suite: str | None, spark: SparkSession | None) -> Any:
     """A suite from a YAML file or from a folder of rule tables."""
     from pathlib import Path
 
@@ -181,6 +182,8 @@ def _load_suite(source: str, suite: str | None, spark: Any) -> Any:
     if _is_yaml(source):
         return load_ruleset(source)
     folder = Path(source)
+    if spark is None:
+        raise SystemExit(f"{source}: reading rule tables needs a Spark session")
     frames = {
         name: spark.read.parquet(str(folder / name)) if (folder / name).exists() else None
         for name in TABLES
@@ -201,7 +204,7 @@ def _load_suite(source: str, suite: str | None, spark: Any) -> Any:
     return loaded.latest(ids.pop())
 
 
-def _schema(args: argparse.Namespace, spark: Any) -> Any:
+def _schema(args: argparse.Namespace, spark: SparkSession) -> Any:
     if getattr(args, "schema", None):
         return spark.createDataFrame([], args.schema).schema
     if getattr(args, "input", None):

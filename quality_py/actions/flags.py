@@ -40,7 +40,7 @@ class RuleRef:
 def rule_refs(suite: RuleSuite) -> tuple[RuleRef, ...]:
     """Every rule of ``suite`` in declaration order."""
     return tuple(
-        RuleRef(rs.id, r.id, r.action_if_failed, r.description, r.owner, tuple(r.tags))
+        RuleRef(rs.id, r.id, str(r.action_if_failed), r.description, r.owner, tuple(r.tags))
         for rs, r in suite.iter_rules()
     )
 

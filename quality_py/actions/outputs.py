@@ -8,9 +8,8 @@ keeps every other run's.
 
 from __future__ import annotations
 
-from typing import Any
-
 from quality_py.errors import QualityError
+from quality_py.types import DataFrame, SparkSession
 
 
 class RunOutputError(QualityError):
@@ -23,7 +22,7 @@ def _is_path(destination: str) -> bool:
     return "/" in destination or "://" in destination or destination.startswith(".")
 
 
-def _check_format(spark: Any, fmt: str) -> None:
+def _check_format(spark: SparkSession, fmt: str) -> None:
     if fmt == "delta":
         import importlib.util
 
@@ -33,7 +32,7 @@ def _check_format(spark: Any, fmt: str) -> None:
         raise RunOutputError(f"unsupported output format {fmt!r}", item_kind="output")
 
 
-def _table_exists(spark: Any, name: str) -> bool:
+def _table_exists(spark: SparkSession, name: str) -> bool:
     try:
         return bool(spark.catalog.tableExists(name))
     except Exception:  # older catalogs: fall back to a lookup
@@ -45,7 +44,7 @@ def _table_exists(spark: Any, name: str) -> bool:
 
 
 def write_frame(
-    frame: Any,
+    frame: DataFrame,
     destination: str,
     mode: str,
     fmt: str,
@@ -76,7 +75,7 @@ def write_frame(
         else:
             writer.saveAsTable(destination)
         return
-    previous = spark.conf.get("spark.sql.sources.partitionOverwriteMode")
+    previous = spark.conf.get("spark.sql.sources.partitionOverwriteMode") or "STATIC"
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     try:
         if _is_path(destination):

@@ -9,6 +9,7 @@ from typing import Any
 from quality_py.actions.run import QualityRun, run_quality
 from quality_py.dataset.checks import Check
 from quality_py.model.rules import RuleSuite
+from quality_py.types import DataFrame
 
 
 def with_quality(
@@ -67,7 +68,7 @@ def foreach_batch(
     ``stream.writeStream.foreachBatch(foreach_batch(suite, target="out/valid")).start()``
     """
 
-    def handle(batch: Any, batch_id: int) -> None:
+    def handle(batch: DataFrame, batch_id: int) -> None:
         run = run_quality(batch, suite, checks, f"{run_prefix}-{batch_id}", **options)
         run.write(target, quarantine, stats, partition_valid_by_run=True)
 

@@ -29,9 +29,11 @@ from quality_py.actions.flags import RuleRef, failed_rules_sql, fails_any_sql, r
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
+from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
+from quality_py.types import DataFrame
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 
@@ -43,7 +45,7 @@ class RunSummary:
     run_id: str
     run_time: datetime
     suite: str
-    status: str  # "running", "success" or "failed"
+    status: RunStatus
     input_rows: int | None = None
     valid_rows: int | None = None
     quarantined_rows: int | None = None
@@ -78,7 +80,7 @@ class RunSummary:
             "run_id": self.run_id,
             "run_time": self.run_time.isoformat(),
             "suite": self.suite,
-            "status": self.status,
+            "status": str(self.status),
             "input_rows": self.input_rows,
             "valid_rows": self.valid_rows,
             "quarantined_rows": self.quarantined_rows,
@@ -219,7 +221,9 @@ class QualityRun:
                 frame = self.stats_frame(summary)
                 write_frame(frame, stats, "overwrite", format, "qp_run_id", self.run_id)
         except Exception as err:
-            failed = RunSummary(self.run_id, self.run_time, _suite_name(self.suite), "failed")
+            failed = RunSummary(
+                self.run_id, self.run_time, _suite_name(self.suite), RunStatus.FAILED
+            )
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
         notify_all(self.notifiers, "success", summary)
@@ -238,7 +242,7 @@ class QualityRun:
             self.run_id,
             self.run_time,
             _suite_name(self.suite),
-            "success",
+            RunStatus.SUCCESS,
             input_rows=rows,
             valid_rows=rows - dropped,
             quarantined_rows=int(values["quarantined"]),
@@ -285,7 +289,7 @@ def _failed_check_messages(
 
 
 def run_quality(
-    df: Any,
+    df: DataFrame,
     suite: RuleSuite,
     checks: Sequence[Check] = (),
     run_id: str | None = None,
@@ -327,7 +331,7 @@ def run_quality(
         )
     run_id = run_id or uuid.uuid4().hex
     run_time = datetime.now(timezone.utc).replace(microsecond=0)
-    started = RunSummary(run_id, run_time, _suite_name(suite), "running")
+    started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
     notify_all(tuple(notifiers), "start", started)
     try:
         staged = stage_rule_codes(df, suite)
@@ -411,7 +415,7 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
             run.run_id,
             run.run_time,
             _suite_name(run.suite),
-            "failed",
+            RunStatus.FAILED,
             failing_rules=failing,
             failed_checks=failed_checks,
             sample_keys=sample,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quality_py.model.rules import RuleSuite
+from quality_py.types import SparkSession
 
 STATS_DDL = (
     "qp_run_id STRING, run_time TIMESTAMP, suite_id INT, suite_version INT, kind STRING, "
@@ -71,7 +72,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tupl
                 "check",
                 c.constraint,
                 rule_set=c.check,
-                action=c.level,
+                action=str(c.level),
                 value=None if metric is None else float(metric),
                 status="passed" if c.passed else "failed",
                 message=c.message,
@@ -79,6 +80,6 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tupl
     return rows
 
 
-def stats_frame(spark: Any, suite: RuleSuite, refs: Sequence[Any], summary: Any) -> Any:
+def stats_frame(spark: SparkSession, suite: RuleSuite, refs: Sequence[Any], summary: Any) -> Any:
     """A small DataFrame of the run's stats (partitioned by ``qp_run_id`` when written)."""
     return spark.createDataFrame(stats_rows(suite, refs, summary), STATS_DDL)

@@ -40,7 +40,9 @@ from quality_py.dataset.grouping import (
 from quality_py.dataset.runner import AnyAnalyzer
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.errors import ModelError
+from quality_py.model.enums import CheckLevel, RowAction
 from quality_py.sql.build import lit, to_sql
+from quality_py.types import DataFrame, SparkSession
 
 Assertion = Callable[[Any], bool] | str
 _OPS = {
@@ -119,26 +121,30 @@ class Check:
     ['carrier is complete', 'size >= 1']
     """
 
-    level: str
+    level: CheckLevel | str  # stored as a CheckLevel
     description: str
     constraints: tuple[Constraint, ...] = field(default=())
-    action_if_failed: str | None = None  # default: "fail" for error checks, "ignore" otherwise
+    #: default: ``fail`` for error checks, ``ignore`` otherwise
+    action_if_failed: RowAction | str | None = None  # stored as a RowAction
 
     def __post_init__(self) -> None:
-        if self.level not in ("error", "warning"):
+        if self.level not in tuple(CheckLevel):
             raise ModelError(f"check level must be 'error' or 'warning', got {self.level!r}")
-        if self.action_if_failed not in (None, "fail", "ignore"):
+        object.__setattr__(self, "level", CheckLevel(self.level))
+        if self.action_if_failed not in (None, RowAction.FAIL, RowAction.IGNORE):
             raise ModelError(
                 f"a dataset check's action_if_failed is 'fail' or 'ignore', "
                 f"got {self.action_if_failed!r}"
             )
+        if self.action_if_failed is not None:
+            object.__setattr__(self, "action_if_failed", RowAction(self.action_if_failed))
 
     @property
-    def action(self) -> str:
+    def action(self) -> RowAction:
         """What a failure does in a quality run: ``fail`` stops it, ``ignore`` records it."""
         if self.action_if_failed is not None:
-            return self.action_if_failed
-        return "fail" if self.level == "error" else "ignore"
+            return RowAction(self.action_if_failed)
+        return RowAction.FAIL if self.level is CheckLevel.ERROR else RowAction.IGNORE
 
     def _add(
         self,
@@ -284,7 +290,7 @@ class VerificationResult:
         failed = {r.level for r in self.results if not r.passed}
         return "error" if "error" in failed else "warning" if failed else "success"
 
-    def metrics_frame(self, spark: Any) -> Any:
+    def metrics_frame(self, spark: SparkSession) -> Any:
         """The outcomes as a DataFrame (for storing next to the data)."""
         rows = [
             (r.check, r.level, r.constraint, r.passed, _as_double(r.metric), r.message)
@@ -301,7 +307,7 @@ def _as_double(metric: Any) -> float | None:
     return None if metric is None else float(metric)
 
 
-def verify(df: Any, checks: Sequence[Check], *, policy: Any = None) -> VerificationResult:
+def verify(df: DataFrame, checks: Sequence[Check], *, policy: Any = None) -> VerificationResult:
     """Run the checks' analyzers (one shared scan + one query per grouping set) and assess them.
 
     >>> df = spark.createDataFrame([(1, "a"), (2, None)], "k int, s string")
@@ -327,7 +333,7 @@ def assess(checks: Sequence[Check], metrics: Any) -> VerificationResult:
             out.append(
                 ConstraintResult(
                     check.description,
-                    check.level,
+                    str(check.level),
                     constraint.description,
                     passed,
                     metrics[constraint.analyzer],

@@ -21,6 +21,7 @@ from typing import Any
 from sqlglot import exp
 
 from quality_py.sql.build import to_sql
+from quality_py.types import DataFrame
 
 COUNT = "__qp_count"
 
@@ -34,10 +35,10 @@ class FrequencyState:
     """Value frequencies of one set of grouping columns (a lazy DataFrame)."""
 
     columns: tuple[str, ...]
-    frame: Any
+    frame: DataFrame
 
     @classmethod
-    def of(cls, df: Any, columns: Sequence[str]) -> FrequencyState:
+    def of(cls, df: DataFrame, columns: Sequence[str]) -> FrequencyState:
         """The frequencies of ``columns`` in ``df`` (no job runs until a metric is asked for)."""
         frame = df.groupBy(*_cols(columns)).agg({"*": "count"})
         frame = frame.withColumnRenamed(frame.columns[-1], COUNT)
@@ -85,7 +86,7 @@ class GroupingAnalyzer:
         args = ",".join(f"{k}={v}" for k, v in vars(self).items() if v is not None)
         return f"{type(self).__name__}({args})"
 
-    def prepare(self, frame: Any) -> Any:
+    def prepare(self, frame: DataFrame) -> Any:
         """Columns this analyzer needs added to the frequency frame (default: none)."""
         return frame
 
@@ -234,7 +235,7 @@ class MutualInformation(GroupingAnalyzer):
         object.__setattr__(self, "columns", (first, second))
         object.__setattr__(self, "where", where)
 
-    def prepare(self, frame: Any) -> Any:
+    def prepare(self, frame: DataFrame) -> Any:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 

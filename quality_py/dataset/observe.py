@@ -21,6 +21,7 @@ from quality_py.errors import ModelError
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.dialect import DIALECT
+from quality_py.types import DataFrame
 
 _names = itertools.count()
 
@@ -74,7 +75,7 @@ class ObservedAnalysis:
 
 
 def observe_analyzers(
-    df: Any, analyzers: Sequence[Analyzer], *, policy: RulePolicy = DEFAULT_POLICY
+    df: DataFrame, analyzers: Sequence[Analyzer], *, policy: RulePolicy = DEFAULT_POLICY
 ) -> tuple[Any, ObservedAnalysis]:
     """``df`` with the analyzers attached as observed metrics, and a handle to read them.
 
@@ -102,7 +103,7 @@ def observe_analyzers(
 
 def checks_aggregation(
     checks: Sequence[Any],
-    source: Any,
+    source: DataFrame,
     *,
     policy: RulePolicy = DEFAULT_POLICY,
     prefix: str = "a",
@@ -143,11 +144,11 @@ def checks_aggregation(
 
 
 def observe_checks(
-    df: Any,
+    df: DataFrame,
     checks: Sequence[Any],
     *,
     policy: RulePolicy = DEFAULT_POLICY,
-    grouping_source: Any = None,
+    grouping_source: DataFrame | None = None,
 ) -> tuple[Any, Any]:
     """``df`` observing the checks' shareable analyzers, and a function giving the verification.
 

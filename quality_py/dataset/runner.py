@@ -17,6 +17,7 @@ from quality_py.dataset.analyzers import Analyzer, _predicate
 from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, GroupKey, run_grouping
 from quality_py.dataset.states import State
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
+from quality_py.types import DataFrame
 
 AnyAnalyzer = Analyzer | GroupingAnalyzer
 
@@ -118,7 +119,7 @@ def states_from_row(
 
 
 def run_analyzers(
-    df: Any,
+    df: DataFrame,
     analyzers: Sequence[AnyAnalyzer],
     previous_states: AnalysisResult | None = None,
     *,
@@ -151,7 +152,7 @@ def run_analyzers(
 
 
 def run_grouping_analyzers(
-    df: Any,
+    df: DataFrame,
     analyzers: Sequence[GroupingAnalyzer],
     previous: Mapping[GroupKey, FrequencyState] | None = None,
     *,

@@ -349,7 +349,7 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             if r.tags:
                 item["tags"] = list(r.tags)
             if r.action_if_failed != "ignore":
-                item["action_if_failed"] = r.action_if_failed
+                item["action_if_failed"] = str(r.action_if_failed)
             rules.append(item)
         sets.append(
             _described({"id": rs.id.id, "version": rs.id.version}, rs.description)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from quality_py.errors import ModelError
+from quality_py.model.enums import RowAction
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 
@@ -50,7 +51,7 @@ class OutputExpression:
         _check_text(self.expression, "OutputExpression", self.id)
 
 
-ROW_ACTIONS = ("ignore", "drop", "fail")  # what a quality run does with a failing row
+ROW_ACTIONS = tuple(a.value for a in RowAction)  # what a quality run does with a failing row
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,7 @@ class Rule:
     description: str | None = None
     owner: str | None = None
     tags: Sequence[str] = ()
-    action_if_failed: str = "ignore"
+    action_if_failed: RowAction | str = RowAction.IGNORE  # stored as a RowAction
 
     def __post_init__(self) -> None:
         _check_id(self.id, "Rule")
@@ -83,6 +84,7 @@ class Rule:
                 f"got {self.action_if_failed!r}",
                 item_id=self.id,
             )
+        object.__setattr__(self, "action_if_failed", RowAction(self.action_if_failed))
         object.__setattr__(self, "tags", tuple(self.tags))
 
 

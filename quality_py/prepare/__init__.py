@@ -16,6 +16,7 @@ from quality_py.prepare.missing_attributes import rewrite_missing_attributes
 from quality_py.prepare.schema_fields import field_paths
 from quality_py.sql.build import to_sql
 from quality_py.sql.parse import parse_expression, parse_lambda
+from quality_py.types import SchemaLike
 
 __all__ = [
     "Position",
@@ -31,7 +32,7 @@ def _mentions(text: str) -> bool:
     return "attributesmissing" in text.lower().replace("_", "")
 
 
-def process_if_attributes_missing(suite: RuleSuite, schema: Any) -> RuleSuite:
+def process_if_attributes_missing(suite: RuleSuite, schema: SchemaLike) -> RuleSuite:
     """Rewrite every ``coalesce_if_attributes_missing[_disable]`` call for ``schema``.
 
     Rules, output expressions and lambda bodies are rewritten; items without such a call keep
@@ -84,7 +85,7 @@ def process_if_attributes_missing(suite: RuleSuite, schema: Any) -> RuleSuite:
 
 
 def prepare_for_schema(
-    suite: RuleSuite, schema: Any, position: Position = name_position
+    suite: RuleSuite, schema: SchemaLike, position: Position = name_position
 ) -> RuleSuite:
     """Expand meta rule sets, then rewrite missing-attribute fallbacks, for ``schema``.
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
 
 import mmh3
 from sqlglot import exp
@@ -22,6 +21,7 @@ from quality_py.prepare.schema_fields import columns_of
 from quality_py.sql.build import to_sql
 from quality_py.sql.parse import parse_lambda
 from quality_py.sql.passes.inline_lambdas import substitute_params
+from quality_py.types import SchemaLike
 
 Position = Mapping[str, int] | Callable[[str], int]
 
@@ -53,7 +53,7 @@ def _position(position: Position, column: str, meta: MetaRuleSet) -> int:
 
 
 def expand_meta_rule_set(
-    meta: MetaRuleSet, schema: Any, position: Position = name_position
+    meta: MetaRuleSet, schema: SchemaLike, position: Position = name_position
 ) -> RuleSet:
     """The rule set ``meta`` generates for ``schema``.
 
@@ -99,7 +99,7 @@ def expand_meta_rule_set(
 
 
 def expand_meta_rule_sets(
-    suite: RuleSuite, schema: Any, position: Position = name_position
+    suite: RuleSuite, schema: SchemaLike, position: Position = name_position
 ) -> RuleSuite:
     """``suite`` with each meta rule set replaced by the rules it generates for ``schema``."""
     if not suite.meta_rule_sets:

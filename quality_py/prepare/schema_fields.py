@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from quality_py.types import SchemaLike
 
 if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType
@@ -18,7 +20,7 @@ class ColumnInfo:
     nullable: bool
 
 
-def as_struct(schema: Any) -> StructType:
+def as_struct(schema: SchemaLike) -> StructType:
     """A StructType from a StructType or DataFrame (``.schema``)."""
     from pyspark.sql.types import StructType
 
@@ -30,7 +32,7 @@ def as_struct(schema: Any) -> StructType:
     raise TypeError(f"expected a StructType or DataFrame, got {type(schema).__name__}")
 
 
-def columns_of(schema: Any) -> list[ColumnInfo]:
+def columns_of(schema: SchemaLike) -> list[ColumnInfo]:
     """Top-level columns with their SQL type name and nullability."""
     return [
         ColumnInfo(f.name, f.dataType.simpleString().upper(), f.nullable)
@@ -48,7 +50,7 @@ def _paths(prefix: str, dtype: DataType, out: set[str]) -> None:
             _paths(path, f.dataType, out)
 
 
-def field_paths(schema: Any) -> frozenset[str]:
+def field_paths(schema: SchemaLike) -> frozenset[str]:
     """Every column name and nested struct path, lower-cased: ``a``, ``a.b``, ``a.b.c``.
 
     >>> from pyspark.sql.types import IntegerType, StructField, StructType

@@ -9,7 +9,8 @@ report them; the CLI warns when it runs rules from tables or YAML on a session w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from quality_py.types import SparkSession
 
 _SETTINGS = {
     "spark.sql.restrictedMode.enabled": "true",
@@ -38,7 +39,7 @@ class SessionHardening:
         )
 
 
-def check_session(spark: Any) -> SessionHardening:
+def check_session(spark: SparkSession) -> SessionHardening:
     """Read the hardening settings of ``spark`` (no job, no change).
 
     >>> check_session(spark).settings["spark.sql.runSQLOnFiles"] in ("true", "false", None)

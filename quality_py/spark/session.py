@@ -20,6 +20,7 @@ from quality_py.sql.build import call, to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import lookup
 from quality_py.sql.passes import run_passes
+from quality_py.types import SparkSession
 
 # name -> (parameters with SQL types, return type); the layout-independent scalar functions.
 _SIGNATURES: dict[str, tuple[tuple[tuple[str, str], ...], str]] = {
@@ -57,7 +58,7 @@ def sql_function_statements() -> list[str]:
     return out
 
 
-def register_sql_functions(spark: Any) -> list[str]:
+def register_sql_functions(spark: SparkSession) -> list[str]:
     """Register the scalar library functions in ``spark``; returns the names registered.
 
     >>> "passed" in register_sql_functions(spark)

@@ -8,6 +8,7 @@ from typing import Any
 from quality_py.errors import QualityError
 from quality_py.model.rules import RuleSuite
 from quality_py.prepare import Position, name_position, prepare_for_schema
+from quality_py.types import DataFrame, SchemaLike, SparkSession
 from quality_py.validation.report import ERROR_KINDS, WARNING_KINDS, Finding, ValidationReport
 from quality_py.validation.spark_checks import spark_checks
 from quality_py.validation.static_checks import schema_paths, static_checks
@@ -17,10 +18,10 @@ __all__ = ["ERROR_KINDS", "WARNING_KINDS", "Finding", "ValidationReport", "valid
 
 def validate(
     suite: RuleSuite,
-    schema_or_df: Any = None,
+    schema_or_df: SchemaLike = None,
     *,
-    spark: Any = None,
-    sample: Any = None,
+    spark: SparkSession | None = None,
+    sample: DataFrame | None = None,
     sample_rows: int = 20,
     position: Position = name_position,
 ) -> ValidationReport:
@@ -66,7 +67,7 @@ def validate(
     static, items, _ = static_checks(prepared, paths)
     findings += static
     checked = spark is not None and schema_or_df is not None
-    if checked:
+    if spark is not None and schema_or_df is not None:
         failed = {(f.item_kind, f.item_id) for f in findings if f.is_error}
         fine = [i for i in items if (i.item_kind, i.item_id) not in failed]
         if isinstance(schema_or_df, DataFrame):

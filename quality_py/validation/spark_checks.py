@@ -7,8 +7,7 @@ are resolved by the analyser, so unknown functions and missing views surface her
 
 from __future__ import annotations
 
-from typing import Any
-
+from quality_py.types import DataFrame, SchemaLike, SparkSession
 from quality_py.validation.report import Finding
 from quality_py.validation.static_checks import Item
 
@@ -33,11 +32,13 @@ def _condition(err: Exception) -> str:
     return ""
 
 
-def _analyse(frame: Any, sqls: list[str]) -> None:
+def _analyse(frame: DataFrame, sqls: list[str]) -> None:
     frame.selectExpr(*sqls).schema  # noqa: B018 - forces analysis, runs no job
 
 
-def spark_checks(spark: Any, schema: Any, items: list[Item], frame: Any = None) -> list[Finding]:
+def spark_checks(
+    spark: SparkSession, schema: SchemaLike, items: list[Item], frame: DataFrame | None = None
+) -> list[Finding]:
     """Analyse every compiled item against ``frame`` (a DataFrame: its join qualifiers are kept)
     or an empty DataFrame of ``schema``, the input named the way the runners name it."""
     from pyspark.errors import PySparkException

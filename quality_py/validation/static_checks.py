@@ -15,6 +15,7 @@ from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_suite
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.doc_comments import parse_docs
+from quality_py.types import SchemaLike
 from quality_py.validation.report import Finding
 
 _KIND_BY_CODE = {
@@ -188,7 +189,7 @@ def static_checks(
     return findings, items, report.lambdas
 
 
-def schema_paths(schema: Any) -> dict[str, bool]:
+def schema_paths(schema: SchemaLike) -> dict[str, bool]:
     """``{lower-cased dotted path: is a struct}`` for every column and nested field."""
     from pyspark.sql.types import StructType
 

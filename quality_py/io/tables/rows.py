@@ -289,7 +289,7 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
                     rule.description,
                     rule.owner,
                     tuple(rule.tags),
-                    rule.action_if_failed,
+                    str(rule.action_if_failed),
                 )
             )
         outputs += [OutputRow(text, oid, ov, sid, sv) for (oid, ov), text in written.items()]
