@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from quality_py.errors import QualityError
 from quality_py.model.rules import RuleSuite
