@@ -1,5 +1,8 @@
 """quality_py: versioned SQL data-quality rules evaluated by Spark built-ins as one column.
 
+The public API, by what it is for. Importing the package starts no JVM and changes no logging
+configuration.
+
 >>> from quality_py import Id, Rule, RuleSet, RuleSuite
 >>> RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 0")])]).rule_count
 1
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import logging
 
+# --- quality runs: actions, outputs, notifications ----------------------------------------------
 from quality_py.actions import (
     CallbackNotifier,
     JsonLinesNotifier,
@@ -20,21 +24,50 @@ from quality_py.actions import (
     run_quality,
     with_quality,
 )
+
+# --- dataset checks (Deequ) ---------------------------------------------------------------------
 from quality_py.dataset import Check, VerificationResult, run_analyzers, verify
+from quality_py.dataset.store import FileStateStore
+
+# --- documentation ------------------------------------------------------------------------------
+from quality_py.docgen import to_html, to_markdown
+
+# --- errors ---------------------------------------------------------------------------------------
 from quality_py.errors import (
     LambdaError,
     LibraryFunctionError,
     ModelError,
+    PolicyError,
     QualityError,
     RuleAnalysisError,
     RulesetFormatError,
     RuleSyntaxError,
 )
-from quality_py.functions import expr
-from quality_py.model.ids import Id, pack_ints, unpack
+
+# --- library functions as Columns ---------------------------------------------------------------
+from quality_py.functions import expr, pack_ints, unpack
+
+# --- rule tables and YAML -----------------------------------------------------------------------
+from quality_py.io.tables import read_rule_tables, suite_to_tables, tables_to_suites
+from quality_py.io.yaml_rulesets import dump_ruleset, dumps_ruleset, load_ruleset, loads_ruleset
+
+# --- the model ------------------------------------------------------------------------------------
+from quality_py.model.enums import CheckLevel, RowAction, RunStatus
+from quality_py.model.ids import Id, pack_id, unpack_id
 from quality_py.model.layout import CompactLayout, layout_of_field
+from quality_py.model.policy import RulePolicy
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
-from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.model.rules import (
+    LambdaFunction,
+    MetaRuleSet,
+    OutputExpression,
+    Rule,
+    RuleSet,
+    RuleSuite,
+)
+from quality_py.prepare import prepare_for_schema
+
+# --- runners --------------------------------------------------------------------------------------
 from quality_py.runners.data_quality import (
     add_data_quality,
     add_overall_results_and_details,
@@ -42,63 +75,102 @@ from quality_py.runners.data_quality import (
     overall_results_and_details,
     rule_runner,
 )
-from quality_py.runners.rule_engine import rule_engine_runner, rule_engine_with_struct
+from quality_py.runners.rule_engine import rule_engine, rule_engine_runner, rule_engine_with_struct
 from quality_py.runners.rule_folder import (
     fold_and_replace_fields,
+    folded_fields,
+    rule_folder,
     rule_folder_runner,
     rule_folder_with_struct,
 )
+from quality_py.runners.summary import rule_summary
+
+# --- validation -----------------------------------------------------------------------------------
+from quality_py.validation import ValidationReport, validate
+from quality_py.version import __version__
 
 logging.getLogger("quality_py").addHandler(logging.NullHandler())
 
-__version__ = "0.1.0"
-
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
+    # model
     "DISABLED_RULE",
     "FAILED",
     "PASSED",
     "SOFT_FAILED",
-    "CallbackNotifier",
-    "Check",
+    "CheckLevel",
     "CompactLayout",
     "Id",
-    "JsonLinesNotifier",
-    "LambdaError",
     "LambdaFunction",
     "Layout",
-    "LibraryFunctionError",
-    "ModelError",
+    "MetaRuleSet",
     "OutputExpression",
-    "QualityError",
-    "QualityRun",
-    "QualityRunFailed",
+    "RowAction",
     "Rule",
-    "RuleAnalysisError",
+    "RulePolicy",
     "RuleSet",
     "RuleSuite",
-    "RuleSyntaxError",
-    "RulesetFormatError",
-    "RunSummary",
-    "VerificationResult",
-    "WebhookNotifier",
-    "__version__",
+    "RunStatus",
+    "layout_of_field",
+    "pack_id",
+    "unpack_id",
+    # runners
     "add_data_quality",
     "add_overall_results_and_details",
     "data_quality",
-    "expr",
     "fold_and_replace_fields",
-    "foreach_batch",
-    "layout_of_field",
+    "folded_fields",
     "overall_results_and_details",
-    "pack_ints",
+    "prepare_for_schema",
+    "rule_engine",
     "rule_engine_runner",
     "rule_engine_with_struct",
+    "rule_folder",
     "rule_folder_runner",
     "rule_folder_with_struct",
     "rule_runner",
-    "run_analyzers",
-    "run_quality",
+    "rule_summary",
+    # library functions as Columns
+    "expr",
+    "pack_ints",
     "unpack",
+    # rule tables and YAML
+    "dump_ruleset",
+    "dumps_ruleset",
+    "load_ruleset",
+    "loads_ruleset",
+    "read_rule_tables",
+    "suite_to_tables",
+    "tables_to_suites",
+    # validation and docs
+    "ValidationReport",
+    "to_html",
+    "to_markdown",
+    "validate",
+    # dataset checks
+    "Check",
+    "FileStateStore",
+    "VerificationResult",
+    "run_analyzers",
     "verify",
+    # quality runs
+    "CallbackNotifier",
+    "JsonLinesNotifier",
+    "QualityRun",
+    "QualityRunFailed",
+    "RunSummary",
+    "WebhookNotifier",
+    "foreach_batch",
+    "run_quality",
     "with_quality",
+    # errors
+    "LambdaError",
+    "LibraryFunctionError",
+    "ModelError",
+    "PolicyError",
+    "QualityError",
+    "RuleAnalysisError",
+    "RuleSyntaxError",
+    "RulesetFormatError",
+    # version
+    "__version__",
 ]

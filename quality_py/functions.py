@@ -138,12 +138,22 @@ def soft_fail(value: object) -> Column:
 
 
 def pack_ints(id_: object, version: object) -> Column:
-    """BIGINT with ``id`` in the high and ``version`` in the low 32 bits."""
+    """BIGINT with ``id`` in the high and ``version`` in the low 32 bits (the SQL function
+    ``pack_ints``; for Python ints use :func:`quality_py.pack_id` or ``Id(...).packed``).
+
+    >>> spark.range(1).select(pack_ints(1, 2).alias("p")).first().p
+    4294967298
+    """
     return _call("pack_ints", id_, version)
 
 
 def unpack(packed: object) -> Column:
-    """``struct<id: int, version: int>`` of a packed id."""
+    """``struct<id: int, version: int>`` of a packed id (the SQL function ``unpack``; for Python
+    ints use :func:`quality_py.unpack_id` or ``Id.unpack``).
+
+    >>> tuple(spark.range(1).select(unpack(4294967298).alias("u")).first().u)
+    (1, 2)
+    """
     return _call("unpack", packed)
 
 

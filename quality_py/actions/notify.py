@@ -40,7 +40,10 @@ class CallbackNotifier:
     on_failure: Callable[[dict[str, Any]], Any] | None = None
 
     def notify(self, event: dict[str, Any]) -> None:
-        """Dispatch to the callback of the event's kind, if any."""
+        """Dispatch to the callback of the event's kind, if any.
+
+        >>> CallbackNotifier().notify({"event": "start"})  # no callback for it: nothing happens
+        """
         callback = getattr(self, f"on_{event['event']}", None)
         if callback is not None:
             callback(event)
@@ -54,7 +57,14 @@ class JsonLinesNotifier:
         self._lock = threading.Lock()
 
     def notify(self, event: dict[str, Any]) -> None:
-        """Append the event."""
+        """Append the event.
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "events.jsonl")
+        >>> JsonLinesNotifier(path).notify({"event": "success", "run_id": "r1"})
+        >>> open(path).read()
+        '{"event": "success", "run_id": "r1"}\\n'
+        """
         line = json.dumps(event, sort_keys=True, default=str)
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,7 +91,10 @@ class WebhookNotifier:
         self.events = tuple(events)
 
     def notify(self, event: dict[str, Any]) -> None:
-        """POST the event; an HTTP error status raises (and is logged by the run)."""
+        """POST the event; an HTTP error status raises (and is logged by the run).
+
+        >>> WebhookNotifier("http://127.0.0.1:9", events=("failure",)).notify({"event": "start"})
+        """
         if event["event"] not in self.events:
             return
         body = json.dumps(event, sort_keys=True, default=str).encode("utf-8")

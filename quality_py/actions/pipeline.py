@@ -66,6 +66,15 @@ def foreach_batch(
     batch's partition, so a batch Spark replays after a failure is written once.
 
     ``stream.writeStream.foreachBatch(foreach_batch(suite, target="out/valid")).start()``
+
+    >>> import tempfile
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
+    >>> target = tempfile.mkdtemp() + "/valid"
+    >>> handle = foreach_batch(suite, target=target)
+    >>> handle(spark.createDataFrame([(1,), (2,)], "a int"), 7)  # what Spark calls per batch
+    >>> [r.qp_run_id for r in spark.read.parquet(target).select("qp_run_id").distinct().collect()]
+    ['batch-7']
     """
 
     def handle(batch: DataFrame, batch_id: int) -> None:

@@ -58,7 +58,14 @@ class RunSummary:
     timings: dict[str, float] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """A few lines for people: status, counts, what failed."""
+        """A few lines for people: status, counts, what failed.
+
+        >>> from datetime import datetime
+        >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
+        >>> print(s.describe())
+        quality run r1 of suite suite 1.1: success
+          rows: 10 in, 9 valid, 2 quarantined, 1 dropped
+        """
         lines = [f"quality run {self.run_id} of suite {self.suite}: {self.status}"]
         if self.input_rows is not None:
             lines.append(
@@ -75,7 +82,14 @@ class RunSummary:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (for notifiers)."""
+        """JSON-ready fields (for notifiers).
+
+        >>> from datetime import datetime
+        >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
+        >>> d = s.to_dict()
+        >>> d["status"], d["run_time"], d["dropped_rows"]
+        ('success', '2026-01-02T00:00:00', 1)
+        """
         return {
             "run_id": self.run_id,
             "run_time": self.run_time.isoformat(),
@@ -194,6 +208,16 @@ class QualityRun:
         ``target`` gets the valid rows with ``mode``; ``quarantine`` and ``stats`` are
         partitioned by run id and a run replaces only its own partition, so re-running a run id
         is idempotent. ``partition_valid_by_run`` does the same for the target (streaming).
+
+        >>> import tempfile
+        >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+        >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+        ...     Rule(Id(3, 1), "a > 0", action_if_failed="drop")])])
+        >>> run = run_quality(spark.createDataFrame([(0,), (1,)], "a int"), suite, run_id="r1")
+        >>> out = tempfile.mkdtemp()
+        >>> summary = run.write(f"{out}/valid", f"{out}/quarantine")
+        >>> summary.valid_rows, summary.dropped_rows, spark.read.parquet(f"{out}/valid").count()
+        (1, 1, 1)
         """
         from quality_py.actions.outputs import write_frame
 
@@ -264,7 +288,17 @@ class QualityRun:
         return self.stats_frame(self.summary)
 
     def stats_frame(self, summary: RunSummary) -> Any:
-        """One row per count, rule and check of ``summary``."""
+        """One row per count, rule and check of ``summary``.
+
+        >>> import tempfile
+        >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+        >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+        ...     Rule(Id(3, 1), "a > 0", action_if_failed="drop")])])
+        >>> run = run_quality(spark.createDataFrame([(0,), (1,)], "a int"), suite, run_id="r1")
+        >>> frame = run.stats_frame(run.write())
+        >>> sorted((r.name, r.value) for r in frame.where("kind = 'rows'").collect())[:2]
+        [('dropped_rows', 1.0), ('input_rows', 2.0)]
+        """
         from quality_py.actions.stats import stats_frame
 
         return stats_frame(self.flagged.sparkSession, self.suite, self.refs, summary)

@@ -37,7 +37,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tupl
                 values.get("disabled"),
                 values.get("probability"),
                 values.get("value"),
-                values.get("status", summary.status),
+                values.get("status", str(summary.status)),
                 values.get("message"),
             )
         )

@@ -187,7 +187,17 @@ class FileStateStore:
         return key
 
     def versions(self, key: str) -> list[int]:
-        """The saved versions of ``key``, ascending."""
+        """The saved versions of ``key``, ascending.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> store = FileStateStore(tempfile.mkdtemp())
+        >>> [store.save("t", AnalysisResult({Size(): SizeState(n)})) for n in (3, 4)]
+        [1, 2]
+        >>> store.versions("t")
+        [1, 2]
+        """
         found = (_VERSION.match(n) for n in self._files.names(self._rel(key)))
         return sorted(int(m.group(1)) for m in found if m)
 
@@ -273,7 +283,15 @@ class FileStateStore:
         return paths
 
     def save(self, key: str, result: AnalysisResult) -> int:
-        """Write a new version of ``key``; returns its number (never overwrites one)."""
+        """Write a new version of ``key``; returns its number (never overwrites one).
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> store = FileStateStore(tempfile.mkdtemp())
+        >>> store.save("flights/2013-01", AnalysisResult({Size(): SizeState(27004)}))
+        1
+        """
         rel = self._rel(key)
         payload = self._encode(rel, result)
         doc = {**payload, "sha256": _digest(payload)}
@@ -281,7 +299,16 @@ class FileStateStore:
         return self._files.publish(rel, data, (self.versions(key) or [0])[-1] + 1)
 
     def load(self, key: str, version: int | None = None) -> AnalysisResult:
-        """Version ``version`` of ``key`` (default: the latest), checked against its checksum."""
+        """Version ``version`` of ``key`` (default: the latest), checked against its checksum.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> store = FileStateStore(tempfile.mkdtemp())
+        >>> _ = store.save("t", AnalysisResult({Size(): SizeState(3)}))
+        >>> store.load("t", 1).metrics[Size()]
+        3.0
+        """
         versions = self.versions(key)
         if not versions:
             raise StateStoreError(

@@ -139,7 +139,13 @@ def _html_entry(e: Entry) -> str:
 
 
 def to_html(suite: RuleSuite, report: ValidationReport | None = None) -> str:
-    """One self-contained HTML page (no external assets) with a search box over the entries."""
+    """One self-contained HTML page (no external assets) with a search box over the entries.
+
+    >>> from quality_py import Id, Rule, RuleSet
+    >>> page = to_html(RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 1), "a > 0")])]))
+    >>> page.startswith("<!doctype html>"), "Rule suite 1 v1" in page
+    (True, True)
+    """
     parts = gather(suite, report)
     title = f"Rule suite {suite.id.id} v{suite.id.version}"
     body = [f"<h1>{html.escape(title)}</h1>"]

@@ -285,7 +285,12 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
 
 
 def load_ruleset(path: str | Path) -> RuleSuite:
-    """Load a suite from a YAML file (errors name the file, line and column)."""
+    """Load a suite from a YAML file (errors name the file, line and column).
+
+    >>> suite = load_ruleset("rulesets/flights.yaml")
+    >>> suite.id.id > 0 and suite.rule_count > 0
+    True
+    """
     p = Path(path)
     return loads_ruleset(p.read_text(encoding="utf-8"), str(p))
 
@@ -374,3 +379,17 @@ def dumps_ruleset(suite: RuleSuite) -> str:
 
 def _described(item: dict[str, Any], description: str | None) -> dict[str, Any]:
     return item if description is None else {**item, "description": description}
+
+
+def dump_ruleset(suite: RuleSuite, path: str | Path) -> None:
+    """Write ``suite`` as YAML to ``path`` (:func:`load_ruleset` reads it back to an equal suite).
+
+    >>> import tempfile, os
+    >>> from quality_py.model import Rule, RuleSet
+    >>> s = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 1), "x > 0")])])
+    >>> target = os.path.join(tempfile.mkdtemp(), "suite.yaml")
+    >>> dump_ruleset(s, target)
+    >>> load_ruleset(target) == s
+    True
+    """
+    Path(path).write_text(dumps_ruleset(suite), encoding="utf-8")

@@ -12,22 +12,22 @@ _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
-def pack_ints(id_: int, version: int) -> int:
+def pack_id(id_: int, version: int) -> int:
     """Pack ``id`` into the high 32 bits and ``version`` into the low 32 bits (signed 64-bit).
 
-    >>> pack_ints(1, 1)
+    >>> pack_id(1, 1)
     4294967297
-    >>> pack_ints(-1, -1)
+    >>> pack_id(-1, -1)
     -1
     """
     packed = ((id_ << 32) | (version & _MASK32)) & _MASK64
     return packed - (1 << 64) if packed >= (1 << 63) else packed
 
 
-def unpack(packed: int) -> tuple[int, int]:
-    """Invert :func:`pack_ints`: the high word (arithmetic shift) and the signed low word.
+def unpack_id(packed: int) -> tuple[int, int]:
+    """Invert :func:`pack_id`: the high word (arithmetic shift) and the signed low word.
 
-    >>> unpack(4294967298)
+    >>> unpack_id(4294967298)
     (1, 2)
     """
     high = packed >> 32
@@ -64,13 +64,13 @@ class Id:
 
     @property
     def packed(self) -> int:
-        """The id packed as ``pack_ints(id, version)``."""
-        return pack_ints(self.id, self.version)
+        """The id packed as ``pack_id(id, version)`` (the SQL function ``pack_ints``)."""
+        return pack_id(self.id, self.version)
 
     @classmethod
     def unpack(cls, packed: int) -> Id:
         """The :class:`Id` whose :attr:`packed` value is ``packed``."""
-        return cls(*unpack(packed))
+        return cls(*unpack_id(packed))
 
     def __repr__(self) -> str:
         return f"Id({self.id}, {self.version})"

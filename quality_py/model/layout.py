@@ -38,7 +38,11 @@ class CompactLayout:
         )
 
     def position(self, set_id: int, rule_id: int) -> tuple[int, int] | None:
-        """0-based (set index, index in ``ruleResults``) of packed ids, or None when absent."""
+        """0-based (set index, index in ``ruleResults``) of packed ids, or None when absent.
+
+        >>> CompactLayout(7, ((1, (10, 11)), (2, (20,)))).position(2, 20)
+        (1, 2)
+        """
         flat = 0
         for i, (sid, rules) in enumerate(self.rule_sets):
             if sid == set_id:
@@ -50,7 +54,11 @@ class CompactLayout:
         return None
 
     def entries(self) -> list[tuple[int, int, int, int]]:
-        """(set index, flat rule index, packed set id, packed rule id) for every rule."""
+        """(set index, flat rule index, packed set id, packed rule id) for every rule.
+
+        >>> CompactLayout(7, ((1, (10, 11)), (2, (20,)))).entries()
+        [(0, 0, 1, 10), (0, 1, 1, 11), (1, 2, 2, 20)]
+        """
         out = []
         flat = 0
         for i, (sid, rules) in enumerate(self.rule_sets):
@@ -60,7 +68,11 @@ class CompactLayout:
         return out
 
     def to_metadata(self) -> dict[str, Any]:
-        """The column metadata recorded for this layout (JSON-compatible)."""
+        """The column metadata recorded for this layout (JSON-compatible).
+
+        >>> sorted(CompactLayout(7, ((1, (10,)),)).to_metadata())
+        ['quality_py']
+        """
         # Spark metadata cannot hold nested arrays, so the ids travel as one JSON string.
         info = {
             "layout": Layout.COMPACT.value,
@@ -92,6 +104,10 @@ def layout_of_field(field: Any) -> ResultLayout:
     """The layout of a DataFrame field (a ``StructField``) holding data-quality results.
 
     A field with compact metadata is compact; any other field is taken to be the map layout.
+
+    >>> from pyspark.sql.types import IntegerType, StructField
+    >>> layout_of_field(StructField("DataQuality", IntegerType()))
+    <Layout.MAP: 'map'>
     """
     meta = getattr(field, "metadata", None) or {}
     if isinstance(meta, dict) and METADATA_KEY in meta:

@@ -44,7 +44,11 @@ class RulePolicy:
         return cls(trusted=True, **changes)  # type: ignore[arg-type]
 
     def with_views(self, *views: str) -> RulePolicy:
-        """A copy that also allows subqueries over ``views``."""
+        """A copy that also allows subqueries over ``views``.
+
+        >>> sorted(RulePolicy().with_views("Airports", "airlines").allowed_views)
+        ['airlines', 'airports']
+        """
         from dataclasses import replace
 
         return replace(self, allowed_views=self.allowed_views | {v.lower() for v in views})

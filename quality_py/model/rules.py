@@ -248,7 +248,12 @@ class RuleSuite:
         return sum(len(rs.rules) for rs in self.rule_sets)
 
     def iter_rules(self) -> Iterable[tuple[RuleSet, Rule]]:
-        """Every (rule set, rule) pair in declaration order."""
+        """Every (rule set, rule) pair in declaration order.
+
+        >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
+        >>> [(rs.id, r.id) for rs, r in suite.iter_rules()]
+        [(Id(2, 1), Id(3, 1))]
+        """
         for rs in self.rule_sets:
             for rule in rs.rules:
                 yield rs, rule

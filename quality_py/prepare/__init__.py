@@ -91,5 +91,13 @@ def prepare_for_schema(
 
     The DataFrame runners call this themselves; call it before :func:`quality_py.rule_runner`
     and the other single-Column runners, which cannot see the schema.
+
+    >>> from pyspark.sql.types import IntegerType, StructField, StructType
+    >>> from quality_py.model import Id, MetaRuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [], meta_rule_sets=[
+    ...     MetaRuleSet(Id(10, 1), "true", "c -> c IS NOT NULL")])
+    >>> schema = StructType([StructField("a", IntegerType())])
+    >>> [r.expression for _, r in prepare_for_schema(suite, schema).iter_rules()]
+    ['NOT a IS NULL']
     """
     return process_if_attributes_missing(expand_meta_rule_sets(suite, schema, position), schema)

@@ -169,7 +169,14 @@ def add_overall_results_and_details(
 def data_quality(
     suite: RuleSuite, name: str = "DataQuality", *, layout: Layout | str = Layout.MAP
 ) -> Callable[[DataFrame], DataFrame]:
-    """Curried :func:`add_data_quality` for ``df.transform(data_quality(suite))``."""
+    """Curried :func:`add_data_quality` for ``df.transform(data_quality(suite))``.
+
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 2")])])
+    >>> df = spark.createDataFrame([(3,), (1,)], "a int")
+    >>> [r.DataQuality.overallResult for r in df.transform(data_quality(suite)).collect()]
+    [100000, 0]
+    """
     return lambda df: add_data_quality(df, suite, name, layout=layout)
 
 
@@ -180,5 +187,12 @@ def overall_results_and_details(
     *,
     layout: Layout | str = Layout.MAP,
 ) -> Callable[[DataFrame], DataFrame]:
-    """Curried :func:`add_overall_results_and_details` for ``df.transform(...)``."""
+    """Curried :func:`add_overall_results_and_details` for ``df.transform(...)``.
+
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 2")])])
+    >>> df = spark.createDataFrame([(3,)], "a int")
+    >>> df.transform(overall_results_and_details(suite)).first().DQ_overallResult
+    100000
+    """
     return lambda df: add_overall_results_and_details(df, suite, overall, details, layout=layout)

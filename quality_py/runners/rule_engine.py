@@ -13,6 +13,7 @@ first true branch of one ``CASE``: Spark evaluates only the winning output for a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -194,6 +195,13 @@ def rule_engine_runner(
     """The rule engine's struct as one Column (type-generic coding; no ``main`` alias).
 
     Prefer :func:`rule_engine_with_struct` for suites beyond a few dozen rules.
+
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> out = OutputExpression(Id(1000, 1), "'big'")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 10", 1, out)])])
+    >>> df = spark.createDataFrame([(50,)], "a int")
+    >>> df.select(rule_engine_runner(suite, "string").alias("e")).first().e.result
+    'big'
     """
     from pyspark.sql import functions as F
 
@@ -204,3 +212,25 @@ def rule_engine_runner(
     codes = [rendered(to_sql(result_code(r.tree))) for r in compiled.rules]
     struct = engine_struct(suite, codes, families, ddl, compiled.lambdas, debug=debug, layout=lay)
     return F.expr(to_sql(struct))
+
+
+def rule_engine(
+    suite: RuleSuite,
+    result_type: str | DataType,
+    name: str = "ruleEngine",
+    *,
+    debug: bool = False,
+    layout: Layout | str = Layout.MAP,
+) -> Callable[[DataFrame], DataFrame]:
+    """Curried :func:`rule_engine_with_struct` for ``df.transform(rule_engine(suite, "string"))``.
+
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> out = OutputExpression(Id(1000, 1), "'big'")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 10", 1, out)])])
+    >>> df = spark.createDataFrame([(50,), (5,)], "a int")
+    >>> [r.ruleEngine.result for r in df.transform(rule_engine(suite, "string")).collect()]
+    ['big', None]
+    """
+    return lambda df: rule_engine_with_struct(
+        df, suite, result_type, name, debug=debug, layout=layout
+    )

@@ -13,6 +13,7 @@ each distinct output once, so the SQL grows linearly with the number of rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -286,6 +287,13 @@ def rule_folder_runner(
 
     A Column carries no schema, so the type must be given (``update_field`` rebuilds structs from
     it). Prefer :func:`rule_folder_with_struct`, which reads it from the DataFrame.
+
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> fix = OutputExpression(Id(9, 1), "set(a = 0)")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a < 0", output=fix)])])
+    >>> column = rule_folder_runner(suite, "struct(a)", "struct<a:int>").alias("f")
+    >>> spark.createDataFrame([(-5,)], "a int").select(column).first().f.result.a
+    0
     """
     from pyspark.sql import functions as F
 
@@ -327,6 +335,14 @@ def fold_and_replace_fields(
     Unmatched rows get null in every replaced field. With ``maintain_order`` the original column
     order is kept and ``fold_field_name`` is last; otherwise the untouched columns come first, then
     ``fold_field_name``, then the replaced fields.
+
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> fix = OutputExpression(Id(9, 1), "set(a = 0)")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a < 0", output=fix)])])
+    >>> df = spark.createDataFrame([(-5, "x")], "a int, b string")
+    >>> row = fold_and_replace_fields(df, suite, ["a"]).first()
+    >>> row.a, row.b
+    (0, 'x')
     """
     from pyspark.sql import functions as F
 
@@ -343,3 +359,53 @@ def fold_and_replace_fields(
         return folded.select(*cols, F.col(f"`{fold_field_name}`"))
     others = [F.col(f"`{c}`") for c in df.columns if c not in replaced]
     return folded.select(*others, F.col(f"`{fold_field_name}`"), *replaced.values())
+
+
+def rule_folder(
+    suite: RuleSuite,
+    starting_struct: str,
+    name: str = "ruleFolder",
+    *,
+    debug: bool = False,
+    layout: Layout | str = Layout.MAP,
+) -> Callable[[DataFrame], DataFrame]:
+    """Curried :func:`rule_folder_with_struct`: ``df.transform(rule_folder(suite, "struct(a)"))``.
+
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> fix = OutputExpression(Id(9, 1), "set(a = 0)")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a < 0", output=fix)])])
+    >>> df = spark.createDataFrame([(-5,)], "a int")
+    >>> df.transform(rule_folder(suite, "struct(a)")).first().ruleFolder.result.a
+    0
+    """
+    return lambda df: rule_folder_with_struct(
+        df, suite, starting_struct, name, debug=debug, layout=layout
+    )
+
+
+def folded_fields(
+    suite: RuleSuite,
+    fields: list[str],
+    fold_field_name: str = "foldedFields",
+    *,
+    debug: bool = False,
+    maintain_order: bool = True,
+    layout: Layout | str = Layout.MAP,
+) -> Callable[[DataFrame], DataFrame]:
+    """Curried :func:`fold_and_replace_fields` for ``df.transform(folded_fields(suite, ["a"]))``.
+
+    >>> from quality_py import Id, OutputExpression, Rule, RuleSet, RuleSuite
+    >>> fix = OutputExpression(Id(9, 1), "set(a = 0)")
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a < 0", output=fix)])])
+    >>> spark.createDataFrame([(-5,)], "a int").transform(folded_fields(suite, ["a"])).first().a
+    0
+    """
+    return lambda df: fold_and_replace_fields(
+        df,
+        suite,
+        fields,
+        fold_field_name,
+        debug=debug,
+        maintain_order=maintain_order,
+        layout=layout,
+    )

@@ -140,7 +140,15 @@ def layout_of(df: DataFrame, column: str) -> ResultLayout:
 
 
 def rule_summary(df: DataFrame, suite: RuleSuite, column: str = "DataQuality") -> SuiteStats:
-    """Run one aggregation over ``df`` and return the per-rule counts."""
+    """Run one aggregation over ``df`` and return the per-rule counts.
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [Rule(Id(100, 1), "a > 1")])])
+    >>> checked = add_data_quality(spark.createDataFrame([(1,), (2,)], "a int"), suite)
+    >>> stats = rule_summary(checked, suite)
+    >>> stats.rows, stats.rules[0].passed, stats.rules[0].failed
+    (2, 1, 1)
+    """
     row = df.agg(*summary_columns(suite, column, layout_of(df, column))).first()
     assert row is not None
     return stats_from_row(suite, row.asDict())

@@ -301,8 +301,8 @@ def compile_folder_output(
 
     >>> param, body = compile_folder_output(
     ...     OutputExpression(Id(9, 1), "set(a = 1)"), LambdaLibrary(), (("a", None), ("b", None)))
-    >>> param, "'b', (currentResult).b" in body.sql("spark")
-    ('currentResult', True)
+    >>> param, body.sql("spark")
+    ('currentResult', "IF(currentResult IS NULL, NULL, NAMED_STRUCT('a', 1, 'b', currentResult.b))")
     """
     param, body = parse_folder_output(out, policy, used_by, lambdas)
     ctx = PassContext(out.id, "output", out.expression, lambdas, policy=policy, type_of=type_of)

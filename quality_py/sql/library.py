@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
-from quality_py.model.ids import INT_MAX, INT_MIN, pack_ints
+from quality_py.model.ids import INT_MAX, INT_MIN, pack_id
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
 from quality_py.sql import coding
@@ -187,7 +187,7 @@ def _pack_ints(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
         for v, a in zip((high_value, low_value), args, strict=True):
             if not INT_MIN <= v <= INT_MAX:
                 raise _error(ctx, f"pack_ints requires int arguments, {v} is out of range", a)
-        return bigint(pack_ints(high_value, low_value))
+        return bigint(pack_id(high_value, low_value))
     high = cast(_require_integral(args[0], "pack_ints", ctx), "BIGINT")
     low = cast(_require_integral(args[1], "pack_ints", ctx), "BIGINT")
     return exp.BitwiseOr(

@@ -82,7 +82,12 @@ class ValidationReport:
         return not self.errors
 
     def format(self) -> str:
-        """A readable multi-line report."""
+        """A readable multi-line report.
+
+        >>> from quality_py.model import Id
+        >>> print(ValidationReport(Id(1, 1), (), True).format())
+        suite Id(1, 1): 0 error(s), 0 warning(s)
+        """
         head = (
             f"suite {self.suite_id!r}: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
         )

@@ -12,7 +12,7 @@ from quality_py.errors import QualityError
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
-from quality_py.sql.compiler import compile_suite
+from quality_py.sql.compiler import CompileIssue, compile_suite
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.doc_comments import parse_docs
 from quality_py.types import SchemaLike
@@ -149,25 +149,38 @@ def static_checks(
     """
     # meta rule sets need a schema: validate() expands them first when it has one
     report = compile_suite(replace(suite, meta_rule_sets=()), collect=True)
-    findings = [finding_of(i.error, i.item_kind, i.item_id, i.source) for i in report.issues]
-    failed = {(i.item_kind, i.item_id) for i in report.issues}
-    by_id = {fn.id: fn for fn in suite.lambdas}
+    issues: dict[tuple[str, Id | None], CompileIssue] = {}
+    for issue in report.issues:
+        issues.setdefault((issue.item_kind, issue.item_id), issue)
+
+    def issue_finding(kind: str, item_id: Id) -> list[Finding]:
+        found = issues.get((kind, item_id))
+        return [] if found is None else [finding_of(found.error, kind, item_id, found.source)]
+
+    # findings in the suite's order: unusable lambdas, then each lambda, rule and output
+    usable = {lam.id for lam in report.lambdas.all()}
+    findings = [
+        finding_of(i.error, i.item_kind, i.item_id, i.source)
+        for i in report.issues
+        if i.item_kind == "lambda" and i.item_id not in usable
+    ]
     for lam in report.lambdas.all():
-        if ("lambda", lam.id) in failed or lam.id not in by_id:
-            continue
         findings += _doc_findings(lam.source, "lambda", lam.id, lam.params)
-        if paths is not None:
+        if ("lambda", lam.id) in issues:
+            findings += issue_finding("lambda", lam.id)
+        elif paths is not None:
             params = {p.lower() for p in lam.params}
             findings += _missing("lambda", lam.id, lam.source, lam.body, params, paths)
     items: list[Item] = []
     compiled = {r.rule_id: r for r in report.rules}
-    parsed_of = {(i.item_kind, i.item_id): i.parsed for i in report.issues}
     for _, rule in suite.iter_rules():
         findings += _doc_findings(rule.expression, "rule", rule.id, None)
         done = compiled.get(rule.id)
-        tree = done.parsed if done is not None else parsed_of.get(("rule", rule.id))
+        failed = issues.get(("rule", rule.id))
+        tree = done.parsed if done is not None else failed.parsed if failed else None
         if paths is not None and tree is not None:
             findings += _missing("rule", rule.id, rule.expression, tree, set(), paths)
+        findings += issue_finding("rule", rule.id)
         if done is not None:
             items.append(Item("rule", rule.id, rule.expression, done.sql))
     outputs = {o.id: o for o in report.outputs}
@@ -179,10 +192,12 @@ def static_checks(
         seen.add(out.id)
         findings += _doc_findings(out.expression, "output", out.id, None)
         done_out = outputs.get(out.id)
-        tree = done_out.parsed if done_out is not None else parsed_of.get(("output", out.id))
+        failed = issues.get(("output", out.id))
+        tree = done_out.parsed if done_out is not None else failed.parsed if failed else None
         params = {done_out.param.lower()} if done_out is not None and done_out.param else set()
         if paths is not None and tree is not None:
             findings += _missing("output", out.id, out.expression, tree, params, paths)
+        findings += issue_finding("output", out.id)
         if done_out is not None:
             sql = None if done_out.tree is None else to_sql(done_out.tree)
             items.append(Item("output", out.id, out.expression, sql))

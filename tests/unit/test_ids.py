@@ -4,7 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quality_py import Id, ModelError, pack_ints, unpack
+from quality_py import Id, ModelError
+from quality_py import pack_id as pack_ints
+from quality_py import unpack_id as unpack
 
 INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 
