@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quality_py.errors import QualityError, escape_text
-from quality_py.types import SparkSession
+from quality_py.model.types import SparkSession
 
 
 def _session(master: str, remote: str | None) -> Any:

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlglot import exp
-
 from quality_py.model.ids import Id
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
 from quality_py.model.rules import RuleSuite
-from quality_py.sql.build import lit, to_sql
+from quality_py.sql.snippets import struct_of_literals
 
 FAILED_RULE_FIELDS = (
     "ruleSetId: INT, ruleSetVersion: INT, ruleId: INT, ruleVersion: INT, action: STRING, "
@@ -79,22 +77,19 @@ def failed_rules_sql(
     refs: tuple[RuleRef, ...], codes: tuple[str, ...], probable_pass: float
 ) -> str:
     """``array<struct<...>>`` of the rules failing the row, with their metadata."""
-    items = []
-    for ref in refs:
-        meta = exp.Struct(
-            expressions=[
-                exp.PropertyEQ(this=exp.to_identifier(name), expression=value)
-                for name, value in (
-                    ("ruleSetId", lit(ref.rule_set.id)),
-                    ("ruleSetVersion", lit(ref.rule_set.version)),
-                    ("ruleId", lit(ref.rule.id)),
-                    ("ruleVersion", lit(ref.rule.version)),
-                    ("action", lit(ref.action)),
-                    ("description", exp.cast(lit(ref.description), "STRING")),
-                )
+    items = [
+        struct_of_literals(
+            [
+                ("ruleSetId", ref.rule_set.id, "INT"),
+                ("ruleSetVersion", ref.rule_set.version, "INT"),
+                ("ruleId", ref.rule.id, "INT"),
+                ("ruleVersion", ref.rule.version, "INT"),
+                ("action", ref.action, "STRING"),
+                ("description", ref.description, "STRING"),
             ]
         )
-        items.append(to_sql(meta))
+        for ref in refs
+    ]
     if not items:
         return f"CAST(array() AS ARRAY<STRUCT<{FAILED_RULE_FIELDS}>>)"
     # one use of each code (see fails_any_sql): pair the codes with the rules' metadata

@@ -9,7 +9,7 @@ keeps every other run's.
 from __future__ import annotations
 
 from quality_py.errors import QualityError
-from quality_py.types import DataFrame, SparkSession
+from quality_py.model.types import DataFrame, SparkSession
 
 
 class RunOutputError(QualityError):

@@ -9,7 +9,7 @@ from typing import Any
 from quality_py.actions.run import QualityRun, run_quality
 from quality_py.dataset.checks import Check
 from quality_py.model.rules import RuleSuite
-from quality_py.types import DataFrame
+from quality_py.model.types import DataFrame
 
 
 def with_quality(

@@ -32,8 +32,8 @@ from quality_py.errors import QualityError
 from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
+from quality_py.model.types import DataFrame
 from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
-from quality_py.types import DataFrame
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quality_py.model.rules import RuleSuite
-from quality_py.types import SparkSession
+from quality_py.model.types import SparkSession
 
 STATS_DDL = (
     "qp_run_id STRING, run_time TIMESTAMP, suite_id INT, suite_version INT, kind STRING, "

@@ -13,8 +13,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlglot import exp
-
 from quality_py.dataset.states import (
     CoMomentsState,
     ExtremeState,
@@ -28,10 +26,11 @@ from quality_py.dataset.states import (
 from quality_py.errors import ModelError
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
+from quality_py.sql.snippets import quoted, regexp_like
 
 
 def _col(name: str) -> str:
-    return to_sql(exp.column(name, quoted=True))
+    return quoted(name)
 
 
 def _predicate(text: str, policy: RulePolicy) -> str:
@@ -152,12 +151,7 @@ class PatternMatch(Analyzer):
     where: str | None = None
 
     def aggregations(self, policy: RulePolicy) -> list[str]:
-        test = to_sql(
-            exp.RegexpLike(
-                this=exp.column(self.column, quoted=True),
-                expression=exp.Literal.string(self.pattern),
-            )
-        )
+        test = regexp_like(self.column, self.pattern)
         _predicate(test, policy)  # the regex safety check of the policy
         f = _filter(self.where, policy)
         return [f"count_if(coalesce({test}, false)){f}", f"count(1){f}"]

@@ -41,8 +41,8 @@ from quality_py.dataset.runner import AnyAnalyzer
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.errors import ModelError
 from quality_py.model.enums import CheckLevel, RowAction
-from quality_py.sql.build import lit, to_sql
-from quality_py.types import DataFrame, SparkSession
+from quality_py.model.types import DataFrame, SparkSession
+from quality_py.sql.snippets import in_list, quoted
 
 Assertion = Callable[[Any], bool] | str
 _OPS = {
@@ -99,17 +99,11 @@ class Constraint:
 
 
 def _in_list(column: str, values: Sequence[Any]) -> str:
-    from sqlglot import exp
-
-    return to_sql(
-        exp.In(this=exp.column(column, quoted=True), expressions=[lit(v) for v in values])
-    )
+    return in_list(column, values)
 
 
 def _quoted(column: str) -> str:
-    from sqlglot import exp
-
-    return to_sql(exp.column(column, quoted=True))
+    return quoted(column)
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlglot import exp
-
-from quality_py.sql.build import to_sql
-from quality_py.types import DataFrame
+from quality_py.model.types import DataFrame
+from quality_py.sql.snippets import quoted
 
 COUNT = "__qp_count"
 
 
 def _cols(columns: Sequence[str]) -> list[str]:
-    return [to_sql(exp.column(c, quoted=True)) for c in columns]
+    return [quoted(c) for c in columns]
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ class FrequencyState:
         if len(states) == 1:
             return first
         assert all(s.columns == first.columns for s in states), [s.columns for s in states]
-        names = [to_sql(exp.column(c, quoted=True)) for c in first.frame.columns]
+        names = [quoted(c) for c in first.frame.columns]
         both = reduce(lambda a, b: a.unionByName(b), (s.frame.select(*names) for s in states))
         merged = both.groupBy(*_cols(first.columns)).agg(F.sum(COUNT).alias(COUNT))
         return FrequencyState(first.columns, merged)

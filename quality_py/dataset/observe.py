@@ -13,48 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlglot import exp, parse_one
-
 from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.runner import AnalysisResult, shared_aggregations, states_from_row
 from quality_py.errors import ModelError
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
-from quality_py.sql.build import to_sql
-from quality_py.sql.dialect import DIALECT
-from quality_py.types import DataFrame
+from quality_py.model.types import DataFrame
+from quality_py.sql.snippets import without_filter
 
 _names = itertools.count()
-
-
-def without_filter(sql: str) -> str:
-    """``agg(x) FILTER (WHERE p)`` as ``agg(IF(p, x, NULL))`` (literal arguments stay).
-
-    >>> without_filter("count(1) FILTER (WHERE a > 0)")
-    'COUNT(IF(a > 0, 1, NULL))'
-    >>> without_filter("hll_sketch_agg(s, 12) FILTER (WHERE b)")
-    'HLL_SKETCH_AGG(IF(b, s, NULL), 12)'
-    """
-    tree = parse_one(sql, dialect=DIALECT)
-
-    def rewrite(node: exp.Expr) -> exp.Expr:
-        if not isinstance(node, exp.Filter):
-            return node
-        agg, predicate = node.this, node.expression.this
-        first = True
-        for key, value in list(agg.args.items()):
-            values = value if isinstance(value, list) else [value]
-            wrapped = []
-            for v in values:
-                keep = not isinstance(v, exp.Expr) or (isinstance(v, exp.Literal) and not first)
-                wrapped.append(
-                    v if keep else exp.If(this=predicate.copy(), true=v, false=exp.Null())
-                )
-                first = False if isinstance(v, exp.Expr) else first
-            agg.set(key, wrapped if isinstance(value, list) else wrapped[0])
-        result: exp.Expr = agg
-        return result
-
-    return to_sql(tree.transform(rewrite))
 
 
 @dataclass(frozen=True)

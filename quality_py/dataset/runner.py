@@ -17,7 +17,7 @@ from quality_py.dataset.analyzers import Analyzer, _predicate
 from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, GroupKey, run_grouping
 from quality_py.dataset.states import State
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
-from quality_py.types import DataFrame
+from quality_py.model.types import DataFrame
 
 AnyAnalyzer = Analyzer | GroupingAnalyzer
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlglot import exp
-
 from quality_py.errors import QualityError
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
 from quality_py.sql.doc_comments import Docs, parse_docs, strip_docs
 from quality_py.sql.library import lookup
+from quality_py.sql.names import functions_called
 from quality_py.sql.parse import parse_expression, parse_lambda
 from quality_py.validation.report import Finding, ValidationReport
 
@@ -48,10 +47,7 @@ def _functions(text: str, lambda_names: set[str]) -> tuple[list[str], list[str],
         except QualityError:
             return [], [], []
     lambdas, library, spark = [], [], []
-    for node in tree.find_all(exp.Func):
-        if isinstance(node, (exp.Binary, exp.Unary, exp.Connector, exp.Predicate)):
-            continue
-        name = str(node.this) if isinstance(node, exp.Anonymous) else node.sql_name().lower()
+    for name in functions_called(tree):
         if name.lower() in lambda_names:
             lambdas.append(name)
         elif lookup(name) is not None:

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
+from quality_py.model.types import SchemaLike
 from quality_py.prepare.meta_rule_sets import (
     Position,
     expand_meta_rule_set,
@@ -16,7 +17,6 @@ from quality_py.prepare.missing_attributes import rewrite_missing_attributes
 from quality_py.prepare.schema_fields import field_paths
 from quality_py.sql.build import to_sql
 from quality_py.sql.parse import parse_expression, parse_lambda
-from quality_py.types import SchemaLike
 
 __all__ = [
     "Position",

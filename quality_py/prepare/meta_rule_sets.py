@@ -16,12 +16,12 @@ from sqlglot import exp
 from quality_py.errors import ModelError, QualityError
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import LambdaFunction, MetaRuleSet, Rule, RuleSet, RuleSuite
+from quality_py.model.types import SchemaLike
 from quality_py.prepare.column_filter import select_columns
 from quality_py.prepare.schema_fields import columns_of
 from quality_py.sql.build import to_sql
 from quality_py.sql.parse import parse_lambda
 from quality_py.sql.passes.inline_lambdas import substitute_params
-from quality_py.types import SchemaLike
 
 Position = Mapping[str, int] | Callable[[str], int]
 

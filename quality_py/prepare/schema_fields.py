@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quality_py.types import SchemaLike
+from quality_py.model.types import SchemaLike
 
 if TYPE_CHECKING:
     from pyspark.sql.types import DataType, StructType

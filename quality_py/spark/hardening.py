@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from quality_py.types import SparkSession
+from quality_py.model.types import SparkSession
 
 _SETTINGS = {
     "spark.sql.restrictedMode.enabled": "true",

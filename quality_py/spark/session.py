@@ -14,13 +14,9 @@ import os
 import sys
 from typing import Any
 
-from sqlglot import exp
-
-from quality_py.sql.build import call, to_sql
-from quality_py.sql.context import PassContext
+from quality_py.model.types import SparkSession
 from quality_py.sql.library import lookup
-from quality_py.sql.passes import run_passes
-from quality_py.types import SparkSession
+from quality_py.sql.snippets import library_call_sql
 
 # name -> (parameters with SQL types, return type); the layout-independent scalar functions.
 _SIGNATURES: dict[str, tuple[tuple[tuple[str, str], ...], str]] = {
@@ -48,12 +44,12 @@ def sql_function_statements() -> list[str]:
     out = []
     for name, (params, returns) in _SIGNATURES.items():
         assert lookup(name) is not None, name
-        body = run_passes(call(name, *[exp.column(p) for p, _ in params]), PassContext())
+        body = library_call_sql(name, *[p for p, _ in params])
         signature = ", ".join(f"{p} {t}" for p, t in params)
         for alias in dict.fromkeys((name, _camel(name))):
             out.append(
                 f"CREATE OR REPLACE TEMPORARY FUNCTION {alias}({signature}) "
-                f"RETURNS {returns} RETURN {to_sql(body)}"
+                f"RETURNS {returns} RETURN {body}"
             )
     return out
 

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from quality_py.errors import QualityError
 from quality_py.model.rules import RuleSuite
+from quality_py.model.types import DataFrame, SchemaLike, SparkSession
 from quality_py.prepare import Position, name_position, prepare_for_schema
-from quality_py.types import DataFrame, SchemaLike, SparkSession
 from quality_py.validation.report import ERROR_KINDS, WARNING_KINDS, Finding, ValidationReport
 from quality_py.validation.spark_checks import spark_checks
 from quality_py.validation.static_checks import schema_paths, static_checks

@@ -7,7 +7,7 @@ are resolved by the analyser, so unknown functions and missing views surface her
 
 from __future__ import annotations
 
-from quality_py.types import DataFrame, SchemaLike, SparkSession
+from quality_py.model.types import DataFrame, SchemaLike, SparkSession
 from quality_py.validation.report import Finding
 from quality_py.validation.static_checks import Item
 

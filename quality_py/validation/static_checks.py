@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
-
-from sqlglot import exp
 
 from quality_py.errors import QualityError
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
+from quality_py.model.types import SchemaLike
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompileIssue, compile_suite
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.doc_comments import parse_docs
-from quality_py.types import SchemaLike
+from quality_py.sql.names import unknown_names
 from quality_py.validation.report import Finding
 
 _KIND_BY_CODE = {
@@ -55,49 +53,6 @@ class Item:
     sql: str | None  # None: needs a struct type (folder outputs), not analysed alone
 
 
-def _free_columns(tree: exp.Expr, params: set[str]) -> Iterator[tuple[list[str], exp.Column]]:
-    """Column references that name the input (not lambda variables, not inside subqueries)."""
-    for col in tree.find_all(exp.Column):
-        parts = [p.name for p in col.parts]
-        if not parts or parts[0].lower() in params:
-            continue
-        node = col.parent
-        hidden = False
-        while node is not None:
-            if isinstance(node, (exp.Subquery, exp.Select)) and parts[0].lower() != "main":
-                hidden = True
-                break
-            if isinstance(node, exp.Lambda) and parts[0].lower() in {
-                e.name.lower() for e in node.expressions
-            }:
-                hidden = True
-                break
-            node = node.parent
-        if not hidden:
-            yield (parts[1:] if parts[0].lower() == "main" and len(parts) > 1 else parts), col
-
-
-def unknown_names(tree: exp.Expr, paths: dict[str, bool], params: set[str]) -> list[str]:
-    """Dotted names in ``tree`` the schema does not have (``paths``: path -> is a struct)."""
-    missing = []
-    for parts, _ in _free_columns(tree, params):
-        path = parts[0].lower()
-        if path not in paths and len(parts) > 1 and parts[1].lower() in paths:
-            parts = parts[1:]  # q.col: a join's qualifier, which Spark's analysis checks
-            path = parts[0].lower()
-        if path not in paths:
-            missing.append(".".join(parts))
-            continue
-        for part in parts[1:]:
-            if not paths[path]:  # a map, array or scalar: the rest is not a struct field
-                break
-            path = f"{path}.{part.lower()}"
-            if path not in paths:
-                missing.append(".".join(parts))
-                break
-    return list(dict.fromkeys(missing))
-
-
 def _doc_findings(
     text: str, item_kind: str, item_id: Id, params: tuple[str, ...] | None
 ) -> list[Finding]:
@@ -131,7 +86,7 @@ def _doc_findings(
 
 
 def _missing(
-    kind: str, item_id: Id, text: str, tree: exp.Expr, params: set[str], paths: dict[str, bool]
+    kind: str, item_id: Id, text: str, tree: Any, params: set[str], paths: dict[str, bool]
 ) -> list[Finding]:
     return [
         Finding("NameError", kind, item_id, f"column {name} is missing", None, text)

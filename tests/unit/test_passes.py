@@ -150,3 +150,12 @@ def test_struct_update_errors(text: str, needle: str) -> None:
         run_passes(parse_expression(text), ctx)
     assert needle in err.value.message
     assert err.value.item_id == Id(8, 1)
+
+
+CONTAIN_CASES, _ = read_cases("passes/contain_errors.sql")
+
+
+@pytest.mark.parametrize("case", CONTAIN_CASES, ids=[c.title for c in CONTAIN_CASES])
+def test_contain_errors_golden(case) -> None:  # type: ignore[no-untyped-def]
+    out = contain_errors(parse_expression(case.input), ctx=PassContext())
+    assert to_sql(out) == case.expected

@@ -163,12 +163,14 @@ FAST = settings(
 )
 
 
+@pytest.mark.long
 @FAST
 @given(expressions())
 def test_grammar_fuzz(text: str) -> None:
     _check(text)
 
 
+@pytest.mark.long
 @FAST
 @given(mutations())
 def test_mutation_fuzz(text: str) -> None:

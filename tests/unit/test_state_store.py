@@ -165,6 +165,7 @@ print("lines", seen)
 """
 
 
+@pytest.mark.long
 def test_killed_at_every_line_of_a_save_loads_old_or_new(tmp_path: Path) -> None:
     """A real process dies at each executed line of ``save``; every later load is old or new."""
     import subprocess

@@ -4,7 +4,7 @@ PySpark is imported only for type checking, so importing quality_py starts no JV
 session. At run time the aliases are ``Any``: classic and Spark Connect DataFrames (two classes)
 are both accepted.
 
->>> from quality_py.types import DataFrame
+>>> from quality_py.model.types import DataFrame
 >>> DataFrame is not None
 True
 """

@@ -1,0 +1,67 @@
+"""What a parsed rule text names: input columns (for validation against a schema) and the
+functions it calls (for generated documentation)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sqlglot import exp
+
+
+def _free_columns(tree: exp.Expr, params: set[str]) -> Iterator[tuple[list[str], exp.Column]]:
+    """Column references that name the input (not lambda variables, not inside subqueries)."""
+    for col in tree.find_all(exp.Column):
+        parts = [p.name for p in col.parts]
+        if not parts or parts[0].lower() in params:
+            continue
+        node = col.parent
+        hidden = False
+        while node is not None:
+            if isinstance(node, (exp.Subquery, exp.Select)) and parts[0].lower() != "main":
+                hidden = True
+                break
+            if isinstance(node, exp.Lambda) and parts[0].lower() in {
+                e.name.lower() for e in node.expressions
+            }:
+                hidden = True
+                break
+            node = node.parent
+        if not hidden:
+            yield (parts[1:] if parts[0].lower() == "main" and len(parts) > 1 else parts), col
+
+
+def unknown_names(tree: exp.Expr, paths: dict[str, bool], params: set[str]) -> list[str]:
+    """Dotted names in ``tree`` the schema does not have (``paths``: path -> is a struct)."""
+    missing = []
+    for parts, _ in _free_columns(tree, params):
+        path = parts[0].lower()
+        if path not in paths and len(parts) > 1 and parts[1].lower() in paths:
+            parts = parts[1:]  # q.col: a join's qualifier, which Spark's analysis checks
+            path = parts[0].lower()
+        if path not in paths:
+            missing.append(".".join(parts))
+            continue
+        for part in parts[1:]:
+            if not paths[path]:  # a map, array or scalar: the rest is not a struct field
+                break
+            path = f"{path}.{part.lower()}"
+            if path not in paths:
+                missing.append(".".join(parts))
+                break
+    return list(dict.fromkeys(missing))
+
+
+def functions_called(tree: exp.Expr) -> list[str]:
+    """The names of the functions a tree calls (operators excluded), as written for calls to
+    unknown functions and lower-cased otherwise, in tree order.
+
+    >>> from quality_py.sql.parse import parse_expression
+    >>> functions_called(parse_expression("isPositive(abs(a)) AND b > 0"))
+    ['isPositive', 'abs']
+    """
+    names = []
+    for node in tree.find_all(exp.Func):
+        if isinstance(node, (exp.Binary, exp.Unary, exp.Connector, exp.Predicate)):
+            continue
+        names.append(str(node.this) if isinstance(node, exp.Anonymous) else node.sql_name().lower())
+    return names

@@ -1,0 +1,99 @@
+"""The package's layering, checked on the source: who may speak sqlglot, who may import whom."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).parents[2] / "quality_py"
+
+#: Only the compiler speaks sqlglot, plus the compile-side modules that build syntax trees from
+#: compiled rules: the runners (their struct SQL), prepare (rewrites rule text for a schema) and
+#: functions.py (library functions as Columns).
+SQLGLOT_ALLOWED = ("sql/", "runners/", "prepare/", "functions.py")
+
+#: Each top-level unit and the units it may import (docs/architecture.md, the picture).
+LAYERS = {
+    "errors": {"model"},  # type-only: Id in annotations
+    "version": set(),
+    "model": {"errors"},
+    "sql": {"errors", "model"},
+    "prepare": {"errors", "model", "sql"},
+    "functions": {"errors", "model", "sql"},
+    "runners": {"errors", "model", "sql", "prepare"},
+    "dataset": {"errors", "model", "sql"},
+    "validation": {"errors", "model", "sql", "prepare", "runners"},
+    "docgen": {"errors", "model", "sql", "validation"},
+    "io": {"errors", "model", "sql", "dataset"},
+    "actions": {"errors", "model", "sql", "runners", "dataset"},
+    "spark": {"errors", "model", "sql"},
+    "cli": {
+        "errors",
+        "model",
+        "sql",
+        "runners",
+        "dataset",
+        "validation",
+        "docgen",
+        "io",
+        "actions",
+        "spark",
+        "types",
+        "prepare",
+    },
+    "__main__": {"cli"},
+}
+
+
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        unit = rel.split("/")[0].removesuffix(".py")
+        out.append((unit, path))
+    return out
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def test_only_the_compiler_side_imports_sqlglot() -> None:
+    offenders = []
+    for _, path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(SQLGLOT_ALLOWED):
+            continue
+        if any(m == "sqlglot" or m.startswith("sqlglot.") for m in _imports(path)):
+            offenders.append(rel)
+    assert offenders == []
+
+
+def test_every_import_between_units_goes_downhill() -> None:
+    wrong = []
+    for unit, path in _modules():
+        if unit == "__init__":
+            continue  # the public face imports everything
+        for module in _imports(path):
+            parts = module.split(".")
+            if parts[0] != "quality_py" or len(parts) < 2:
+                continue
+            target = parts[1]
+            if target != unit and target not in LAYERS[unit]:
+                wrong.append(f"{path.relative_to(PACKAGE)} -> {module}")
+    assert wrong == []
+
+
+def test_modules_stay_small() -> None:
+    big = [
+        (path.relative_to(PACKAGE).as_posix(), n)
+        for _, path in _modules()
+        if (n := len(path.read_text().splitlines())) > 600
+    ]
+    assert big == []
