@@ -81,15 +81,11 @@ def quality_run(args: argparse.Namespace) -> int:
     """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
     from quality_py.actions import QualityRunFailed, run_quality
     from quality_py.dataset.checks import format_verification
-    from quality_py.io.yaml_checks import load_checks
-    from quality_py.io.yaml_rulesets import load_ruleset
+    from quality_py.io.yaml_rulesets import load_ruleset_and_checks
     from quality_py.runners.summary import format_summary
-    from quality_py.sql.compiler import compile_suite
 
-    suite = load_ruleset(args.ruleset)
+    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read; compiled once, by the run
     suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
-    compile_suite(suite)
-    checks = load_checks(args.ruleset)
     spark = _session(args.master, args.remote)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
@@ -129,15 +125,12 @@ def run(args: argparse.Namespace) -> int:
 
     from quality_py.dataset.checks import format_verification
     from quality_py.dataset.observe import observe_checks
-    from quality_py.io.yaml_checks import load_checks
-    from quality_py.io.yaml_rulesets import load_ruleset
+    from quality_py.io.yaml_rulesets import load_ruleset_and_checks
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
-    from quality_py.sql.compiler import compile_suite
 
-    suite = load_ruleset(args.ruleset)
+    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read; compiled once, by the run
     suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
-    compile_suite(suite)  # syntax, policy and lambda errors surface before a JVM starts
     spark = _session(args.master, args.remote)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
@@ -150,7 +143,6 @@ def run(args: argparse.Namespace) -> int:
     observed = checked.observe(
         observation, *summary_columns(suite, args.name, layout_of(checked, args.name))
     )
-    checks = load_checks(args.ruleset)
     observed, finish_checks = observe_checks(observed, checks, policy=suite.policy)
     observed.write.mode("overwrite").parquet(args.output)
     stats = stats_from_row(suite, observation.get)

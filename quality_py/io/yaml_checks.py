@@ -88,18 +88,26 @@ def loads_checks(text: str, origin: str = "<string>") -> tuple[Check, ...]:
     ['size >= 1', 'carrier is complete']
     """
     try:
-        data = yaml.safe_load(text) or {}
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
         raise RulesetFormatError(f"{origin}: {err}", item_kind="check") from None
-    if not isinstance(data, dict) or not data.get("checks"):
+    if not isinstance(root, yaml.MappingNode):
         return ()
-    assert root is not None
-    checks_node = next(v for k, v in root.value if k.value == "checks")
-    if not isinstance(data["checks"], list):
+    return checks_from_node(next((v for k, v in root.value if k.value == "checks"), None), origin)
+
+
+def checks_from_node(checks_node: yaml.Node | None, origin: str) -> tuple[Check, ...]:
+    """The checks of an already composed ``checks:`` node (the ruleset reader composes a file
+    once and reads the suite and its checks from the same tree)."""
+    if checks_node is None:
+        return ()
+    checks = yaml.SafeLoader("").construct_document(checks_node)
+    if not checks:
+        return ()
+    if not isinstance(checks, list):
         raise _error(origin, checks_node, "'checks' must be a list")
     out = []
-    for i, (spec, node) in enumerate(zip(data["checks"], _children(checks_node), strict=True)):
+    for i, (spec, node) in enumerate(zip(checks, _children(checks_node), strict=True)):
         where = f"check {i + 1}"
         if not isinstance(spec, dict):
             raise _error(origin, node, f"{where}: expected a mapping")

@@ -31,7 +31,9 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError, RulesetFormatError, Span
+from quality_py.io.yaml_checks import checks_from_node
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import (
     ROW_ACTIONS,
@@ -235,6 +237,22 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
     >>> suite.rule_sets[0].rules[0].id
     Id(100, 1)
     """
+    return loads_ruleset_and_checks(text, origin)[0]
+
+
+def loads_ruleset_and_checks(
+    text: str, origin: str = "<string>"
+) -> tuple[RuleSuite, tuple[Check, ...]]:
+    """The suite and the dataset checks of YAML ruleset text, read from one parse.
+
+    >>> suite, checks = loads_ruleset_and_checks('''
+    ... suite: {id: 1}
+    ... rule_sets: [{id: 5, rules: [{id: 9, expression: "a > 0"}]}]
+    ... checks: [{level: error, constraints: [{has_size: ">= 1"}]}]
+    ... ''')
+    >>> suite.rule_count, [c.constraints[0].description for c in checks]
+    (1, ['size >= 1'])
+    """
     ctx = _Ctx(text, origin)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -272,7 +290,7 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
         for n in _sequence(fields.get("meta_rule_sets"), ctx, "meta_rule_sets")
     ]
     try:
-        return RuleSuite(
+        suite = RuleSuite(
             suite_id,
             sets,
             lambdas=lambdas,
@@ -282,6 +300,18 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
         )
     except QualityError as err:
         raise ctx.error(root, err.message) from None
+    return suite, checks_from_node(fields.get("checks"), origin)
+
+
+def load_ruleset_and_checks(path: str | Path) -> tuple[RuleSuite, tuple[Check, ...]]:
+    """The suite and the dataset checks of a YAML ruleset file, read once.
+
+    >>> suite, checks = load_ruleset_and_checks("rulesets/flights.yaml")
+    >>> suite.rule_count > 0 and len(checks) > 0
+    True
+    """
+    p = Path(path)
+    return loads_ruleset_and_checks(p.read_text(encoding="utf-8"), str(p))
 
 
 def load_ruleset(path: str | Path) -> RuleSuite:
