@@ -77,6 +77,14 @@ def _warn_if_unhardened(spark: SparkSession) -> None:
         print(f"warning: {hardening.describe()}", file=sys.stderr)
 
 
+def _compile_early(suite: Any) -> Any:
+    """Rule errors before a JVM starts or data is read; the run reuses this compile (a suite
+    with meta rule sets needs the data's schema, so it is compiled by the run only)."""
+    from quality_py.sql.compiler import compile_suite
+
+    return None if suite.meta_rule_sets else compile_suite(suite)
+
+
 def quality_run(args: argparse.Namespace) -> int:
     """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
     from quality_py.actions import QualityRunFailed, run_quality
@@ -84,15 +92,18 @@ def quality_run(args: argparse.Namespace) -> int:
     from quality_py.io.yaml_rulesets import load_ruleset_and_checks
     from quality_py.runners.summary import format_summary
 
-    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read; compiled once, by the run
+    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
     suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
+    compiled = _compile_early(suite)
     spark = _session(args.master, args.remote)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
     _register_views(spark, args.view or [], args.format)
     df = _read_input(spark, args.input, args.format)
     try:
-        run = run_quality(df, suite, checks, args.run_id, name=args.name, layout=args.layout)
+        run = run_quality(
+            df, suite, checks, args.run_id, name=args.name, layout=args.layout, compiled=compiled
+        )
         summary = run.write(args.valid, args.quarantine, args.stats)
     except QualityRunFailed as err:
         print(err.summary.describe(), file=sys.stderr)
@@ -129,14 +140,15 @@ def run(args: argparse.Namespace) -> int:
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
 
-    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read; compiled once, by the run
+    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
     suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
+    compiled = _compile_early(suite)
     spark = _session(args.master, args.remote)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
     _register_views(spark, args.view or [], args.format)
     df = _read_input(spark, args.input, args.format)
-    checked = add_data_quality(df, suite, args.name, layout=args.layout)
+    checked = add_data_quality(df, suite, args.name, layout=args.layout, compiled=compiled)
     from quality_py.runners.summary import layout_of
 
     observation = Observation("quality_py_summary")

@@ -34,6 +34,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
+from quality_py.sql.compiler import CompiledSuite
 
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 
@@ -332,8 +333,12 @@ def run_quality(
     layout: Layout | str = Layout.COMPACT,
     keys: Sequence[str] | None = None,
     notifiers: Sequence[Notifier] = (),
+    compiled: CompiledSuite | None = None,
 ) -> QualityRun:
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks).
+
+    ``compiled``: ``compile_suite(suite)`` done beforehand (to report rule errors before any
+    data is read); reused when the data's schema changes nothing in the suite.
 
     Raises :class:`QualityRunFailed` here when a ``fail`` rule or ``fail`` check fails (one
     aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
@@ -368,7 +373,7 @@ def run_quality(
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
     notify_all(tuple(notifiers), "start", started)
     try:
-        staged = stage_rule_codes(df, suite)
+        staged = stage_rule_codes(df, suite, compiled=compiled)
         prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
         chosen = as_layout(layout)
         struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))

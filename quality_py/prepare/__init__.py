@@ -46,6 +46,14 @@ def process_if_attributes_missing(suite: RuleSuite, schema: SchemaLike) -> RuleS
     >>> process_if_attributes_missing(suite, schema).rule_sets[0].rules[0].expression
     '42'
     """
+    texts = [fn.expression for fn in suite.lambdas] + [
+        t
+        for _, r in suite.iter_rules()
+        for t in (r.expression, r.output and r.output.expression)
+        if t
+    ]
+    if not any(_mentions(t) for t in texts):
+        return suite  # nothing to rewrite: the same suite (a compiled form of it stays valid)
     known = field_paths(schema)
 
     def text_of(text: str, item: Any, kind: str) -> str:
@@ -61,7 +69,7 @@ def process_if_attributes_missing(suite: RuleSuite, schema: SchemaLike) -> RuleS
         if out is None or not _mentions(out.expression):
             return out
         if out.id not in outputs:
-            outputs[out.id] = OutputExpression(out.id, text_of(out.expression, out.id, "output"))
+            outputs[out.id] = replace(out, expression=text_of(out.expression, out.id, "output"))
         return outputs[out.id]
 
     def rule(r: Rule) -> Rule:

@@ -107,11 +107,13 @@ def add_data_quality(
     name: str = "DataQuality",
     *,
     layout: Layout | str = Layout.MAP,
+    compiled: CompiledSuite | None = None,
 ) -> DataFrame:
     """``df`` with a data-quality struct column ``name`` appended.
 
     Every rule is analysed against ``df`` first (no Spark job), so a rule that names a missing
-    column or yields an unusable type fails here with its id.
+    column or yields an unusable type fails here with its id. ``compiled``: the suite compiled
+    beforehand, reused when the schema changes nothing in it.
 
     Examples
     --------
@@ -123,7 +125,7 @@ def add_data_quality(
     1
     """
     lay = as_layout(layout)
-    staged = stage_rule_codes(df, suite)
+    staged = stage_rule_codes(df, suite, compiled=compiled)
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
     return staged.finish(wrap_column(sql, suite, lay, name))

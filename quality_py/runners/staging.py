@@ -214,6 +214,7 @@ def stage_rule_codes(
     suite: RuleSuite,
     probe: Callable[[CompiledSuite], Sequence[str]] | None = None,
     type_of: TypeOracle | None = None,
+    compiled: CompiledSuite | None = None,
 ) -> StagedCodes:
     """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
 
@@ -225,9 +226,12 @@ def stage_rule_codes(
     from quality_py.prepare import prepare_for_schema
     from quality_py.runners.implicit_casts import apply_if_enabled
 
-    compiled = compile_suite(
-        prepare_for_schema(suite, df.schema), type_of=type_of or type_oracle(df)
-    )
+    prepared = prepare_for_schema(suite, df.schema)
+    if compiled is None or compiled.suite is not prepared:
+        # A suite compiled before any data was read (the CLI does, to report rule errors first)
+        # is reused when the schema changes nothing: the type oracle only decides cases that
+        # such a compile refuses.
+        compiled = compile_suite(prepared, type_of=type_of or type_oracle(df))
     extra = list(probe(compiled)) if probe is not None else []
     rule_sqls = [to_sql(r.tree) for r in compiled.rules]
     compiled = apply_if_enabled(input_frame(df, [*rule_sqls, *extra]), compiled)

@@ -56,8 +56,8 @@ def struct_of_literals(fields: Sequence[tuple[str, Any, str]]) -> str:
 def library_call_sql(name: str, *params: str) -> str:
     """A library function called on parameters given by name, expanded by the passes.
 
-    >>> library_call_sql("probability", "code")
-    'CAST(code AS DOUBLE) / 100000.0'
+    >>> library_call_sql("passed")
+    '100000'
     """
     from quality_py.sql.context import PassContext
     from quality_py.sql.passes import run_passes

@@ -287,3 +287,15 @@ def test_rule_runner_analyses_against_a_schema(spark: Any, ab: Any) -> None:
         4: FAILED,
         6: FAILED,
     }
+
+
+def test_a_suite_compiled_before_reading_data_is_compiled_once(spark: Any) -> None:
+    from quality_py.runners.staging import stage_rule_codes
+    from quality_py.sql.compiler import compile_suite
+
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 1")])])
+    compiled = compile_suite(suite)  # what the CLI does before it reads the input
+    df = spark.createDataFrame([(1,), (2,)], "a int")
+    staged = stage_rule_codes(df, suite, compiled=compiled)
+    assert staged.compiled.rules == compiled.rules  # the same trees: not compiled again
+    assert staged.compiled.rules[0].tree is compiled.rules[0].tree
