@@ -354,7 +354,12 @@ def run_quality(
     """
     from pyspark.sql import functions as F
 
-    from quality_py.runners.staging import as_layout, stage_rule_codes, wrap_column
+    from quality_py.runners.staging import (
+        as_layout,
+        require_new_columns,
+        stage_rule_codes,
+        wrap_column,
+    )
     from quality_py.sql.build import to_sql
     from quality_py.sql.dq_struct import dq_struct
 
@@ -373,6 +378,7 @@ def run_quality(
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
     notify_all(tuple(notifiers), "start", started)
     try:
+        require_new_columns(df, name)
         staged = stage_rule_codes(df, suite, compiled=compiled)
         prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
         chosen = as_layout(layout)

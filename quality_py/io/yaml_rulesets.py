@@ -33,7 +33,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError, RulesetFormatError, Span
-from quality_py.io.yaml_checks import checks_from_node
+from quality_py.io.yaml_checks import checks_from_node, refuse_aliases
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import (
     ROW_ACTIONS,
@@ -254,6 +254,7 @@ def loads_ruleset_and_checks(
     (1, ['size >= 1'])
     """
     ctx = _Ctx(text, origin)
+    refuse_aliases(text, origin)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:

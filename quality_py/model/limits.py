@@ -18,6 +18,9 @@ class Limits:
     max_chars: int = 4096
     max_depth: int = 32
     max_tokens: int = 2000
+    #: syntax-tree nodes a text may grow to once its lambdas are inlined (a chain of lambdas
+    #: that each call the previous twice doubles at every level)
+    max_expanded_nodes: int = 50_000
 
 
 #: Always applied by the parser, whatever the policy: beyond these sqlglot itself may fail.
@@ -34,6 +37,7 @@ def strictest(a: Limits, b: Limits) -> Limits:
         min(a.max_chars, b.max_chars),
         min(a.max_depth, b.max_depth),
         min(a.max_tokens, b.max_tokens),
+        min(a.max_expanded_nodes, b.max_expanded_nodes),
     )
 
 

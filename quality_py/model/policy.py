@@ -31,6 +31,10 @@ class RulePolicy:
     #: current_date(), current_timestamp(), now(): fixed once per query by Spark, so "not in the
     #: future" rules work; a strict policy (False) refuses them for reproducible reruns
     allow_clock: bool = True
+    #: bit operators (``>>``, ``<<``, ``&``, ``|``, ``^``, ``~``): nobody writes them in a
+    #: data-quality rule, and the typo ``a > > 0`` parses as a shift; the functions
+    #: (``shiftright`` ...) stay allowed
+    allow_bitwise_operators: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allowed_views", frozenset(v.lower() for v in self.allowed_views))

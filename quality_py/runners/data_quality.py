@@ -14,6 +14,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.staging import (
     as_layout,
+    require_new_columns,
     rule_families,
     stage_rule_codes,
     wrap_column,
@@ -125,6 +126,7 @@ def add_data_quality(
     1
     """
     lay = as_layout(layout)
+    require_new_columns(df, name)
     staged = stage_rule_codes(df, suite, compiled=compiled)
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
     sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
@@ -153,6 +155,7 @@ def add_overall_results_and_details(
 
     lay = as_layout(layout)
     tmp = "__qp_dq"
+    require_new_columns(df, overall, details)
     checked = add_data_quality(df, suite, tmp, layout=lay)
     details_col = F.struct(
         F.col(f"{tmp}.id").alias("id"), F.col(f"{tmp}.ruleSetResults").alias("ruleSetResults")

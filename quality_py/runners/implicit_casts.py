@@ -67,6 +67,8 @@ def _pairs(tree: exp.Expr) -> list[tuple[exp.Expr, exp.Expr]]:
 def _analysable(node: exp.Expr) -> bool:
     if isinstance(node, exp.Literal) or node.find(exp.Select, exp.Subquery):
         return False
+    if node.find_ancestor(exp.Select, exp.Subquery) is not None:
+        return False  # a subquery's own columns are not the input's
     bound = set()
     parent = node.parent
     while parent is not None:
@@ -86,6 +88,23 @@ def _kind(node: exp.Expr, types: dict[str, str]) -> str | None:
     return types.get(to_sql(node))
 
 
+def _types_of(frame: DataFrame, sqls: list[str]) -> dict[str, str]:
+    """Spark's type of each operand (one analysis; operand by operand only when that fails, so
+    one operand Spark cannot type never switches containment off for the others)."""
+    try:
+        fields = frame.selectExpr(*[f"{s} AS `c{i}`" for i, s in enumerate(sqls)]).schema.fields
+        return {s: f.dataType.simpleString() for s, f in zip(sqls, fields, strict=True)}
+    except Exception:
+        pass
+    types = {}
+    for sql in sqls:
+        try:
+            types[sql] = frame.selectExpr(f"{sql} AS `c`").schema.fields[0].dataType.simpleString()
+        except Exception:
+            continue  # the rule itself is diagnosed by the analysis that follows
+    return types
+
+
 def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> CompiledSuite:
     """``compiled`` with each string operand that Spark would cast under ANSI made a try_cast."""
     candidates: dict[str, None] = {}
@@ -100,12 +119,7 @@ def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> Compile
         per_rule.append((tree, pairs))
     if not candidates:
         return compiled
-    sqls = list(candidates)
-    try:
-        fields = frame.selectExpr(*[f"{s} AS `c{i}`" for i, s in enumerate(sqls)]).schema.fields
-    except Exception:
-        return compiled
-    types = {s: f.dataType.simpleString() for s, f in zip(sqls, fields, strict=True)}
+    types = _types_of(frame, list(candidates))
     changed = False
     rules = []
     for rule, (tree, pairs) in zip(compiled.rules, per_rule, strict=True):

@@ -22,7 +22,12 @@ from quality_py.errors import ModelError
 from quality_py.model.ids import Id
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import Rule, RuleSuite
-from quality_py.runners.staging import as_layout, stage_rule_codes, type_oracle
+from quality_py.runners.staging import (
+    as_layout,
+    require_new_columns,
+    stage_rule_codes,
+    type_oracle,
+)
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
 from quality_py.sql.coding import result_code
@@ -165,6 +170,7 @@ def rule_engine_with_struct(
     """
     lay = as_layout(layout)
     ddl = result_ddl(result_type)
+    require_new_columns(df, name)
     type_of = type_oracle(df)
     staged = stage_rule_codes(
         df, suite, lambda c: list(_outputs(c.suite, c.lambdas, type_of).values()), type_of

@@ -24,7 +24,12 @@ from quality_py.model.policy import RulePolicy
 from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import OutputExpression, Rule, RuleSuite
 from quality_py.runners.fold_fields import plan_fields
-from quality_py.runners.staging import as_layout, stage_rule_codes, type_oracle
+from quality_py.runners.staging import (
+    as_layout,
+    require_new_columns,
+    stage_rule_codes,
+    type_oracle,
+)
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.compiler import TypeOracle, compile_expression, compile_folder_output
@@ -172,6 +177,7 @@ def rule_folder_with_struct(
             )
         )
 
+    require_new_columns(df, name)
     type_of = type_oracle(df)
     staged = stage_rule_codes(df, suite, lambda c: [compile_starter(c.lambdas)], type_of)
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved

@@ -175,6 +175,18 @@ def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:
     )
 
 
+def require_new_columns(df: DataFrame, *names: str) -> None:
+    """Refuse to add a column the input already has (a checked frame checked again would
+    otherwise carry two columns of one name, and readers would pick one at random)."""
+    taken = [n for n in names if n in df.columns]
+    if taken:
+        raise ModelError(
+            f"the input already has a column named {', '.join(taken)}: drop it first or give the "
+            "output another name",
+            code="DUPLICATE_COLUMNS",
+        )
+
+
 def wrap_column(sql: str, suite: RuleSuite, layout: Layout, name: str) -> Column:
     """One SQL string as the named output Column (compact layouts carry their ids as metadata)."""
     from pyspark.sql import functions as F

@@ -42,6 +42,9 @@ class LambdaLibrary:
         #: Fully inlined bodies over fresh parameter names, filled by the inlining pass (bodies
         #: have no closures, so the expansion does not depend on where a lambda is called).
         self.expanded: dict[tuple[str, int], tuple[tuple[str, ...], exp.Expr]] = {}
+        #: Node count of each expanded body and how often it uses each parameter (for the
+        #: limit on inlined size, checked before a call is inlined).
+        self.sizes: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}
         same: dict[tuple[str, int], list[ParsedLambda]] = defaultdict(list)
         for parsed in lambdas:
             check_callable_name(parsed.name, parsed.id)
@@ -78,7 +81,8 @@ def check_callable_name(name: str, item_id: Id) -> None:
     """A lambda is only inlined where its call parses as a plain function call.
 
     Names such as ``double`` (a type), ``between`` (a keyword) or ``upper`` (a built-in) parse as
-    something else, so calls would silently not reach the lambda.
+    something else, and library functions (``passed``) are expanded instead, so calls would
+    silently not reach the lambda.
     """
     try:
         call = DIALECT.parse(f"{name}(1)")[0]
@@ -87,6 +91,16 @@ def check_callable_name(name: str, item_id: Id) -> None:
     if not (isinstance(call, exp.Anonymous) and call.this == name):
         raise LambdaError(
             f"lambda name {name!r} is a SQL keyword or built-in function; choose another name",
+            item_id=item_id,
+            item_kind="lambda",
+            code="LAMBDA_SYNTAX",
+        )
+    from quality_py.sql.library import lookup  # the library imports this module
+
+    if lookup(name) is not None or name.lower() in ("callfun", "_lambda_", "_", "set"):
+        raise LambdaError(
+            f"lambda name {name!r} is a quality_py library function; calls would not reach the "
+            "lambda: choose another name",
             item_id=item_id,
             item_kind="lambda",
             code="LAMBDA_SYNTAX",

@@ -7,8 +7,20 @@ command, so the tokenizer here forgets the keyword.
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokenizer_core import TokenType
+
+
+def _to_date_sql(self: Any, expression: exp.TsOrDsToDate) -> str:
+    """``TO_DATE`` exactly as written. sqlglot's Spark generator drops a format equal to
+    Spark's default (``to_date(s, 'yyyy-MM-dd')`` became ``TO_DATE(s)``, which is a lenient cast
+    that accepts ``'2024-01-05 garbage'``), and drops the call inside other date functions."""
+    if expression.args.get("format") is not None:
+        return str(self.func("TO_DATE", expression.this, self.format_time(expression)))
+    return str(self.func("TO_DATE", expression.this))
 
 
 class QualitySpark(Spark):
@@ -16,6 +28,9 @@ class QualitySpark(Spark):
 
     class Tokenizer(Spark.Tokenizer):
         KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k.upper() != "SET"}
+
+    class Generator(Spark.Generator):  # type: ignore[valid-type,misc]
+        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.TsOrDsToDate: _to_date_sql}
 
 
 DIALECT = QualitySpark()

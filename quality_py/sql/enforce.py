@@ -18,7 +18,7 @@ from quality_py.sql.allowed_functions import (
 )
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
-from quality_py.sql.regex_safety import unsafe_reason
+from quality_py.sql.regex_safety import like_unsafe_reason, unsafe_reason
 
 #: Node kinds a row rule may contain besides functions: names, literals, operators, lambdas.
 _STRUCTURE: tuple[type, ...] = (
@@ -210,6 +210,55 @@ def _check_table(node: exp.Table, policy: RulePolicy, ctx: PassContext) -> None:
         )
 
 
+_BITWISE: dict[type, str] = {
+    exp.BitwiseLeftShift: "<<",
+    exp.BitwiseRightShift: ">>",
+    exp.BitwiseAnd: "&",
+    exp.BitwiseOr: "|",
+    exp.BitwiseXor: "^",
+    exp.BitwiseNot: "~",
+}
+#: Names Spark resolves, without parentheses, to the session's identity when no column of that
+#: name exists (``user = 'admin'`` reads who runs the job).
+IDENTITY_NAMES = frozenset({"user", "current_user", "session_user", "current_role"})
+#: Names Spark resolves, without parentheses, to the query's clock.
+CLOCK_NAMES = frozenset({"current_date", "current_timestamp", "current_time", "localtimestamp"})
+
+
+def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
+    """Operators and bare names the policy refuses (the function checks are separate)."""
+    op = _BITWISE.get(type(node))
+    if op is not None and not policy.allow_bitwise_operators:
+        hint = " (a typo such as 'a > > 0' parses as a shift)" if op in (">>", "<<") else ""
+        raise _error(
+            ctx,
+            f"the bit operator {op} is refused by the rule policy{hint}; call shiftright, "
+            "shiftleft or the bit functions if you mean it",
+            node,
+        )
+    if isinstance(node, exp.Column) and not node.table and not _in_subquery(node):
+        name = node.name.lower()
+        if name in IDENTITY_NAMES:
+            raise _error(
+                ctx,
+                f"{name} reads the identity of the session; a column of that name must be "
+                f"qualified (main.{name})",
+                node,
+            )
+        if name in CLOCK_NAMES and not policy.allow_clock:
+            raise _error(
+                ctx, f"{name} reads the clock, which this rule policy refuses (allow_clock)", node
+            )
+    if isinstance(node, (exp.Like, exp.ILike)):
+        pattern = node.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            reason = like_unsafe_reason(pattern.this)
+            if reason:
+                raise _error(ctx, f"LIKE pattern {pattern.this!r}: {reason}", pattern)
+        elif not policy.allow_regex_columns:
+            raise _error(ctx, "LIKE needs a literal pattern (patterns from data are refused)", node)
+
+
 def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     """Raise :class:`PolicyError` for the first construct ``policy`` does not allow."""
     if policy.trusted:
@@ -218,6 +267,7 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     for node in tree.walk():  # sqlglot walks with an explicit stack: no recursion
         if isinstance(node, exp.Alias) and not _in_subquery(node):
             raise _error(ctx, "an alias (AS) is not allowed in a rule", node)
+        _check_node(node, policy, ctx)
         if isinstance(node, exp.Func) and not isinstance(node, _STRUCTURE):
             _check_function(node, policy, lambdas, ctx)
             continue

@@ -12,6 +12,27 @@ from __future__ import annotations
 import re
 
 _QUANT = re.compile(r"[*+?]|\{\d+(,\d*)?\}")
+#: ``.*a.*b`` backtracks in O(n^2) on a long value without a ``b``; each further ``.*`` is one
+#: more power of the value's length (``.*a.*a.*a.*b`` on 3,000 characters runs for minutes).
+MAX_WILDCARDS = 2
+
+
+def like_unsafe_reason(pattern: str) -> str | None:
+    """Why a LIKE pattern is refused: Spark runs LIKE as a regex, ``%`` becoming ``.*``.
+
+    >>> like_unsafe_reason("%otc") is None, like_unsafe_reason("%a%b%") is None
+    (True, True)
+    >>> like_unsafe_reason("%a%a%a%b")[:46]
+    '4 % wildcards before the last literal character'
+    """
+    inner = pattern.replace("\\%", "").rstrip("%")
+    count = inner.count("%")
+    if count > MAX_WILDCARDS:
+        return (
+            f"{count} % wildcards before the last literal character; more than {MAX_WILDCARDS} "
+            "backtrack polynomially (a long value hangs the job)"
+        )
+    return None
 
 
 def _groups(pattern: str) -> list[tuple[int, int]]:
@@ -72,6 +93,12 @@ def unsafe_reason(pattern: str) -> str | None:
         return f"invalid regular expression: {err}"
     if re.search(r"\\[1-9]|\\k<", pattern):
         return "back-references are not allowed"
+    wildcards = re.findall(r"\.(?:[*+]|\{\d+,\})", _strip_classes_and_escapes(pattern))
+    if len(wildcards) > MAX_WILDCARDS:
+        return (
+            f"{len(wildcards)} unbounded wildcards (.* or .+); more than {MAX_WILDCARDS} "
+            "backtrack polynomially (a long value hangs the job)"
+        )
     for start, end in _groups(pattern):
         after = pattern[end + 1 : end + 8]
         if not _QUANT.match(after):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from quality_py.errors import LambdaError
+from quality_py.errors import LambdaError, PolicyError
 from quality_py.sql.build import paren
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.parse import ParsedLambda
@@ -153,12 +153,39 @@ def _expand_body(
     stack.append(lam)
     body = _rename_bound_variables(lam.body.copy(), ctx)
     params = _rename_params(lam, body, ctx)
-    lambda_ctx = PassContext(lam.id, "lambda", lam.source, lib, ctx.layout, ctx.fresh)
+    lambda_ctx = PassContext(
+        lam.id, "lambda", lam.source, lib, ctx.layout, ctx.fresh, policy=ctx.policy
+    )
     expanded = _inline(body, lib, lambda_ctx, stack)
     ctx.fresh = lambda_ctx.fresh
     stack.pop()
     lib.expanded[key] = (params, expanded)
     return params, expanded
+
+
+def _size(node: exp.Expr) -> int:
+    return sum(1 for _ in node.walk())
+
+
+def _growth(
+    lam: ParsedLambda,
+    params: tuple[str, ...],
+    body: exp.Expr,
+    args: list[exp.Expr],
+    lib: LambdaLibrary,
+) -> int:
+    """Nodes one inlined call adds, computed before it is built: the body, plus each argument
+    copied once per use of its parameter."""
+    key = (lam.name.lower(), lam.arity)
+    if key not in lib.sizes:
+        uses = {p.lower(): 0 for p in params}
+        for col in body.find_all(exp.Column):
+            head = col.parts[0].name.lower() if col.parts else ""
+            if head in uses:
+                uses[head] += 1
+        lib.sizes[key] = (_size(body), tuple(uses[p.lower()] for p in params))
+    size, uses_per_param = lib.sizes[key]
+    return size + sum(n * _size(a) for n, a in zip(uses_per_param, args, strict=True))
 
 
 def _inline(
@@ -170,6 +197,7 @@ def _inline(
         if isinstance(n, exp.Anonymous) and isinstance(n.this, str) and n.this in lib
     ]
     # Innermost first: arguments are inlined before the call that receives them.
+    grown = _size(tree)
     for call in reversed(calls):
         args = list(call.expressions)
         if any(_is_placeholder(a) for a in args):
@@ -187,6 +215,17 @@ def _inline(
                 code="LAMBDA_ARITY",
             )
         params, body = _expand_body(lam, lib, ctx, stack)
+        grown += _growth(lam, params, body, args, lib)
+        if grown > ctx.policy.limits.max_expanded_nodes:
+            raise PolicyError(
+                f"inlining lambda {lam.name} here grows the {ctx.item_kind} past "
+                f"{ctx.policy.limits.max_expanded_nodes} syntax nodes (lambdas that call others "
+                "several times grow exponentially); simplify the lambdas",
+                item_id=ctx.item_id,
+                item_kind=ctx.item_kind,
+                source=ctx.source,
+                span=ctx.span_of(call),
+            )
         bound = _bound_at(call)
         replacement = paren(substitute_params(body.copy(), params, args, bound=bound))
         if call is tree:
