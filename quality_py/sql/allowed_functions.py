@@ -82,6 +82,11 @@ CLOCK_CLASSES: tuple[type, ...] = (
 NEEDS_ARGUMENTS = frozenset({"unix_timestamp", "unix_seconds", "to_unix_timestamp"})
 
 
+#: Nodes sqlglot adds while parsing allowed functions: ``date_format(s, f)`` wraps ``s`` in a
+#: string-to-timestamp conversion that generates back to ``s``.
+PARSE_HELPERS: tuple[type, ...] = (exp.TimeStrToTime,)
+
+
 @cache
 def allowed_classes() -> frozenset[type]:
     """The sqlglot classes the allowed names parse into (typed function nodes)."""
@@ -96,7 +101,7 @@ def allowed_classes() -> frozenset[type]:
                 continue
             if isinstance(node, exp.Func) and not isinstance(node, exp.Anonymous):
                 found.add(type(node))
-    return frozenset(found)
+    return frozenset(found | set(PARSE_HELPERS))
 
 
 def function_name(node: exp.Func) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, PolicyError, QualityError
+from quality_py.errors import ModelError, PolicyError, QualityError, Span
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.limits import HARD_LIMITS, check_limits, strictest
@@ -33,7 +33,13 @@ from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
 from quality_py.sql.build import call, to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext, check_callable_name
 from quality_py.sql.enforce import enforce
-from quality_py.sql.parse import ParsedLambda, lambda_arity, parse_expression, parse_lambda
+from quality_py.sql.parse import (
+    ParsedLambda,
+    bit_operator,
+    lambda_arity,
+    parse_expression,
+    parse_lambda,
+)
 from quality_py.sql.passes import run_passes
 from quality_py.sql.shapes import Shape
 
@@ -100,10 +106,25 @@ class CompiledSuite:
 
 
 def _check_limits(text: str, policy: RulePolicy, item_id: Id | None, kind: str) -> None:
-    """The policy's limits and the parser's hard limits, in one scan of the raw text."""
+    """The policy's limits and the parser's hard limits, in one scan of the raw text; then
+    the operators the policy refuses, from the tokens."""
     problem = check_limits(text, strictest(policy.limits, HARD_LIMITS))
     if problem is not None:
         raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
+    if policy.trusted or policy.allow_bitwise_operators:
+        return
+    found = bit_operator(text)
+    if found is not None:
+        op, offset = found
+        hint = " (a typo such as 'a > > 0' parses as a shift)" if op in (">>", "<<") else ""
+        raise PolicyError(
+            f"the bit operator {op} is refused by the rule policy{hint}; call shiftright, "
+            "shiftleft or the bit functions if you mean it",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+            span=Span.from_offsets(text, offset, offset + len(op)),
+        )
 
 
 def _checked_tree(text: str, ctx: PassContext, kind: str) -> exp.Expr:

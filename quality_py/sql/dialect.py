@@ -23,6 +23,16 @@ def _to_date_sql(self: Any, expression: exp.TsOrDsToDate) -> str:
     return str(self.func("TO_DATE", expression.this))
 
 
+def _regexp_extract_sql(self: Any, expression: exp.RegexpExtract | exp.RegexpExtractAll) -> str:
+    """``REGEXP_EXTRACT[_ALL]`` with the group index as written (sqlglot drops a group equal to
+    its idea of the default)."""
+    name = (
+        "REGEXP_EXTRACT_ALL" if isinstance(expression, exp.RegexpExtractAll) else "REGEXP_EXTRACT"
+    )
+    group = expression.args.get("group")
+    return str(self.func(name, expression.this, expression.expression, group))
+
+
 class QualitySpark(Spark):
     """Spark SQL as rules use it."""
 
@@ -30,7 +40,12 @@ class QualitySpark(Spark):
         KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k.upper() != "SET"}
 
     class Generator(Spark.Generator):  # type: ignore[valid-type,misc]
-        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.TsOrDsToDate: _to_date_sql}
+        TRANSFORMS = {
+            **Spark.Generator.TRANSFORMS,
+            exp.TsOrDsToDate: _to_date_sql,
+            exp.RegexpExtract: _regexp_extract_sql,
+            exp.RegexpExtractAll: _regexp_extract_sql,
+        }
 
 
 DIALECT = QualitySpark()

@@ -210,14 +210,6 @@ def _check_table(node: exp.Table, policy: RulePolicy, ctx: PassContext) -> None:
         )
 
 
-_BITWISE: dict[type, str] = {
-    exp.BitwiseLeftShift: "<<",
-    exp.BitwiseRightShift: ">>",
-    exp.BitwiseAnd: "&",
-    exp.BitwiseOr: "|",
-    exp.BitwiseXor: "^",
-    exp.BitwiseNot: "~",
-}
 #: Names Spark resolves, without parentheses, to the session's identity when no column of that
 #: name exists (``user = 'admin'`` reads who runs the job).
 IDENTITY_NAMES = frozenset({"user", "current_user", "session_user", "current_role"})
@@ -227,15 +219,6 @@ CLOCK_NAMES = frozenset({"current_date", "current_timestamp", "current_time", "l
 
 def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     """Operators and bare names the policy refuses (the function checks are separate)."""
-    op = _BITWISE.get(type(node))
-    if op is not None and not policy.allow_bitwise_operators:
-        hint = " (a typo such as 'a > > 0' parses as a shift)" if op in (">>", "<<") else ""
-        raise _error(
-            ctx,
-            f"the bit operator {op} is refused by the rule policy{hint}; call shiftright, "
-            "shiftleft or the bit functions if you mean it",
-            node,
-        )
     if isinstance(node, exp.Column) and not node.table and not _in_subquery(node):
         name = node.name.lower()
         if name in IDENTITY_NAMES:

@@ -181,6 +181,37 @@ def _lambda_header(tokens: list[Token]) -> tuple[tuple[str, ...], int] | None:
     return None
 
 
+_OPERATOR_TOKENS = {
+    TokenType.AMP: "&",
+    TokenType.PIPE: "|",
+    TokenType.CARET: "^",
+    TokenType.TILDE: "~",
+}
+
+
+def bit_operator(text: str) -> tuple[str, int] | None:
+    """The first bit operator written in ``text`` and its offset, from the tokens (the function
+    forms ``shiftright(...)`` parse to the same tree nodes, so the tree cannot tell them apart).
+
+    >>> bit_operator("amount > > 0"), bit_operator("a || b"), bit_operator("shiftright(a, 1)")
+    (('>>', 7), None, None)
+    """
+    try:
+        tokens = DIALECT.tokenize(text)
+    except Exception:
+        return None  # the parser reports it
+    for i, tok in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.token_type in _OPERATOR_TOKENS:
+            return _OPERATOR_TOKENS[tok.token_type], tok.start
+        if nxt is not None and tok.token_type == nxt.token_type:
+            if tok.token_type == TokenType.GT:
+                return ">>", tok.start
+            if tok.token_type == TokenType.LT:
+                return "<<", tok.start
+    return None
+
+
 def lambda_arity(text: str) -> int:
     """The number of parameters of lambda text (0 for a plain expression), from its header only.
 

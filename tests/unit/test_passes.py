@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from quality_py import Id, LambdaError, LambdaFunction, LibraryFunctionError
+from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary, PassContext
@@ -159,3 +160,14 @@ CONTAIN_CASES, _ = read_cases("passes/contain_errors.sql")
 def test_contain_errors_golden(case) -> None:  # type: ignore[no-untyped-def]
     out = contain_errors(parse_expression(case.input), ctx=PassContext())
     assert to_sql(out) == case.expected
+
+
+ARGUMENT_CASES, _ = read_cases("passes/function_arguments.sql")
+
+
+@pytest.mark.parametrize("case", ARGUMENT_CASES, ids=[c.title for c in ARGUMENT_CASES])
+def test_function_arguments_survive_generation(case) -> None:  # type: ignore[no-untyped-def]
+    # containment off: what is generated is what was written (contain_errors.sql covers
+    # the contained forms)
+    policy = RulePolicy(contain_errors=False)
+    assert to_sql(compile_expression(case.input, policy=policy)) == case.expected

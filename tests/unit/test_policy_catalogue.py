@@ -54,6 +54,26 @@ REJECTED = [
     (20, "secret('s','k') = 'x'", "POLICY"),
     (20, "current_user() = 'admin'", "POLICY"),
     (20, "session_user() = 'admin'", "POLICY"),
+    # identity in every spelling: bare names resolve to the session's identity in Spark
+    (20, "user = 'admin'", "POLICY"),
+    (20, "current_user = 'admin'", "POLICY"),
+    (20, "session_user = 'admin'", "POLICY"),
+    (20, "user() = 'admin'", "POLICY"),
+    (20, "upper(current_role) = 'ADMIN'", "POLICY"),
+    # operators nobody writes in a data-quality rule: the typo 'a > > 0' parses as a shift
+    (27, "amount > > 0", "POLICY"),
+    (27, "amount < < 0", "POLICY"),
+    (27, "a & 1 = 1", "POLICY"),
+    (27, "a | 2 > 0", "POLICY"),
+    (27, "a ^ 3 > 0", "POLICY"),
+    (27, "~a > 0", "POLICY"),
+    # catastrophic matching: LIKE runs as a regex, each inner % one more power of the length
+    (28, "s LIKE '%a%a%a%a%a%a%a%a%a%a%b'", "POLICY"),
+    (28, "s ILIKE '%a%a%a%b'", "POLICY"),
+    (28, "s LIKE pattern_column", "POLICY"),
+    (28, "s RLIKE '.*a.*a.*a.*b'", "POLICY"),
+    (28, "regexp_extract(s, '.+a.*b.*c', 0) = ''", "POLICY"),
+    (28, "size(split(s, '.*,.*,.*;')) > 1", "POLICY"),
     (20, "java_method('java.lang.System','getenv','HOME') is null", "POLICY"),
     (20, "input_file_name() = ''", "POLICY"),
     (21, "assert_true(x > 0)", "POLICY"),
@@ -196,3 +216,50 @@ def test_query_clock_is_allowed_by_default_and_refused_by_a_strict_policy(text: 
         _compile(text, RulePolicy(allow_clock=False))
     assert err.value.code == "POLICY" and err.value.item_id == RULE
     assert "clock" in err.value.message
+
+
+ACCEPTED = [
+    "s LIKE '%otc'",
+    "s LIKE 'ab%'",
+    "s LIKE '%a%b%'",  # inner % count 1 after the trailing ones: quadratic at worst
+    "s RLIKE '^[A-Z]+-[0-9]+$'",
+    "s RLIKE '.*a.*b'",
+    "shiftright(a, 1) > 0",  # the function form of a shift stays allowed
+    "main.user = 'admin'",  # a column named user, qualified
+]
+
+
+@pytest.mark.parametrize("text", ACCEPTED)
+def test_everyday_forms_stay_allowed(text: str) -> None:
+    _compile(text)
+
+
+def test_bit_operators_when_the_policy_allows_them() -> None:
+    _compile("a & 1 = 1", RulePolicy(allow_bitwise_operators=True))
+
+
+def test_exponential_lambda_chains_are_refused_quickly() -> None:
+    import time
+
+    lambdas = [LambdaFunction("l0", "x -> x + 1", Id(100, 1))] + [
+        LambdaFunction(f"l{k}", f"x -> l{k - 1}(x) + l{k - 1}(x)", Id(100 + k, 1))
+        for k in range(1, 21)
+    ]
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(RULE, "l20(a) > 0")])], lambdas=lambdas)
+    started = time.perf_counter()
+    with pytest.raises(QualityError) as err:
+        compile_suite(suite)
+    assert time.perf_counter() - started < 20  # measured: 46 s at 16 levels before the bound
+    assert err.value.code == "POLICY" and "syntax nodes" in err.value.message
+
+
+def test_a_lambda_named_like_a_library_function_is_an_error() -> None:
+    for name in ("passed", "packInts", "soft_fail"):
+        suite = RuleSuite(
+            Id(1, 1),
+            [RuleSet(Id(2, 1), [Rule(RULE, "a > 0")])],
+            lambdas=[LambdaFunction(name, "x -> x", Id(9, 1))],
+        )
+        with pytest.raises(QualityError) as err:
+            compile_suite(suite)
+        assert err.value.item_id == Id(9, 1) and "library function" in err.value.message

@@ -6,7 +6,8 @@ such a value should make that row's rule null (stored as Failed), not stop every
 
 * ``CAST`` -> ``TRY_CAST``; ``+ - * /`` -> ``try_add``, ``try_subtract``, ``try_multiply``,
   ``try_divide``; ``a % b`` and ``a div b`` -> null when ``b = 0``;
-  ``element_at`` -> ``try_element_at``.
+  ``element_at`` -> ``try_element_at``; ``to_date``, ``to_timestamp`` and ``unix_timestamp`` of
+  text -> the same parse through ``try_to_timestamp`` (a value that does not match gives null).
 
 The same rule then gives the same result with ANSI on and off (off, Spark itself gives null for
 bad casts and division by zero; integer overflow, which wraps around when ANSI is off, becomes
@@ -49,6 +50,13 @@ def contain_errors(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
         if isinstance(node, (exp.Cast, exp.Bracket)):  # CAST -> TRY_CAST, element_at -> try_
             node.set("safe", True)
             continue
+        if isinstance(node, _DATE_PARSES):
+            parsed = _contained_date_parse(node)
+            if node is tree:
+                tree = parsed
+            else:
+                node.replace(parsed)
+            continue
         assert isinstance(node, exp.Binary)
         name = _TRY.get(type(node))
         if name is not None:
@@ -64,6 +72,54 @@ def contain_errors(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     return tree
 
 
+#: Parses of text into dates and times: under ANSI a value that does not match the format
+#: (``'2023-02-30'``, ``'garbage'``) aborts the job.
+_DATE_PARSES = (exp.TsOrDsToDate, exp.StrToTime, exp.StrToUnix)
+_UNIX_DEFAULT_FORMAT = "yyyy-MM-dd HH:mm:ss"
+
+
+def _format_literal(node: exp.Expr) -> exp.Expr | None:
+    """The node's format as the Spark pattern literal it was written as, if it has one."""
+    if node.args.get("format") is None:
+        return None
+    from quality_py.sql.dialect import DIALECT
+
+    text = DIALECT.generator().format_time(node)  # quoted, as Spark reads it
+    if not text:
+        return None
+    return exp.Literal.string(text[1:-1].replace("''", "'"))
+
+
+def _to_date(value: exp.Expr, *, safe: bool) -> exp.Expr:
+    """``[TRY_]CAST(value AS DATE)`` built as the parser builds it (so it generates as such)."""
+    from quality_py.sql.dialect import DIALECT
+
+    node = DIALECT.parse(f"{'TRY_' if safe else ''}CAST(NULL AS DATE)")[0]
+    assert node is not None
+    node.set("this", value)
+    return node
+
+
+def _contained_date_parse(node: exp.Expr) -> exp.Expr:
+    """The same parse with a null instead of an error (Spark's own definitions: ``to_date(s,
+    f)`` is ``CAST(to_timestamp(s, f) AS DATE)``, ``to_date(s)`` is ``CAST(s AS DATE)``,
+    ``unix_timestamp(s, f)`` is the seconds of ``to_timestamp(s, f)``)."""
+    value = node.this
+    fmt = _format_literal(node)
+    if isinstance(node, exp.TsOrDsToDate):
+        if fmt is None:
+            return _to_date(value, safe=True)
+        parsed = call("try_to_timestamp", value, fmt)
+        return _to_date(parsed, safe=False)
+    if isinstance(node, exp.StrToTime):
+        return call("try_to_timestamp", value, fmt or exp.Literal.string(_UNIX_DEFAULT_FORMAT))
+    # StrToUnix: unix_timestamp / to_unix_timestamp of text
+    return call(
+        "unix_seconds",
+        call("try_to_timestamp", value, fmt or exp.Literal.string(_UNIX_DEFAULT_FORMAT)),
+    )
+
+
 def _nonzero_literal(node: exp.Expr) -> bool:
     return isinstance(node, exp.Literal) and not node.is_string and float(node.this) != 0
 
@@ -73,4 +129,8 @@ def _rewritable(node: exp.Expr) -> bool:
         return not node.args.get("safe")
     if isinstance(node, exp.Bracket):  # only element_at(...), which is 1-based: arr[i] is not
         return node.args.get("offset") == 1 and not node.args.get("safe")
-    return type(node) in _TRY or isinstance(node, (exp.Mod, exp.IntDiv))
+    if isinstance(node, exp.StrToUnix) and not isinstance(node.this, exp.Expr):
+        return False  # unix_timestamp() reads the clock: nothing to parse
+    if isinstance(node, exp.StrToUnix) and isinstance(node.this, exp.CurrentTimestamp):
+        return False
+    return type(node) in _TRY or isinstance(node, (exp.Mod, exp.IntDiv, *_DATE_PARSES))
