@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from quality_py.model.ids import Id
-from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
 from quality_py.model.rules import RuleSuite
+from quality_py.runners.summary import fails_sql
 from quality_py.sql.snippets import struct_of_literals
 
 FAILED_RULE_FIELDS = (
@@ -40,21 +40,6 @@ def rule_refs(suite: RuleSuite) -> tuple[RuleRef, ...]:
     return tuple(
         RuleRef(rs.id, r.id, str(r.action_if_failed), r.description, r.owner, tuple(r.tags))
         for rs, r in suite.iter_rules()
-    )
-
-
-def fails_sql(code: str, probable_pass: float) -> str:
-    """True when the rule whose result code is the SQL ``code`` fails the row.
-
-    Null codes count as failures, as in the core.
-
-    >>> fails_sql("c", 0.8)
-    'coalesce(c = 0 OR (c NOT IN (100000, -1, -2) AND c < 80000.0D), true)'
-    """
-    keep = ", ".join(str(v) for v in (PASSED, SOFT_FAILED, DISABLED_RULE))
-    threshold = repr(float(probable_pass) * PASSED)
-    return (
-        f"coalesce({code} = {FAILED} OR ({code} NOT IN ({keep}) AND {code} < {threshold}D), true)"
     )
 
 

@@ -181,7 +181,10 @@ class QualityRun:
 
         counts = Observation(f"quality_py_run_{uuid.uuid4().hex}")
         columns = [
-            *[F.expr(sql).alias(key) for key, sql in code_counts(self.codes)],
+            *[
+                F.expr(sql).alias(key)
+                for key, sql in code_counts(self.codes, self.prepared.probable_pass)
+            ],
             F.expr(f"count_if(NOT {ANY})").alias("overall"),
             F.expr(f"count_if({DROP})").alias("dropped"),
             F.expr(f"count_if({ANY})").alias("quarantined"),

@@ -84,9 +84,17 @@ class Constraint:
     assertion: Assertion
     pick: Callable[[Any], Any] | None = None  # what the assertion sees of the metric
 
+    def seen(self, metric: Any) -> Any:
+        """What the assertion sees of ``metric`` (a histogram's share of one value, ...).
+
+        >>> Constraint("size", None, ">= 1").seen(3.0)
+        3.0
+        """
+        return metric if self.pick is None or metric is None else self.pick(metric)
+
     def evaluate(self, metric: Any) -> tuple[bool, str]:
         """``(passed, message)``; an undefined metric (e.g. no rows) fails with that reason."""
-        value = metric if self.pick is None or metric is None else self.pick(metric)
+        value = self.seen(metric)
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return False, f"{self.description}: the metric is undefined ({value})"
         try:
@@ -468,7 +476,7 @@ def assess(checks: Sequence[Check], metrics: Any) -> VerificationResult:
                     str(check.level),
                     constraint.description,
                     passed,
-                    metrics[constraint.analyzer],
+                    constraint.seen(metrics[constraint.analyzer]),  # as the message shows it
                     message,
                 )
             )

@@ -41,6 +41,9 @@ class RuleStats:
     soft_failed: int
     disabled: int
     probability: int
+    #: rows this rule makes Failed overall (Failed, or a probability below ``probable_pass``):
+    #: the rows whose quarantine reasons name the rule
+    failing: int | None = None
 
     @property
     def applicable(self) -> int:
@@ -70,7 +73,22 @@ _KINDS = (
 )
 
 
-def code_counts(codes: Sequence[str]) -> list[tuple[str, str]]:
+def fails_sql(code: str, probable_pass: float) -> str:
+    """True when the rule whose result code is the SQL ``code`` fails the row (makes the overall
+    result Failed): Failed, or a probability below ``probable_pass``. Null codes count as
+    failures, as in the core.
+
+    >>> fails_sql("c", 0.8)
+    'coalesce(c = 0 OR (c NOT IN (100000, -1, -2) AND c < 80000.0D), true)'
+    """
+    keep = ", ".join(str(v) for v in (PASSED, SOFT_FAILED, DISABLED_RULE))
+    threshold = repr(float(probable_pass) * PASSED)
+    return (
+        f"coalesce({code} = {FAILED} OR ({code} NOT IN ({keep}) AND {code} < {threshold}D), true)"
+    )
+
+
+def code_counts(codes: Sequence[str], probable_pass: float | None = None) -> list[tuple[str, str]]:
     """``(key, aggregate SQL)`` of the row count and each rule's result counts: the one place
     per-rule counts are defined (quality runs count the staged code columns, :func:`rule_summary`
     the codes read from a data-quality column); :func:`stats_from_row` reads them back.
@@ -83,6 +101,8 @@ def code_counts(codes: Sequence[str]) -> list[tuple[str, str]]:
     for i, code in enumerate(codes):
         out += [(f"r{i}_{kind}", f"count_if({code} = {value})") for kind, value in _KINDS]
         out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
+        if probable_pass is not None:
+            out.append((f"r{i}_failing", f"count_if({fails_sql(code, probable_pass)})"))
     return out
 
 
@@ -100,7 +120,7 @@ def _aggregate_sql(suite: RuleSuite, column: str, layout: ResultLayout) -> list[
         )
         codes.append(to_sql(paren(run_passes(code, ctx))))
     overall = call("count_if", exp.EQ(this=field(col, "overallResult"), expression=lit(PASSED)))
-    rows, *per_rule = code_counts(codes)
+    rows, *per_rule = code_counts(codes, suite.probable_pass)
     return [rows, ("overall", to_sql(overall)), *per_rule]
 
 
@@ -127,6 +147,7 @@ def stats_from_row(suite: RuleSuite, values: dict[str, Any]) -> SuiteStats:
                 int(values[f"r{i}_soft"]),
                 int(values[f"r{i}_disabled"]),
                 int(values[f"r{i}_prob"]),
+                None if values.get(f"r{i}_failing") is None else int(values[f"r{i}_failing"]),
             )
         )
     return SuiteStats(int(values["rows"]), int(values["overall"]), tuple(rules))
@@ -156,12 +177,13 @@ def rule_summary(df: DataFrame, suite: RuleSuite, column: str = "DataQuality") -
 
 def format_summary(stats: SuiteStats) -> str:
     """A fixed-width table of the per-rule counts."""
-    names = ("passed", "failed", "soft", "disabled", "prob.", "pass rate")
+    names = ("passed", "failed", "soft", "disabled", "prob.", "pass rate", "fails row")
     head = f"{'rule set':>10} {'rule':>10} " + " ".join(f"{n:>9}" for n in names)
     lines = [head, "-" * len(head)]
     for r in stats.rules:
         rate = "n/a" if r.pass_rate is None else f"{100 * r.pass_rate:.2f}%"
-        counts = (r.passed, r.failed, r.soft_failed, r.disabled, r.probability, rate)
+        fails = "n/a" if r.failing is None else r.failing
+        counts = (r.passed, r.failed, r.soft_failed, r.disabled, r.probability, rate, fails)
         lines.append(
             f"{r.rule_set_id.id:>7}.{r.rule_set_id.version:<2} "
             f"{r.rule_id.id:>7}.{r.rule_id.version:<2} " + " ".join(f"{c:>9}" for c in counts)
