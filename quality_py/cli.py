@@ -5,7 +5,8 @@
 * ``run RULESET --input ... --valid DIR --quarantine DIR --stats DIR``: a quality run (rule
   actions drop / fail / ignore): valid rows, quarantined rows with reasons, stats; exits 1 and
   prints the summary when a ``fail`` rule or check fails (nothing is written then);
-* ``validate SOURCE (--schema DDL | --input PATH) [--sample N]``: report every problem, exit 1
+* ``validate SOURCE (--schema DDL | --input PATH) [--view NAME=PATH] [--sample N]``: report
+  every problem of the rules and of the YAML's dataset checks, exit 1
   on errors;
 * ``docs SOURCE --out FILE.md|FILE.html [--schema DDL | --input PATH]``: documentation;
 * ``convert SOURCE DEST``: a YAML ruleset to a folder of rule tables (parquet), or back.
@@ -175,6 +176,17 @@ def _is_yaml(source: str) -> bool:
     return source.lower().endswith((".yaml", ".yml"))
 
 
+def _load_suite_and_checks(
+    source: str, suite: str | None, spark: SparkSession | None
+) -> tuple[Any, tuple[Any, ...]]:
+    """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
+    if _is_yaml(source):
+        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
+
+        return load_ruleset_and_checks(source)
+    return _load_suite(source, suite, spark), ()
+
+
 def _load_suite(source: str, suite: str | None, spark: SparkSession | None) -> Any:
     """A suite from a YAML file or from a folder of rule tables."""
     from pathlib import Path
@@ -221,10 +233,14 @@ def validate_command(args: argparse.Namespace) -> int:
     from quality_py.validation import validate
 
     spark = _session(args.master, args.remote)
-    suite = _load_suite(args.source, args.suite, spark).with_policy(_policy(args, []))
+    views = _register_views(spark, args.view or [], args.format)
+    suite, checks = _load_suite_and_checks(args.source, args.suite, spark)
+    suite = suite.with_policy(_policy(args, views))
     schema = _schema(args, spark)
     sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
-    report = validate(suite, schema, spark=spark, sample=sample, sample_rows=args.sample or 20)
+    report = validate(
+        suite, schema, spark=spark, sample=sample, sample_rows=args.sample or 20, checks=checks
+    )
     print(report.format())
     if report.sample is not None:
         for row in report.sample[: args.sample]:
@@ -248,7 +264,10 @@ def docs_command(args: argparse.Namespace) -> int:
     if spark is not None and (args.schema or args.input):
         from quality_py.validation import validate
 
-        report = validate(suite, _schema(args, spark), spark=spark)
+        views = _register_views(spark, args.view or [], args.format)
+        report = validate(
+            suite.with_policy(_policy(args, views)), _schema(args, spark), spark=spark
+        )
     out = Path(args.out)
     render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
     out.write_text(render(suite, report), encoding="utf-8")
@@ -292,6 +311,7 @@ def _common(p: argparse.ArgumentParser, schema: bool) -> None:
         p.add_argument("--schema", help="the data's schema as DDL, e.g. 'a INT, b STRING'")
         p.add_argument("--input", help="take the schema from this parquet/CSV (or sample:...)")
         p.add_argument("--format", choices=["parquet", "csv"], help="input format")
+        p.add_argument("--view", action="append", help="register NAME=PATH for lookups")
     p.add_argument("--master", default="local[2]")
     p.add_argument("--remote", help="Spark Connect URL instead of a local session")
 

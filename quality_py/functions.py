@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from quality_py.model.layout import CompactLayout, ResultLayout
+from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, RuleSuite
 from quality_py.sql.build import bigint, call, lit, to_sql
@@ -50,8 +51,12 @@ def expr(
     lambdas: Iterable[LambdaFunction] = (),
     *,
     layout: ResultLayout | RuleSuite | str = Layout.MAP,
+    policy: RulePolicy = DEFAULT_POLICY,
 ) -> Column:
     """A Column from SQL that may use library functions and the given lambdas.
+
+    The text is checked by ``policy`` (the safe default; your own code may pass
+    ``RulePolicy.trusted_policy()``).
 
     ``layout`` tells ``rule_result``/``flatten_results`` how the results column is stored; for
     the compact layout pass the suite (or ``layout_of_field(df.schema[name])``).
@@ -64,7 +69,11 @@ def expr(
     from pyspark.sql import functions as F
 
     tree = compile_expression(
-        sql, kind="expression", lambdas=LambdaLibrary(lambdas), layout=_resolve_layout(layout)
+        sql,
+        kind="expression",
+        lambdas=LambdaLibrary(lambdas),
+        layout=_resolve_layout(layout),
+        policy=policy,
     )
     return F.expr(to_sql(tree))
 

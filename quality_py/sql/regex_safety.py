@@ -23,7 +23,7 @@ def like_unsafe_reason(pattern: str) -> str | None:
     >>> like_unsafe_reason("%otc") is None, like_unsafe_reason("%a%b%") is None
     (True, True)
     >>> like_unsafe_reason("%a%a%a%b")[:46]
-    '4 % wildcards before the last literal character'
+    '4 % wildcards before the last literal characte'
     """
     inner = pattern.replace("\\%", "").rstrip("%")
     count = inner.count("%")

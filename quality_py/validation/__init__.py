@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
+from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SchemaLike, SparkSession
 from quality_py.prepare import Position, name_position, prepare_for_schema
+from quality_py.validation.checks import check_findings
 from quality_py.validation.report import ERROR_KINDS, WARNING_KINDS, Finding, ValidationReport
 from quality_py.validation.spark_checks import spark_checks
 from quality_py.validation.static_checks import schema_paths, static_checks
@@ -23,6 +26,7 @@ def validate(
     sample: DataFrame | None = None,
     sample_rows: int = 20,
     position: Position = name_position,
+    checks: Sequence[Check] = (),
 ) -> ValidationReport:
     """Every problem of ``suite`` for data of ``schema_or_df`` (a StructType or DataFrame).
 
@@ -31,7 +35,8 @@ def validate(
     DataFrame's, or the active one) every rule and output is then analysed against an empty
     DataFrame of the schema, which finds unknown functions, missing views and type errors
     without running a Spark job. ``sample`` (a DataFrame) additionally runs the suite on its
-    first ``sample_rows`` rows; the result rows are in ``report.sample``.
+    first ``sample_rows`` rows; the result rows are in ``report.sample``. ``checks`` (dataset
+    checks) are validated too: readable assertions, known columns, predicates under the policy.
 
     >>> from pyspark.sql.types import IntegerType, StructField, StructType
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
@@ -73,6 +78,15 @@ def validate(
             findings += spark_checks(spark, schema_or_df.schema, fine, schema_or_df)
         else:
             findings += spark_checks(spark, schema_or_df, fine)
+    if checks:  # the dataset checks a run would evaluate: assertions, columns, predicates
+        frame = None
+        if spark is not None and schema_or_df is not None:
+            frame = (
+                schema_or_df.limit(0)
+                if isinstance(schema_or_df, DataFrame)
+                else spark.createDataFrame([], schema_or_df)
+            )
+        findings += check_findings(checks, paths, frame, suite.policy)
     rows = None
     if sample is not None and not any(f.is_error for f in findings):
         from quality_py.runners.data_quality import add_data_quality

@@ -21,10 +21,12 @@ ERROR_KINDS = (
     "PolicyError",  # something the rule policy does not allow, or over its limits
     "AnalysisError",  # any other Spark analysis error (types, ...)
     "SampleRunError",  # running the suite on the sample rows failed
+    "CheckError",  # a dataset check that cannot run (its assertion, predicate or analyzer)
 )
 WARNING_KINDS = (
     "NonLambdaDocParameters",  # @param documented on a rule or output (it has no parameters)
     "ExtraDocParameter",  # @param names no parameter of the lambda
+    "StringResult",  # a rule yields text: only a few words are results, other text is Failed
 )
 
 

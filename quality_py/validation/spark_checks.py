@@ -32,8 +32,26 @@ def _condition(err: Exception) -> str:
     return ""
 
 
-def _analyse(frame: DataFrame, sqls: list[str]) -> None:
-    frame.selectExpr(*sqls).schema  # noqa: B018 - forces analysis, runs no job
+def _analyse(frame: DataFrame, sqls: list[str]) -> list[str]:
+    """The types of ``sqls`` over ``frame``; analysis only, no job."""
+    return [f.dataType.simpleString() for f in frame.selectExpr(*sqls).schema.fields]
+
+
+def _string_results(todo: list[Item], types: list[str]) -> list[Finding]:
+    """Rules whose value is text: only a few words are results, any other text is Failed."""
+    return [
+        Finding(
+            "StringResult",
+            item.item_kind,
+            item.item_id,
+            "the rule yields a string: only true/false, passed/failed, yes/no, 1/0, "
+            "softfail/maybe and disabled(rule) are results, any other text is Failed",
+            None,
+            item.source,
+        )
+        for item, kind in zip(todo, types, strict=True)
+        if item.item_kind == "rule" and kind == "string"
+    ]
 
 
 def spark_checks(
@@ -52,8 +70,7 @@ def spark_checks(
     source = frame.limit(0) if frame is not None else spark.createDataFrame([], schema)
     frame = input_frame(source, sqls)
     try:  # one analysis for everything; item by item only when something fails
-        _analyse(frame, sqls)
-        return []
+        return _string_results(todo, _analyse(frame, sqls))
     except PySparkException:
         pass
     findings = []

@@ -128,3 +128,48 @@ def test_folder_output_bodies_are_checked_by_the_policy() -> None:
     assert [(f.kind, f.item_kind, f.item_id) for f in report.errors] == [
         ("PolicyError", "output", Id(92, 1))
     ]
+
+
+def test_validation_says_what_a_run_would_say(spark: Any) -> None:
+    from quality_py import Check
+
+    suite = _suite(
+        Rule(Id(10, 1), "a > > 0"),  # the typo that ran as a shift
+        Rule(Id(11, 1), "concat('x', s.b)"),  # text: Failed unless it is a result word
+        Rule(Id(12, 1), "a > 0"),
+    )
+    checks = [
+        Check("error", "fit")
+        .has_size("about 5")  # an assertion no run can read
+        .is_complete("nope")  # a missing column
+        .satisfies("reflect('java.lang.System', 'exit', 0) IS NULL", "escape")  # the policy
+        .has_min("a", ">= 0"),  # fine
+    ]
+    report = validate(suite, SCHEMA, spark=spark, checks=checks)
+    kinds = [(f.kind, f.item_kind, f.item_id) for f in report.findings]
+    assert ("PolicyError", "rule", Id(10, 1)) in kinds
+    assert ("StringResult", "rule", Id(11, 1)) in kinds
+    assert not any(i == Id(12, 1) for _, _, i in kinds)
+    checked = [(f.kind, f.message.split(":")[0]) for f in report.findings if f.item_kind == "check"]
+    assert checked == [
+        ("CheckError", "check 'fit', size about 5"),
+        ("NameError", "check 'fit', nope is complete"),
+        ("CheckError", "check 'fit', escape"),
+    ]
+    assert not report.ok
+
+
+def test_validate_and_docs_take_views_from_the_command_line(spark: Any, tmp_path: Any) -> None:
+    from quality_py.cli import main
+
+    spark.createDataFrame([("EWR",)], "faa string").write.parquet(str(tmp_path / "airports"))
+    spark.createDataFrame([("EWR", 1)], "origin string, a int").write.parquet(str(tmp_path / "in"))
+    ruleset = tmp_path / "r.yaml"
+    ruleset.write_text(
+        "suite: {id: 1}\nrule_sets:\n  - id: 2\n    rules:\n"
+        "      - {id: 3, expression: 'exists(SELECT 1 FROM airports x WHERE x.faa = main.origin)'}\n"
+    )
+    args = ["--input", str(tmp_path / "in"), "--view", f"airports={tmp_path / 'airports'}"]
+    assert main(["validate", str(ruleset), *args]) == 0
+    assert main(["validate", str(ruleset), "--input", str(tmp_path / "in")]) != 0  # no view
+    assert main(["docs", str(ruleset), *args, "--out", str(tmp_path / "d.md")]) == 0

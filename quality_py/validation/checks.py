@@ -1,0 +1,71 @@
+"""Validation of dataset checks: what would fail when a run evaluates them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from quality_py.dataset.analyzers import Analyzer
+from quality_py.dataset.checks import Check, as_predicate
+from quality_py.errors import QualityError
+from quality_py.model.policy import RulePolicy
+from quality_py.validation.report import Finding
+
+_COLUMN_FIELDS = ("column", "first", "second")
+
+
+def _columns(analyzer: Any) -> list[str]:
+    names = [
+        getattr(analyzer, f) for f in _COLUMN_FIELDS if isinstance(getattr(analyzer, f, None), str)
+    ]
+    return names + [c for c in getattr(analyzer, "columns", ()) or () if isinstance(c, str)]
+
+
+def check_findings(
+    checks: Sequence[Check], paths: dict[str, bool] | None, frame: Any, policy: RulePolicy
+) -> list[Finding]:
+    """Every constraint whose assertion cannot be read, whose columns the schema lacks, or whose
+    predicate or aggregate the policy or Spark's analysis refuses (``frame``: an empty frame of
+    the data's schema, or None without one). Findings name the check and the constraint.
+
+    >>> from quality_py.dataset.checks import Check
+    >>> check = Check("error", "fit").has_size("about 5").is_complete("nope")
+    >>> for f in check_findings([check], {"a": False}, None, RulePolicy()):
+    ...     print(f.kind, "|", f.message[:60])
+    CheckError | check 'fit', size about 5: cannot read the assertion 'about 5'
+    NameError | check 'fit', nope is complete: column nope is missing
+    """
+    findings: list[Finding] = []
+
+    def add(kind: str, label: str, message: str) -> None:
+        findings.append(Finding(kind, "check", None, f"{label}: {message}", None, None))
+
+    for check in checks:
+        for constraint in check.constraints:
+            label = f"check {check.description!r}, {constraint.description}"
+            if isinstance(constraint.assertion, str):
+                try:
+                    as_predicate(constraint.assertion)
+                except QualityError as err:
+                    add("CheckError", label, err.message)
+                    continue
+            analyzer = constraint.analyzer
+            missing = [
+                c for c in _columns(analyzer) if paths is not None and c.lower() not in paths
+            ]
+            for name in missing:
+                add("NameError", label, f"column {name} is missing")
+            if missing or not isinstance(analyzer, Analyzer):
+                continue
+            try:
+                sqls = analyzer.aggregations(policy)
+            except QualityError as err:
+                add("CheckError", label, err.message)
+                continue
+            if frame is None:
+                continue
+            try:
+                frame.selectExpr(*sqls).schema  # noqa: B018 - analysis only, no job
+            except Exception as err:  # Spark's analysis error, one line of it
+                add("AnalysisError", label, str(err).split("\n")[0])
+    return findings
