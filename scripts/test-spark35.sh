@@ -17,4 +17,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 "$venv/bin/python" -c "import pyspark; print('pyspark', pyspark.__version__)"
-"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider
+"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "not long"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, PolicyError, QualityError, Span
+from quality_py.errors import ModelError, PolicyError, QualityError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.limits import HARD_LIMITS, check_limits, strictest
@@ -127,6 +127,27 @@ def _check_limits(text: str, policy: RulePolicy, item_id: Id | None, kind: str) 
         )
 
 
+def _generates_faithfully(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """The tree, once it is known to generate as Spark SQL with every argument kept: sqlglot
+    drops what it cannot express in the target dialect (``levenshtein``'s threshold,
+    ``initcap``'s delimiters ...) with only a log line, which would change what the rule means."""
+    from sqlglot.errors import ErrorLevel
+
+    from quality_py.sql.dialect import DIALECT
+
+    try:
+        tree.sql(dialect=DIALECT, unsupported_level=ErrorLevel.RAISE)
+    except Exception as err:
+        raise RuleSyntaxError(
+            f"the {ctx.item_kind} cannot be written as Spark SQL without changing it: "
+            f"{str(err).splitlines()[0] if str(err) else type(err).__name__}",
+            item_id=ctx.item_id,
+            item_kind=ctx.item_kind,
+            source=ctx.source,
+        ) from None
+    return tree
+
+
 def _checked_tree(text: str, ctx: PassContext, kind: str) -> exp.Expr:
     """Limits, parse, then the policy's allowlist: the tree of untrusted text, or an error."""
     _check_limits(text, ctx.policy, ctx.item_id, kind)
@@ -169,7 +190,7 @@ def _compile(
         item_id, kind, text, lambdas or LambdaLibrary(), layout, policy=policy, type_of=type_of
     )
     tree = _checked_tree(text, ctx, kind)
-    return tree, run_passes(tree, ctx)
+    return tree, _generates_faithfully(run_passes(tree, ctx), ctx)
 
 
 def compile_lambdas(
@@ -328,7 +349,7 @@ def compile_folder_output(
     param, body = parse_folder_output(out, policy, used_by, lambdas)
     ctx = PassContext(out.id, "output", out.expression, lambdas, policy=policy, type_of=type_of)
     ctx.shapes = {param.lower(): shape}
-    return param, run_passes(body, ctx)
+    return param, _generates_faithfully(run_passes(body, ctx), ctx)
 
 
 def _no_meta_rule_sets(suite: RuleSuite) -> None:
@@ -374,7 +395,7 @@ def compile_suite(
         parsed = None
         try:
             parsed = _checked_tree(rule.expression, ctx, "rule")
-            tree = run_passes(parsed, ctx)
+            tree = _generates_faithfully(run_passes(parsed, ctx), ctx)
         except QualityError as err:
             if issues is None:
                 raise
@@ -413,7 +434,8 @@ def _compile_outputs(
                 oid, "output", output.expression, lambdas, policy=policy, type_of=type_of
             )
             parsed = _checked_tree(output.expression, ctx, "output")
-            out.append(CompiledOutput(oid, output.expression, parsed, run_passes(parsed, ctx)))
+            tree = _generates_faithfully(run_passes(parsed, ctx), ctx)
+            out.append(CompiledOutput(oid, output.expression, parsed, tree))
         except QualityError as err:
             issues.append(CompileIssue(err, "output", oid, output.expression, parsed))
     return out

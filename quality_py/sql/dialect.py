@@ -33,11 +33,35 @@ def _regexp_extract_sql(self: Any, expression: exp.RegexpExtract | exp.RegexpExt
     return str(self.func(name, expression.this, expression.expression, group))
 
 
+#: Functions parsed as plain calls, so their arguments reach Spark exactly as written.
+VERBATIM_CALLS = frozenset(
+    {
+        "to_date",
+        "to_timestamp",
+        "date_format",
+        "unix_timestamp",
+        "to_unix_timestamp",
+        "from_unixtime",
+        "try_to_timestamp",
+        "to_timestamp_ltz",
+        "to_timestamp_ntz",
+    }
+)
+
+
 class QualitySpark(Spark):
     """Spark SQL as rules use it."""
 
     class Tokenizer(Spark.Tokenizer):
         KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k.upper() != "SET"}
+
+    class Parser(Spark.Parser):  # type: ignore[valid-type,misc]
+        # Date functions with a pattern are kept as plain calls: sqlglot converts the pattern to
+        # strftime and back, which changes it ('YYYY' became 'yyyy', and a quoted 'T' in
+        # "yyyy-MM-dd'T'HH:mm" split the pattern into a CONCAT).
+        FUNCTIONS = {
+            k: v for k, v in Spark.Parser.FUNCTIONS.items() if k.lower() not in VERBATIM_CALLS
+        }
 
     class Generator(Spark.Generator):  # type: ignore[valid-type,misc]
         TRANSFORMS = {

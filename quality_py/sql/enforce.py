@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from quality_py.errors import PolicyError
@@ -12,7 +14,9 @@ from quality_py.sql.allowed_functions import (
     CLOCK_CLASSES,
     CLOCK_FUNCTIONS,
     NEEDS_ARGUMENTS,
+    REFUSED_FUNCTIONS,
     REGEX_FUNCTIONS,
+    TIME_ZONE_CLASSES,
     allowed_classes,
     function_name,
 )
@@ -76,6 +80,8 @@ _STRUCTURE: tuple[type, ...] = (
     exp.Tuple,
     exp.Distinct,
     exp.Placeholder,
+    # get_json_object's path, parsed into nodes
+    *(c for c in vars(exp).values() if isinstance(c, type) and c.__name__.startswith("JSONPath")),
 )
 #: Extra node kinds inside a subquery over a permitted view.
 _SUBQUERY = (
@@ -143,6 +149,12 @@ def _check_function(
     name = function_name(node)
     if name in _FORBIDDEN_NAMES:
         raise _error(ctx, f"{name}(...) is never allowed in rule text", node)
+    if name in REFUSED_FUNCTIONS:
+        raise _error(ctx, f"{name} is refused: {REFUSED_FUNCTIONS[name]}", node)
+    if isinstance(node, TIME_ZONE_CLASSES):
+        _check_time_zones(node, ctx)
+    if isinstance(node, exp.GenerateSeries) and node.args.get("step") is not None:
+        _check_sequence_step(node, ctx)
     if name in CLOCK_FUNCTIONS or isinstance(node, CLOCK_CLASSES):
         if not policy.allow_clock:
             raise _error(
@@ -166,8 +178,10 @@ def _check_function(
     if not ok:
         raise _error(ctx, f"function {name} is not allowed by the rule policy", node)
     args = _args(node)
-    if name in NEEDS_ARGUMENTS and not args:
-        raise _error(ctx, f"{name}() without arguments reads the clock; pass a value", node)
+    if name in NEEDS_ARGUMENTS and not args and not policy.allow_clock:
+        raise _error(
+            ctx, f"{name}() without arguments reads the clock, which this policy refuses", node
+        )
     if name in AMPLIFIERS or isinstance(node, (exp.Repeat, exp.Pad, exp.GenerateSeries)):
         key = "sequence" if isinstance(node, exp.GenerateSeries) else name
         positions = AMPLIFIERS.get(key, (1,))
@@ -198,6 +212,44 @@ def _check_function(
             )
 
 
+_OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d{1,2}(:\d{2})?$|^Z$", re.IGNORECASE)
+
+
+def _known_zone(zone: str) -> bool:
+    if _OFFSET.match(zone):
+        return True
+    try:
+        from zoneinfo import ZoneInfo
+
+        ZoneInfo(zone)
+        return True
+    except Exception:
+        return False
+
+
+def _check_time_zones(node: exp.Expr, ctx: PassContext) -> None:
+    """Time zones must be literal, known zones: Spark aborts the job on an unknown one."""
+    keys = ("source_tz", "target_tz") if isinstance(node, exp.ConvertTimezone) else ("zone",)
+    for key in keys:
+        zone = node.args.get(key)
+        if zone is None:
+            continue
+        if not (isinstance(zone, exp.Literal) and zone.is_string):
+            raise _error(ctx, "time zones must be literals (an unknown zone aborts the job)", node)
+        if not _known_zone(zone.this):
+            raise _error(ctx, f"unknown time zone {zone.this!r}", zone)
+
+
+def _check_sequence_step(node: exp.Expr, ctx: PassContext) -> None:
+    """``sequence(start, stop, step)`` aborts the job when the step is 0 or points away."""
+    start, stop = _int_literal(node.args["start"]), _int_literal(node.args["end"])
+    step = _int_literal(node.args["step"])
+    if step is None or start is None or stop is None:
+        raise _error(ctx, "sequence needs integer literal start, stop and step", node)
+    if step == 0 or (stop - start) * step < 0:
+        raise _error(ctx, f"sequence from {start} to {stop} by {step} aborts the job", node)
+
+
 def _check_table(node: exp.Table, policy: RulePolicy, ctx: PassContext) -> None:
     name = node.name.lower()
     if node.args.get("db") or node.args.get("catalog") or name not in policy.allowed_views:
@@ -217,6 +269,56 @@ IDENTITY_NAMES = frozenset({"user", "current_user", "session_user", "current_rol
 CLOCK_NAMES = frozenset({"current_date", "current_timestamp", "current_time", "localtimestamp"})
 
 
+#: Pattern letters Spark 3+ accepts in datetime patterns (week-based and removed letters abort
+#: the job at run time: Y, w, W, e, c, u, A, n, N ...).
+_PATTERN_LETTERS = frozenset("GyDMLdQqEFahKkHmsSVzOXxZ")
+_DATE_FORMAT_NODES = (exp.TsOrDsToDate, exp.StrToTime, exp.StrToUnix, exp.TimeToStr, exp.UnixToStr)
+_DATE_FORMAT_CALLS = frozenset(
+    {"try_to_timestamp", "to_timestamp_ltz", "to_timestamp_ntz", "to_unix_timestamp"}
+    | {"to_date", "to_timestamp", "date_format", "unix_timestamp", "from_unixtime"}
+)
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a datetime pattern would abort the job, or None.
+
+    >>> pattern_problem("yyyy-MM-dd HH:mm"), pattern_problem("YYYY-ww")
+    (None, "pattern letter 'Y' is not one Spark accepts (week-based and removed letters fail)")
+    """
+    quoted = False
+    for ch in pattern:
+        if ch == "'":
+            quoted = not quoted
+        elif not quoted and ch.isalpha() and ch not in _PATTERN_LETTERS:
+            return (
+                f"pattern letter {ch!r} is not one Spark accepts (week-based and removed "
+                "letters fail)"
+            )
+    return None
+
+
+def _check_date_pattern(node: exp.Expr, ctx: PassContext) -> None:
+    if isinstance(node, _DATE_FORMAT_NODES):
+        if node.args.get("format") is None:
+            return
+        from quality_py.sql.dialect import DIALECT
+
+        text = DIALECT.generator().format_time(node) or ""
+        pattern = text[1:-1].replace("''", "'") if text.startswith("'") else None
+        literal = isinstance(node.args.get("format"), exp.Literal)
+    else:
+        args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
+        if len(args) < 2:
+            return
+        literal = isinstance(args[1], exp.Literal) and args[1].is_string
+        pattern = args[1].this if literal else None
+    if not literal or pattern is None:
+        raise _error(ctx, "datetime patterns must be literals (a bad one aborts the job)", node)
+    problem = pattern_problem(pattern)
+    if problem:
+        raise _error(ctx, f"datetime pattern {pattern!r}: {problem}", node)
+
+
 def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     """Operators and bare names the policy refuses (the function checks are separate)."""
     if isinstance(node, exp.Column) and not node.table and not _in_subquery(node):
@@ -232,6 +334,12 @@ def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
             raise _error(
                 ctx, f"{name} reads the clock, which this rule policy refuses (allow_clock)", node
             )
+    if isinstance(node, TIME_ZONE_CLASSES):
+        _check_time_zones(node, ctx)
+    if isinstance(node, _DATE_FORMAT_NODES) or (
+        isinstance(node, exp.Anonymous) and str(node.this).lower() in _DATE_FORMAT_CALLS
+    ):
+        _check_date_pattern(node, ctx)
     if isinstance(node, (exp.Like, exp.ILike)):
         pattern = node.expression
         if isinstance(pattern, exp.Literal) and pattern.is_string:
@@ -254,7 +362,7 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
         if isinstance(node, exp.Func) and not isinstance(node, _STRUCTURE):
             _check_function(node, policy, lambdas, ctx)
             continue
-        if isinstance(node, _STRUCTURE):
+        if isinstance(node, (*_STRUCTURE, *TIME_ZONE_CLASSES)):
             continue
         if isinstance(node, _SUBQUERY) or (isinstance(node, exp.Exists) and node.find(exp.Select)):
             if not policy.allowed_views:

@@ -110,6 +110,15 @@ def parse_expression(
             item_kind=kind,
             source=text,
         ) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+        # sqlglot's parser fails on some inputs with a plain Python error; it is still the
+        # text that is wrong, and the user gets a typed error naming the item
+        raise RuleSyntaxError(
+            f"{kind} text cannot be parsed ({type(err).__name__}: {err})",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+        ) from None
     parsed = [p for p in parsed if p is not None]
     if len(parsed) != 1:
         raise RuleSyntaxError(

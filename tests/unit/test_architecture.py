@@ -22,7 +22,7 @@ LAYERS = {
     "functions": {"errors", "model", "sql"},
     "runners": {"errors", "model", "sql", "prepare"},
     "dataset": {"errors", "model", "sql"},
-    "validation": {"errors", "model", "sql", "prepare", "runners"},
+    "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
     "docgen": {"errors", "model", "sql", "validation"},
     "io": {"errors", "model", "sql", "dataset"},
     "actions": {"errors", "model", "sql", "runners", "dataset"},

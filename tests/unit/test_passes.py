@@ -11,6 +11,7 @@ from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import PASSES, run_passes
 from quality_py.sql.passes.contain_errors import contain_errors
+from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
 from quality_py.sql.shapes import parse_shape
@@ -56,7 +57,7 @@ def test_passes_do_not_mutate_the_input_tree() -> None:
     out = run_passes(tree, PassContext(lambdas=lib))
     assert tree.sql() == before
     assert to_sql(out) == "(CAST(4294967298 AS BIGINT) > 0)"
-    assert (inline_lambdas, contain_errors, library_functions) == PASSES
+    assert (inline_lambdas, contain_errors, contain_functions, library_functions) == PASSES
 
 
 def test_unknown_arity_names_the_lambda_and_its_arities() -> None:

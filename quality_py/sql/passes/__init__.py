@@ -11,14 +11,16 @@ from sqlglot import exp
 
 from quality_py.sql.context import PassContext
 from quality_py.sql.passes.contain_errors import contain_errors
+from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
 
 Pass = Callable[..., exp.Expr]
 
-#: User lambdas first (their bodies are user text too), then the rewrite of ANSI-failing
-#: operations (user text only), then library functions (our own SQL, which cannot fail).
-PASSES: tuple[Pass, ...] = (inline_lambdas, contain_errors, library_functions)
+#: User lambdas first (their bodies are user text too), then the rewrites of ANSI-failing
+#: operations and functions (user text only), then library functions (our own SQL, which cannot
+#: fail).
+PASSES: tuple[Pass, ...] = (inline_lambdas, contain_errors, contain_functions, library_functions)
 
 
 def run_passes(tree: exp.Expr, ctx: PassContext) -> exp.Expr:

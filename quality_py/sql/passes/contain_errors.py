@@ -47,10 +47,17 @@ def contain_errors(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
         return tree
     nodes = [n for n in tree.walk(bfs=False) if _rewritable(n)]
     for node in reversed(nodes):  # innermost first
-        if isinstance(node, (exp.Cast, exp.Bracket)):  # CAST -> TRY_CAST, element_at -> try_
+        if isinstance(node, exp.Cast):  # CAST -> TRY_CAST, built as the parser builds it
+            contained = _try_cast(node.this, node.args["to"])
+            if node is tree:
+                tree = contained
+            else:
+                node.replace(contained)
+            continue
+        if isinstance(node, exp.Bracket):  # element_at -> try_element_at
             node.set("safe", True)
             continue
-        if isinstance(node, _DATE_PARSES):
+        if isinstance(node, _DATE_PARSES) or _date_parse_call(node):
             parsed = _contained_date_parse(node)
             if node is tree:
                 tree = parsed
@@ -90,6 +97,18 @@ def _format_literal(node: exp.Expr) -> exp.Expr | None:
     return exp.Literal.string(text[1:-1].replace("''", "'"))
 
 
+def _try_cast(value: exp.Expr, to: exp.Expr) -> exp.Expr:
+    """``TRY_CAST(value AS to)``: a cast node sqlglot made from ``int(s)`` generates as a plain
+    CAST even when marked safe, so the node is built from a parsed TRY_CAST."""
+    from quality_py.sql.dialect import DIALECT
+
+    node = DIALECT.parse("TRY_CAST(NULL AS INT)")[0]
+    assert node is not None
+    node.set("this", value)
+    node.set("to", to)
+    return node
+
+
 def _to_date(value: exp.Expr, *, safe: bool) -> exp.Expr:
     """``[TRY_]CAST(value AS DATE)`` built as the parser builds it (so it generates as such)."""
     from quality_py.sql.dialect import DIALECT
@@ -100,18 +119,40 @@ def _to_date(value: exp.Expr, *, safe: bool) -> exp.Expr:
     return node
 
 
+#: The same parses written as plain calls (the dialect keeps their patterns verbatim).
+_DATE_PARSE_CALLS = frozenset({"to_date", "to_timestamp", "unix_timestamp", "to_unix_timestamp"})
+
+
+def _date_parse_call(node: exp.Expr) -> bool:
+    return (
+        isinstance(node, exp.Anonymous)
+        and str(node.this).lower() in _DATE_PARSE_CALLS
+        and 1 <= len(node.expressions) <= 2
+    )
+
+
 def _contained_date_parse(node: exp.Expr) -> exp.Expr:
     """The same parse with a null instead of an error (Spark's own definitions: ``to_date(s,
     f)`` is ``CAST(to_timestamp(s, f) AS DATE)``, ``to_date(s)`` is ``CAST(s AS DATE)``,
     ``unix_timestamp(s, f)`` is the seconds of ``to_timestamp(s, f)``)."""
-    value = node.this
-    fmt = _format_literal(node)
-    if isinstance(node, exp.TsOrDsToDate):
+    if isinstance(node, exp.Anonymous):
+        name = str(node.this).lower()
+        value = node.expressions[0]
+        fmt = node.expressions[1] if len(node.expressions) > 1 else None
+        kind = {"to_date": exp.TsOrDsToDate, "to_timestamp": exp.StrToTime}.get(name, exp.StrToUnix)
+        if kind is exp.StrToTime and fmt is None:
+            return _try_cast(value, exp.DataType.build("TIMESTAMP"))
+        return _date_parse(kind, value, fmt)
+    return _date_parse(type(node), node.this, _format_literal(node))
+
+
+def _date_parse(kind: type, value: exp.Expr, fmt: exp.Expr | None) -> exp.Expr:
+    if kind is exp.TsOrDsToDate:
         if fmt is None:
             return _to_date(value, safe=True)
         parsed = call("try_to_timestamp", value, fmt)
         return _to_date(parsed, safe=False)
-    if isinstance(node, exp.StrToTime):
+    if kind is exp.StrToTime:
         return call("try_to_timestamp", value, fmt or exp.Literal.string(_UNIX_DEFAULT_FORMAT))
     # StrToUnix: unix_timestamp / to_unix_timestamp of text
     return call(
@@ -133,4 +174,6 @@ def _rewritable(node: exp.Expr) -> bool:
         return False  # unix_timestamp() reads the clock: nothing to parse
     if isinstance(node, exp.StrToUnix) and isinstance(node.this, exp.CurrentTimestamp):
         return False
+    if _date_parse_call(node):
+        return True
     return type(node) in _TRY or isinstance(node, (exp.Mod, exp.IntDiv, *_DATE_PARSES))

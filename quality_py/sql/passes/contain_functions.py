@@ -1,0 +1,358 @@
+"""Pass: contain the allowlisted functions that raise under ANSI mode on a bad value.
+
+Each such call becomes a form that gives null instead (the row's rule is then Failed), never an
+error that aborts the job: Spark's ``try_`` twin where it has one, else a guard on the argument
+that makes it fail. Spark's own definitions are kept exactly; only the failing inputs change
+their outcome. Calls that cannot be contained this way are refused by the policy instead
+(``sql/enforce.py``). Runs after ``contain_errors`` (user text only; library expansions cannot
+fail) and is skipped when the policy's ``contain_errors`` is off.
+
+``tests/spark/test_function_containment.py`` holds one failing input per function of the
+allowlist that can raise, and checks that the job completes and exactly the bad rows fail.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from quality_py.errors import PolicyError
+from quality_py.sql.build import call, lit, paren
+from quality_py.sql.context import PassContext
+
+#: Functions with a ``try_`` twin of the same arguments (Spark 3.5 has the first two).
+_TRY_TWINS: dict[str, str] = {
+    "to_number": "try_to_number",
+    "to_binary": "try_to_binary",
+    "url_decode": "try_url_decode",
+    "parse_url": "try_parse_url",
+    "make_timestamp": "try_make_timestamp",
+    "make_timestamp_ltz": "try_make_timestamp_ltz",
+    "make_timestamp_ntz": "try_make_timestamp_ntz",
+    "make_date": "try_make_timestamp",  # see _twin
+}
+#: The twins Spark gained in 4.0: before that the function is refused.
+SPARK4_TWINS = frozenset(
+    {"try_url_decode", "try_parse_url", "try_make_timestamp", "try_make_timestamp_ltz"}
+    | {"try_make_timestamp_ntz"}
+)
+_DAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+_DAY_NAMES = [
+    *_DAYS,
+    *("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"),
+    *("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"),
+]
+
+
+def _name(node: exp.Expr) -> str:
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).lower()
+    if isinstance(node, exp.TimestampFromParts):
+        return "make_timestamp"
+    return node.sql_name().lower() if isinstance(node, exp.Func) else ""
+
+
+def _args(node: exp.Expr) -> list[exp.Expr]:
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    out = [v for k, v in node.args.items() if isinstance(v, exp.Expr) and k != "expressions"]
+    return out + list(node.args.get("expressions") or [])
+
+
+def _when(condition: exp.Expr, value: exp.Expr) -> exp.Expr:
+    """``CASE WHEN condition THEN value END``: null when the input would raise."""
+    return paren(exp.Case(ifs=[exp.If(this=condition, true=value)]))
+
+
+def _not_zero(value: exp.Expr) -> exp.Expr:
+    return exp.NEQ(this=paren(value.copy()), expression=lit(0))
+
+
+def _negation_fits(value: exp.Expr) -> exp.Expr:
+    """True unless negating ``value`` overflows (the smallest integer of its type)."""
+    negated = call("try_multiply", value.copy(), lit(-1))
+    return exp.Not(
+        this=paren(
+            exp.And(
+                this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
+                expression=exp.Is(this=negated, expression=exp.Null()),
+            )
+        )
+    )
+
+
+def _regex_groups(pattern: exp.Expr) -> int | None:
+    if isinstance(pattern, exp.Literal) and pattern.is_string:
+        try:
+            return re.compile(pattern.this).groups
+        except re.error:
+            return None
+    return None
+
+
+def _contain_regexp_extract(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    group = node.args.get("group")
+    if group is None:
+        return node
+    groups = _regex_groups(node.expression)
+    if groups is None:
+        return node  # the policy requires literal patterns; nothing to guard against here
+    if isinstance(group, exp.Literal) and not group.is_string:
+        if not 0 <= int(group.this) <= groups:
+            raise PolicyError(
+                f"{_name(node)} asks for group {group.this} of a pattern with {groups} group(s)",
+                item_id=ctx.item_id,
+                item_kind=ctx.item_kind,
+                source=ctx.source,
+                span=ctx.span_of(group),
+            )
+        return node
+    fits = exp.Between(this=paren(group.copy()), low=lit(0), high=lit(groups))
+    return _when(fits, node)
+
+
+def _contain_split_part(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    index = node.args.get("part_index")
+    if index is None or (isinstance(index, exp.Literal) and index.this not in ("0",)):
+        return node
+    return _when(_not_zero(index), node)
+
+
+def _contain_elt(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    index = node.this
+    choices = len(node.expressions)
+    return _when(exp.Between(this=paren(index.copy()), low=lit(1), high=lit(choices)), node)
+
+
+def _contain_slice(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    args = _args(node)
+    if len(args) < 3:
+        return node
+    start, length = args[1], args[2]
+    ok = exp.And(
+        this=_not_zero(start),
+        expression=exp.GTE(this=paren(length.copy()), expression=lit(0)),
+    )
+    return _when(ok, node)
+
+
+def _contain_array_insert(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    args = _args(node)
+    return _when(_not_zero(args[1]), node) if len(args) >= 2 else node
+
+
+def _contain_pmod(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    args = _args(node)
+    return _when(_not_zero(args[1]), node) if len(args) == 2 else node
+
+
+def _contain_abs(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    return _when(_negation_fits(node.this), node)
+
+
+def _contain_negative(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    if isinstance(node.this, exp.Literal):
+        return node  # a negative number literal
+    return _when(_negation_fits(node.this), node)
+
+
+def _contain_next_day(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    day = node.expression
+    names = [lit(n) for n in _DAY_NAMES]
+    return _when(exp.In(this=call("upper", day.copy()), expressions=names), node)
+
+
+def _contain_add_months(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    # months of a date stay in Spark's date range (years 1 to 9999: under 120,000 months)
+    months = node.expression
+    return _when(exp.Between(this=paren(months.copy()), low=lit(-120000), high=lit(120000)), node)
+
+
+def _contain_seconds(limit: float) -> Callable[[exp.Expr, PassContext], exp.Expr]:
+    def contain(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+        value = _args(node)[0]
+        fits = exp.LT(this=call("abs", value.copy()), expression=exp.Literal.number(repr(limit)))
+        return _when(fits, node)
+
+    return contain
+
+
+def _contain_map_from_arrays(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    keys = node.args.get("keys")
+    if keys is None:
+        return node
+    distinct = exp.EQ(
+        this=call("size", call("array_distinct", keys.copy())),
+        expression=call("size", keys.copy()),
+    )
+    no_null = exp.EQ(
+        this=call("size", call("array_compact", keys.copy())),
+        expression=call("size", keys.copy()),
+    )
+    return _when(exp.And(this=distinct, expression=no_null), node)
+
+
+def _contain_map_concat(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    keys = call("concat", *[call("map_keys", m.copy()) for m in _args(node)])
+    distinct = exp.EQ(
+        this=call("size", call("array_distinct", keys)), expression=call("size", keys.copy())
+    )
+    return _when(distinct, node)
+
+
+def _contain_date_format(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    args = _args(node)
+    if len(args) != 2:
+        return node
+    # Spark casts a text argument to a timestamp itself; a date or timestamp casts exactly
+    value = try_cast(args[0].copy(), exp.DataType.build("TIMESTAMP"))
+    return call("date_format", value, args[1].copy())
+
+
+def try_cast(value: exp.Expr, to: exp.DataType) -> exp.Expr:
+    """``TRY_CAST(value AS to)``, built as the parser builds it (so it generates as such)."""
+    from quality_py.sql.dialect import DIALECT
+
+    node = DIALECT.parse("TRY_CAST(NULL AS INT)")[0]
+    assert node is not None
+    node.set("this", value)
+    node.set("to", to)
+    return node
+
+
+_BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
+    exp.RegexpExtract: _contain_regexp_extract,
+    exp.RegexpExtractAll: _contain_regexp_extract,
+    exp.SplitPart: _contain_split_part,
+    exp.Elt: _contain_elt,
+    exp.ArraySlice: _contain_slice,
+    exp.ArrayInsert: _contain_array_insert,
+    exp.Abs: _contain_abs,
+    exp.Negative: _contain_negative,
+    exp.Neg: _contain_negative,
+    exp.NextDay: _contain_next_day,
+    exp.AddMonths: _contain_add_months,
+    exp.Map: _contain_map_from_arrays,
+}
+#: Casts written as functions that sqlglot keeps as calls (``decimal(s)``, ``bigint(s)``).
+_CAST_FUNCTIONS = ("decimal", "bigint", "smallint", "tinyint", "float", "binary", "timestamp_ntz")
+
+
+def _contain_cast_function(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    args = _args(node)
+    if len(args) != 1:
+        return node
+    return try_cast(args[0].copy(), exp.DataType.build(_name(node)))
+
+
+def _contain_format_number(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    args = _args(node)
+    if len(args) != 2 or (isinstance(args[1], exp.Literal) and args[1].is_string):
+        return node  # a pattern, not a number of decimals
+    decimals = args[1]
+    return _when(exp.Between(this=paren(decimals.copy()), low=lit(0), high=lit(1000)), node)
+
+
+def _contain_timestamp_text(to: str) -> Callable[[exp.Expr, PassContext], exp.Expr]:
+    def contain(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+        args = _args(node)
+        if len(args) == 1:
+            return try_cast(args[0].copy(), exp.DataType.build(to))
+        if len(args) == 2 and to == "TIMESTAMP":
+            return call("try_to_timestamp", args[0].copy(), args[1].copy())
+        raise PolicyError(
+            f"{_name(node)} with a format cannot be contained (a value that does not match "
+            "aborts the job); use to_timestamp",
+            item_id=ctx.item_id,
+            item_kind=ctx.item_kind,
+            source=ctx.source,
+            span=ctx.span_of(node),
+        )
+
+    return contain
+
+
+_BY_NAME: dict[str, Callable[[exp.Expr, PassContext], exp.Expr]] = {
+    "format_number": _contain_format_number,
+    "date_format": _contain_date_format,
+    "to_timestamp_ltz": _contain_timestamp_text("TIMESTAMP"),
+    "to_timestamp_ntz": _contain_timestamp_text("TIMESTAMP_NTZ"),
+    **dict.fromkeys(_CAST_FUNCTIONS, _contain_cast_function),
+    "pmod": _contain_pmod,
+    "map_concat": _contain_map_concat,
+    "timestamp_seconds": _contain_seconds(9.2e12),
+    "timestamp_millis": _contain_seconds(9.2e15),
+}
+
+
+def _twin(node: exp.Expr) -> exp.Expr | None:
+    name = _name(node)
+    if name == "make_date":  # Spark: the date of make_timestamp(y, m, d, 0, 0, 0)
+        if len(_args(node)) != 3:
+            return None  # Spark's analysis reports the arity
+        y, m, d = (a.copy() for a in _args(node))
+        parts = call("try_make_timestamp", y, m, d, lit(0), lit(0), lit(0))
+        return call("to_date", parts)
+    twin = _TRY_TWINS.get(name)
+    if twin is None:
+        return None
+    return call(twin, *[a.copy() for a in _args(node)])
+
+
+def _spark4() -> bool:
+    import pyspark
+
+    return int(pyspark.__version__.split(".")[0]) >= 4
+
+
+def _contain_by_twin(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    twin = _TRY_TWINS[_name(node)]
+    if twin in SPARK4_TWINS and not _spark4():
+        raise PolicyError(
+            f"{_name(node)} raises on a bad value and its contained form ({twin}) needs Spark "
+            "4.0 or newer; it is refused on this Spark",
+            item_id=ctx.item_id,
+            item_kind=ctx.item_kind,
+            source=ctx.source,
+            span=ctx.span_of(node),
+        )
+    return _twin(node) or node
+
+
+def _handler(node: exp.Expr) -> Callable[[exp.Expr, PassContext], exp.Expr] | None:
+    handler = _BY_CLASS.get(type(node))
+    if handler is None and isinstance(node, exp.Anonymous):
+        handler = _BY_NAME.get(_name(node))
+    if handler is None and _name(node) in _TRY_TWINS:
+        return _contain_by_twin
+    return handler
+
+
+def contain_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
+    """Replace each call that can raise on a bad value by its null-on-error form.
+
+    >>> from quality_py.sql.build import to_sql
+    >>> from quality_py.sql.parse import parse_expression
+    >>> to_sql(contain_functions(parse_expression("to_number(s, '999') > 0"), ctx=PassContext()))
+    "TRY_TO_NUMBER(s, '999') > 0"
+    >>> to_sql(contain_functions(parse_expression("pmod(a, b) = 1"), ctx=PassContext()))
+    '(CASE WHEN (b) <> 0 THEN PMOD(a, b) END) = 1'
+    """
+    if not ctx.policy.contain_errors:
+        return tree
+    nodes = [n for n in tree.walk(bfs=False) if _handler(n) is not None]
+    for node in reversed(nodes):  # innermost first
+        handler = _handler(node)
+        assert handler is not None
+        # the guard embeds the call itself: detach a copy first so the CASE holds the call
+        original = node.copy()
+        replacement = handler(original, ctx)
+        if replacement is original:
+            continue
+        if node is tree:
+            tree = replacement
+        else:
+            node.replace(replacement)
+    return tree

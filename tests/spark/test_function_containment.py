@@ -1,0 +1,176 @@
+"""One bad value fails its row, never the job, for every function a rule may call.
+
+Under ANSI mode (Spark 4's default) many functions raise on one bad value. Two tests:
+
+* ``PROBES``: for each function known to raise, a good and a bad input chosen by hand; the job
+  must complete and exactly the bad row must fail;
+* a generated sweep: every allowlisted function, called with adversarial arguments of every
+  shape that analyses (bad text, zero, extreme integers, NaN, empty arrays, nulls); the job must
+  complete. A function that raised here would abort a user's job.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from quality_py.errors import PolicyError, QualityError
+from quality_py.sql.allowed_functions import ALLOWED_FUNCTIONS, REFUSED_FUNCTIONS
+from quality_py.sql.build import to_sql
+from quality_py.sql.compiler import compile_expression
+
+SPARK4 = int(__import__("pyspark").__version__.split(".")[0]) >= 4
+
+# name: (rule over s (string) and n (int), good (s, n), bad (s, n)); expected by hand: the good
+# row passes, the bad row fails
+PROBES: dict[str, tuple[str, tuple[str, int], tuple[str, int]]] = {
+    "to_number": ("to_number(s, '999') > 0", ("12", 0), ("abc", 0)),
+    "to_binary": ("to_binary(s, 'hex') IS NOT NULL", ("0A", 0), ("zz", 0)),
+    "elt": ("elt(n, 'a', 'b') IS NOT NULL", ("", 1), ("", 5)),
+    "split_part": ("split_part(s, ',', n) IS NOT NULL", ("a,b", 1), ("a,b", 0)),
+    "regexp_extract": ("regexp_extract(s, '(a)', n) IS NOT NULL", ("a", 1), ("a", 5)),
+    "regexp_extract_all": ("size(regexp_extract_all(s, '(a)', n)) > 0", ("a", 1), ("a", 5)),
+    "pmod": ("pmod(10, n) >= 0", ("", 3), ("", 0)),
+    "mod": ("mod(10, n) >= 0", ("", 3), ("", 0)),
+    "div": ("div(10, n) >= 0", ("", 3), ("", 0)),
+    "abs": ("abs(n) > 0", ("", 5), ("", -2147483648)),
+    "negative": ("negative(n) < 0", ("", 5), ("", -2147483648)),
+    "slice": ("size(slice(array(1, 2, 3), n, 1)) = 1", ("", 1), ("", 0)),
+    "array_insert": ("size(array_insert(array(1), n, 2)) = 2", ("", 1), ("", 0)),
+    "map_from_arrays": (
+        "size(map_from_arrays(array(s, 'k'), array(1, 2))) = 2",
+        ("a", 0),
+        ("k", 0),
+    ),
+    "map_concat": ("size(map_concat(map(s, 1), map('k', 2))) = 2", ("a", 0), ("k", 0)),
+    "next_day": ("next_day(DATE'2024-01-01', s) IS NOT NULL", ("MO", 0), ("xx", 0)),
+    "date_format": ("date_format(s, 'yyyy') = '2024'", ("2024-01-01", 0), ("abc", 0)),
+    "add_months": ("add_months(DATE'2024-01-01', n) IS NOT NULL", ("", 1), ("", 2147483647)),
+    "timestamp_seconds": ("timestamp_seconds(n * 1000000000) IS NOT NULL", ("", 1), ("", 2000000)),
+    "to_date": ("to_date(s, 'yyyy-MM-dd') IS NOT NULL", ("2024-01-05", 0), ("2023-02-30", 0)),
+    "to_timestamp": ("to_timestamp(s, 'yyyy-MM-dd') IS NOT NULL", ("2024-01-05", 0), ("x", 0)),
+    "unix_timestamp": ("unix_timestamp(s, 'yyyy-MM-dd') > 0", ("2024-01-05", 0), ("x", 0)),
+    "to_unix_timestamp": ("to_unix_timestamp(s, 'yyyy-MM-dd') > 0", ("2024-01-05", 0), ("x", 0)),
+    "int": ("int(s) > 0", ("5", 0), ("abc", 0)),
+    "decimal": ("decimal(s) > 0", ("5", 0), ("abc", 0)),
+    "bigint": ("bigint(s) > 0", ("5", 0), ("abc", 0)),
+    "cast": ("CAST(s AS INT) > 0", ("5", 0), ("abc", 0)),
+    "element_at": ("element_at(array(1), n) > 0", ("", 1), ("", 5)),
+    "to_utc_timestamp": (
+        "to_utc_timestamp(TIMESTAMP'2024-01-01 00:00:00', 'UTC') < to_timestamp(s)",
+        ("2025-01-01", 0),
+        ("x", 0),
+    ),
+}
+if SPARK4:  # their try_ twins arrived with Spark 4.0
+    PROBES |= {
+        "url_decode": ("url_decode(s) IS NOT NULL", ("a%20b", 0), ("%zz", 0)),
+        "parse_url": (
+            "parse_url(s, 'HOST') IS NOT NULL",
+            ("http://x.org/a", 0),
+            ("http://[bad", 0),
+        ),
+        "make_date": ("make_date(2023, 2, n) IS NOT NULL", ("", 28), ("", 30)),
+        "make_timestamp": ("make_timestamp(2020, 1, n, 0, 0, 0) IS NOT NULL", ("", 1), ("", 40)),
+        "make_timestamp_ltz": (
+            "make_timestamp_ltz(2020, 1, n, 0, 0, 0) IS NOT NULL",
+            ("", 1),
+            ("", 40),
+        ),
+        "make_timestamp_ntz": (
+            "make_timestamp_ntz(2020, 1, n, 0, 0, 0) IS NOT NULL",
+            ("", 1),
+            ("", 40),
+        ),
+    }
+
+REFUSED = [
+    "format_string(s, n) IS NOT NULL",
+    "printf(s, n) IS NOT NULL",
+    "make_dt_interval(n) IS NOT NULL",
+    "make_ym_interval(n, 0) IS NOT NULL",
+    "size(map_from_entries(array(struct(s, 1)))) = 1",
+    "size(sequence(1, 3, n)) > 0",  # a step from data: 0 aborts the job
+    "size(sequence(1, 3, 0)) > 0",
+    "size(sequence(3, 1, 1)) > 0",
+    "convert_timezone('UTC', s, TIMESTAMP_NTZ'2024-01-01 00:00:00') IS NOT NULL",
+    "from_utc_timestamp(TIMESTAMP'2024-01-01 00:00:00', 'Not/AZone') IS NOT NULL",
+    "regexp_extract(s, '(a)', 5) = ''",  # a literal group the pattern does not have
+]
+
+
+@pytest.fixture(scope="module")
+def ansi(spark: Any) -> Iterator[Any]:
+    """ANSI mode on (Spark 4's default; Spark 3.5's is off): the hard case."""
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    yield spark
+    spark.conf.set("spark.sql.ansi.enabled", old)
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_a_bad_value_fails_its_row(ansi: Any, name: str) -> None:
+    text, good, bad = PROBES[name]
+    df = ansi.createDataFrame([good, bad], "s string, n int")
+    sql = to_sql(compile_expression(text))
+    got = [r[0] for r in df.selectExpr(f"coalesce({sql}, false)").collect()]
+    assert got == [True, False], sql
+
+
+@pytest.mark.parametrize("text", REFUSED)
+def test_functions_that_cannot_be_contained_are_refused_with_a_reason(text: str) -> None:
+    with pytest.raises(PolicyError) as err:
+        compile_expression(text)
+    assert err.value.message  # one readable reason
+
+
+def test_refused_functions_are_not_on_the_allowlist() -> None:
+    assert not set(REFUSED_FUNCTIONS) & ALLOWED_FUNCTIONS
+
+
+# adversarial arguments by type: text, numbers, arrays, maps
+_ARGS = {
+    "s": ["'abc'", "''", "'%zz'", "'2023-02-30'", "'-1'", "'99999999999999999999'", "NULL"],
+    "n": ["0", "-1", "-2147483648", "2147483647", "NULL"],
+    "d": ["double('NaN')", "-0.0D", "1e308D", "NULL"],
+    "a": ["array()", "array(1, 2)", "NULL"],
+}
+_SHAPES = [("s",), ("n",), ("d",), ("a",), ("s", "n"), ("n", "n"), ("s", "s"), ("a", "n")]
+_SHAPES += [("n", "n", "n"), ("s", "n", "n"), ("s", "s", "n"), ("s", "s", "s"), ("a", "n", "n")]
+_SWEPT = sorted(ALLOWED_FUNCTIONS - {"cast", "try_cast", "if", "nvl2", "reduce", "aggregate"})
+
+
+@pytest.mark.long  # about two minutes: run on the newest Spark only (scripts/test-spark35.sh)
+def test_every_allowlisted_function_survives_adversarial_arguments(ansi: Any) -> None:
+    frame = ansi.range(1)
+    aborted = []
+    for name in _SWEPT:
+        sqls = []
+        for shape in _SHAPES:
+            for values in itertools.islice(itertools.product(*(_ARGS[k] for k in shape)), 10):
+                try:
+                    sql = to_sql(compile_expression(f"{name}({', '.join(values)}) IS NULL"))
+                except QualityError:
+                    break  # refused or mis-shaped: this shape cannot run at all
+                try:
+                    plan = frame.selectExpr(sql)._jdf.queryExecution().optimizedPlan().toString()
+                except Exception:
+                    break  # this shape does not analyse (wrong types or arity)
+                if "cast(" in plan.lower():
+                    break  # Spark casts an argument itself: implicit casts are another class
+                sqls.append(f"coalesce({sql}, true)")
+        if not sqls:
+            continue
+        try:
+            frame.selectExpr(*sqls).collect()
+        except Exception as err:  # the job aborted: find the call
+            for sql in sqls:
+                try:
+                    frame.selectExpr(sql).collect()
+                except Exception:
+                    aborted.append(f"{sql}: {str(err).splitlines()[0][:120]}")
+                    break
+    assert aborted == [], "\n".join(aborted)
