@@ -46,6 +46,16 @@ _DAY_NAMES = [
 ]
 
 
+def _refused(ctx: PassContext, message: str, node: exp.Expr) -> PolicyError:
+    return PolicyError(
+        message,
+        item_id=ctx.item_id,
+        item_kind=ctx.item_kind,
+        source=ctx.source,
+        span=ctx.span_of(node),
+    )
+
+
 def _name(node: exp.Expr) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.this).lower()
@@ -101,13 +111,10 @@ def _contain_regexp_extract(node: exp.Expr, ctx: PassContext) -> exp.Expr:
         return node  # the policy requires literal patterns; nothing to guard against here
     if isinstance(group, exp.Literal) and not group.is_string:
         if not 0 <= int(group.this) <= groups:
-            raise PolicyError(
-                f"{_name(node)} asks for group {group.this} of a pattern with {groups} group(s)",
-                item_id=ctx.item_id,
-                item_kind=ctx.item_kind,
-                source=ctx.source,
-                span=ctx.span_of(group),
+            message = (
+                f"{_name(node)} asks for group {group.this} of a pattern with {groups} group(s)"
             )
+            raise _refused(ctx, message, group)
         return node
     fits = exp.Between(this=paren(group.copy()), low=lit(0), high=lit(groups))
     return _when(fits, node)
@@ -262,14 +269,11 @@ def _contain_timestamp_text(to: str) -> Callable[[exp.Expr, PassContext], exp.Ex
             return try_cast(args[0].copy(), exp.DataType.build(to))
         if len(args) == 2 and to == "TIMESTAMP":
             return call("try_to_timestamp", args[0].copy(), args[1].copy())
-        raise PolicyError(
+        message = (
             f"{_name(node)} with a format cannot be contained (a value that does not match "
-            "aborts the job); use to_timestamp",
-            item_id=ctx.item_id,
-            item_kind=ctx.item_kind,
-            source=ctx.source,
-            span=ctx.span_of(node),
+            "aborts the job); use to_timestamp"
         )
+        raise _refused(ctx, message, node)
 
     return contain
 
@@ -310,14 +314,11 @@ def _spark4() -> bool:
 def _contain_by_twin(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     twin = _TRY_TWINS[_name(node)]
     if twin in SPARK4_TWINS and not _spark4():
-        raise PolicyError(
+        message = (
             f"{_name(node)} raises on a bad value and its contained form ({twin}) needs Spark "
-            "4.0 or newer; it is refused on this Spark",
-            item_id=ctx.item_id,
-            item_kind=ctx.item_kind,
-            source=ctx.source,
-            span=ctx.span_of(node),
+            "4.0 or newer; it is refused on this Spark"
         )
+        raise _refused(ctx, message, node)
     return _twin(node) or node
 
 
@@ -338,7 +339,7 @@ def contain_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     >>> to_sql(contain_functions(parse_expression("to_number(s, '999') > 0"), ctx=PassContext()))
     "TRY_TO_NUMBER(s, '999') > 0"
     >>> to_sql(contain_functions(parse_expression("pmod(a, b) = 1"), ctx=PassContext()))
-    '(CASE WHEN (b) <> 0 THEN PMOD(a, b) END) = 1'
+    'CASE WHEN b <> 0 THEN PMOD(a, b) END = 1'
     """
     if not ctx.policy.contain_errors:
         return tree
