@@ -31,7 +31,7 @@ def check_findings(
     >>> from quality_py.dataset.checks import Check
     >>> check = Check("error", "fit").has_size("about 5").is_complete("nope")
     >>> for f in check_findings([check], {"a": False}, None, RulePolicy()):
-    ...     print(f.kind, "|", f.message[:60])
+    ...     print(f.kind, "|", f.message.split(";")[0])
     CheckError | check 'fit', size about 5: cannot read the assertion 'about 5'
     NameError | check 'fit', nope is complete: column nope is missing
     """
