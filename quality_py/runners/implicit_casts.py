@@ -11,6 +11,7 @@ ANSI. Operands that use lambda variables or subqueries are left alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -138,6 +139,45 @@ def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> Compile
                     changed = True
         rules.append(replace(rule, tree=tree))
     return replace(compiled, rules=tuple(rules)) if changed else compiled
+
+
+def coercions(frame: DataFrame, trees: Sequence[exp.Expr]) -> list[list[str]]:
+    """For each tree, the operands read from data that Spark casts from text to another type
+    when they meet a number, date, timestamp or boolean (validation reports them: a string
+    ``amount`` compared with ``0`` is cast to BIGINT, so ``'613.86'`` becomes null and fails).
+
+    >>> frame = spark.createDataFrame([("1.5", 2)], "amount string, n int")
+    >>> from quality_py.sql.parse import parse_expression
+    >>> coercions(frame, [parse_expression("amount > 0"), parse_expression("n > 0")])[1]
+    []
+    >>> coercions(frame, [parse_expression("amount > 0")])[0][0][:40]
+    'amount is text (string) and meets a bigi'
+    """
+    per_tree = []
+    candidates: dict[str, None] = {}
+    for tree in trees:
+        pairs = [(a, b) for a, b in _pairs(tree) if _analysable(a) or _analysable(b)]
+        for a, b in pairs:
+            for side in (a, b):
+                if _analysable(side):
+                    candidates.setdefault(to_sql(side))
+        per_tree.append(pairs)
+    types = _types_of(frame, list(candidates)) if candidates else {}
+    out = []
+    for pairs in per_tree:
+        notes = []
+        for a, b in pairs:
+            ta, tb = _kind(a, types), _kind(b, types)
+            for side, mine, other in ((a, ta, tb), (b, tb, ta)):
+                target = (other or "").split("(")[0]
+                if mine == "string" and target in _TARGETS and not isinstance(side, exp.Literal):
+                    notes.append(
+                        f"{to_sql(side)} is text (string) and meets a {other}: Spark casts the "
+                        f"text to {other} and a value that is not one becomes null, so the rule "
+                        "fails; cast it yourself to the type you mean"
+                    )
+        out.append(list(dict.fromkeys(notes)))
+    return out
 
 
 def apply_if_enabled(frame: DataFrame, compiled: CompiledSuite) -> Any:

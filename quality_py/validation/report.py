@@ -27,6 +27,7 @@ WARNING_KINDS = (
     "NonLambdaDocParameters",  # @param documented on a rule or output (it has no parameters)
     "ExtraDocParameter",  # @param names no parameter of the lambda
     "StringResult",  # a rule yields text: only a few words are results, other text is Failed
+    "ImplicitCoercion",  # a text column meets a number or date: Spark casts it, bad text fails
 )
 
 

@@ -37,6 +37,19 @@ def _analyse(frame: DataFrame, sqls: list[str]) -> list[str]:
     return [f.dataType.simpleString() for f in frame.selectExpr(*sqls).schema.fields]
 
 
+def _coercions(frame: DataFrame, todo: list[Item]) -> list[Finding]:
+    """Text columns Spark casts to numbers or dates in rules: warnings naming the rule."""
+    from quality_py.runners.implicit_casts import coercions
+
+    rules = [i for i in todo if i.item_kind == "rule" and i.parsed is not None]
+    notes = coercions(frame, [i.parsed for i in rules]) if rules else []
+    return [
+        Finding("ImplicitCoercion", "rule", item.item_id, note, None, item.source)
+        for item, found in zip(rules, notes, strict=True)
+        for note in found
+    ]
+
+
 def _string_results(todo: list[Item], types: list[str]) -> list[Finding]:
     """Rules whose value is text: only a few words are results, any other text is Failed."""
     return [
@@ -70,7 +83,7 @@ def spark_checks(
     source = frame.limit(0) if frame is not None else spark.createDataFrame([], schema)
     frame = input_frame(source, sqls)
     try:  # one analysis for everything; item by item only when something fails
-        return _string_results(todo, _analyse(frame, sqls))
+        return _string_results(todo, _analyse(frame, sqls)) + _coercions(frame, todo)
     except PySparkException:
         pass
     findings = []

@@ -51,6 +51,8 @@ class Item:
     item_id: Id
     source: str
     sql: str | None  # None: needs a struct type (folder outputs), not analysed alone
+    #: the parsed rule before the passes (for the implicit-coercion warnings)
+    parsed: Any = None
 
 
 def _doc_findings(
@@ -137,7 +139,7 @@ def static_checks(
             findings += _missing("rule", rule.id, rule.expression, tree, set(), paths)
         findings += issue_finding("rule", rule.id)
         if done is not None:
-            items.append(Item("rule", rule.id, rule.expression, done.sql))
+            items.append(Item("rule", rule.id, rule.expression, done.sql, done.parsed))
     outputs = {o.id: o for o in report.outputs}
     seen: set[Id] = set()
     for _, rule in suite.iter_rules():

@@ -173,3 +173,18 @@ def test_validate_and_docs_take_views_from_the_command_line(spark: Any, tmp_path
     assert main(["validate", str(ruleset), *args]) == 0
     assert main(["validate", str(ruleset), "--input", str(tmp_path / "in")]) != 0  # no view
     assert main(["docs", str(ruleset), *args, "--out", str(tmp_path / "d.md")]) == 0
+
+
+def test_implicit_string_coercions_are_reported_with_the_rule(spark: Any) -> None:
+    schema = StructType([StructField("amount", StringType()), StructField("n", IntegerType())])
+    suite = _suite(
+        Rule(Id(10, 1), "amount > 0"),  # '613.86' cast to BIGINT is null: Failed
+        Rule(Id(11, 1), "to_date(amount, 'yyyy-MM-dd') IS NOT NULL"),  # explicit: fine
+        Rule(Id(12, 1), "n > 0"),  # an int column: fine
+    )
+    report = validate(suite, schema, spark=spark)
+    found = [(f.kind, f.item_id) for f in report.findings]
+    assert found == [("ImplicitCoercion", Id(10, 1))]
+    message = report.findings[0].message
+    assert "amount is text (string) and meets a bigint" in message
+    assert report.ok  # a warning, not an error
