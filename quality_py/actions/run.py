@@ -183,7 +183,9 @@ class QualityRun:
         columns = [
             *[
                 F.expr(sql).alias(key)
-                for key, sql in code_counts(self.codes, self.prepared.probable_pass)
+                for key, sql in code_counts(
+                    self.codes, self.prepared.probable_pass, self.hidden[: len(self.codes)]
+                )
             ],
             F.expr(f"count_if(NOT {ANY})").alias("overall"),
             F.expr(f"count_if({DROP})").alias("dropped"),

@@ -12,7 +12,7 @@ STATS_DDL = (
     "qp_run_id STRING, run_time TIMESTAMP, suite_id INT, suite_version INT, kind STRING, "
     "name STRING, rule_set STRING, rule STRING, action STRING, description STRING, "
     "passed BIGINT, failed BIGINT, soft_failed BIGINT, disabled BIGINT, probability BIGINT, "
-    "value DOUBLE, status STRING, message STRING, failing_rows BIGINT"
+    "value DOUBLE, status STRING, message STRING, failing_rows BIGINT, null_values BIGINT"
 )
 
 
@@ -40,6 +40,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tupl
                 values.get("status", str(summary.status)),
                 values.get("message"),
                 values.get("failing"),
+                values.get("null_values"),
             )
         )
 
@@ -65,6 +66,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tupl
                 disabled=r.disabled,
                 probability=r.probability,
                 failing=r.failing,
+                null_values=r.null_values,
                 value=r.pass_rate,
             )
     if summary.checks is not None:

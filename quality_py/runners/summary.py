@@ -44,6 +44,9 @@ class RuleStats:
     #: rows this rule makes Failed overall (Failed, or a probability below ``probable_pass``):
     #: the rows whose quarantine reasons name the rule
     failing: int | None = None
+    #: rows where the rule's value was null: a null input or a contained error (a bad value
+    #: that would have aborted the job); quality runs count it
+    null_values: int | None = None
 
     @property
     def applicable(self) -> int:
@@ -88,7 +91,11 @@ def fails_sql(code: str, probable_pass: float) -> str:
     )
 
 
-def code_counts(codes: Sequence[str], probable_pass: float | None = None) -> list[tuple[str, str]]:
+def code_counts(
+    codes: Sequence[str],
+    probable_pass: float | None = None,
+    values: Sequence[str] | None = None,
+) -> list[tuple[str, str]]:
     """``(key, aggregate SQL)`` of the row count and each rule's result counts: the one place
     per-rule counts are defined (quality runs count the staged code columns, :func:`rule_summary`
     the codes read from a data-quality column); :func:`stats_from_row` reads them back.
@@ -103,6 +110,8 @@ def code_counts(codes: Sequence[str], probable_pass: float | None = None) -> lis
         out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
         if probable_pass is not None:
             out.append((f"r{i}_failing", f"count_if({fails_sql(code, probable_pass)})"))
+        if values is not None:
+            out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
     return out
 
 
@@ -148,6 +157,7 @@ def stats_from_row(suite: RuleSuite, values: dict[str, Any]) -> SuiteStats:
                 int(values[f"r{i}_disabled"]),
                 int(values[f"r{i}_prob"]),
                 None if values.get(f"r{i}_failing") is None else int(values[f"r{i}_failing"]),
+                None if values.get(f"r{i}_null") is None else int(values[f"r{i}_null"]),
             )
         )
     return SuiteStats(int(values["rows"]), int(values["overall"]), tuple(rules))

@@ -105,3 +105,15 @@ def test_adding_a_result_column_twice_is_an_error(spark: Any) -> None:
     assert err.value.code == "DUPLICATE_COLUMNS" and "DataQuality" in err.value.message
     with pytest.raises(ModelError):
         run_quality(checked, suite)
+
+
+def test_contained_errors_are_counted_per_rule_in_the_stats(ansi: Any, tmp_path: Any) -> None:
+    df = ansi.createDataFrame([("5",), ("abc",), ("x",), (None,)], "s string")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10, 1), "int(s) > 0")])])
+    run = run_quality(df, suite, run_id="r1")
+    summary = run.write(stats=str(tmp_path / "stats"))
+    # by hand: 'abc' and 'x' are no integers (contained: null) and one input is null
+    assert summary.rules is not None
+    assert (summary.rules.rules[0].null_values, summary.rules.rules[0].failing) == (3, 3)
+    row = ansi.read.parquet(str(tmp_path / "stats")).where("kind = 'rule'").collect()[0]
+    assert (row.null_values, row.failing_rows, row.passed) == (3, 3, 1)
