@@ -87,7 +87,10 @@ def _analysis_errors() -> tuple[type[BaseException], ...]:
 
 
 def _with_rule_values(
-    df: DataFrame, compiled: CompiledSuite, probe: Sequence[str] = ()
+    df: DataFrame,
+    compiled: CompiledSuite,
+    probe: Sequence[str] = (),
+    base: DataFrame | None = None,
 ) -> tuple[DataFrame, list[str | None]]:
     """``df`` (see :func:`input_frame`) plus one hidden column per rule value, and each value's
     family. ``probe``: more SQL (outputs) that decides the input's naming with the rules.
@@ -103,7 +106,8 @@ def _with_rule_values(
     sqls = [
         to_sql(exp.alias_(r.tree.copy(), n)) for r, n in zip(compiled.rules, names, strict=True)
     ]
-    base = input_frame(df, [*sqls, *probe])
+    if base is None:  # the caller may have decided the input's naming already
+        base = input_frame(df, [*sqls, *probe])
     try:
         values = base.selectExpr("*", *sqls)
         fields = values.schema.fields[len(df.columns) :]
@@ -246,8 +250,9 @@ def stage_rule_codes(
         compiled = compile_suite(prepared, type_of=type_of or type_oracle(df))
     extra = list(probe(compiled)) if probe is not None else []
     rule_sqls = [to_sql(r.tree) for r in compiled.rules]
-    compiled = apply_if_enabled(input_frame(df, [*rule_sqls, *extra]), compiled)
-    values, families = _with_rule_values(df, compiled, extra)
+    base = input_frame(df, [*rule_sqls, *extra])  # one analysis decides the naming
+    compiled = apply_if_enabled(base, compiled)
+    values, families = _with_rule_values(df, compiled, extra, base)
     n = len(compiled.rules)
     value_cols = [f"__qp_v{i}" for i in range(n)]
     code_cols = [f"__qp_c{i}" for i in range(n)]

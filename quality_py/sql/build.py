@@ -82,6 +82,20 @@ def cast(node: exp.Expr, ddl: str) -> exp.Expr:
     return exp.Cast(this=node, to=exp.DataType.build(ddl, dialect=DIALECT))
 
 
+def parsed_cast(value: exp.Expr, to: exp.Expr, *, safe: bool) -> exp.Expr:
+    """``[TRY_]CAST(value AS to)`` built as the parser builds it: a cast node sqlglot made from
+    ``int(s)`` generates as a plain CAST even when marked safe.
+
+    >>> to_sql(parsed_cast(exp.column("s"), exp.DataType.build("INT"), safe=True))
+    'TRY_CAST(s AS INT)'
+    """
+    node = DIALECT.parse(f"{'TRY_' if safe else ''}CAST(NULL AS INT)")[0]
+    assert node is not None
+    node.set("this", value)
+    node.set("to", to)
+    return node
+
+
 def least(nodes: Sequence[exp.Expr]) -> exp.Expr:
     """``least(...)``, or the node itself when there is one (least needs two arguments)."""
     if len(nodes) == 1:

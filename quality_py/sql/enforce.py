@@ -104,7 +104,8 @@ _SUBQUERY = (
 _FORBIDDEN_NAMES = {"reflect", "java_method", "try_reflect", "identifier"}
 
 
-def _error(ctx: PassContext, message: str, node: exp.Expr) -> PolicyError:
+def policy_error(ctx: PassContext, message: str, node: exp.Expr) -> PolicyError:
+    """The policy's refusal of ``node``, naming the item and the position."""
     return PolicyError(
         message,
         item_id=ctx.item_id,
@@ -148,16 +149,16 @@ def _check_function(
 ) -> None:
     name = function_name(node)
     if name in _FORBIDDEN_NAMES:
-        raise _error(ctx, f"{name}(...) is never allowed in rule text", node)
+        raise policy_error(ctx, f"{name}(...) is never allowed in rule text", node)
     if name in REFUSED_FUNCTIONS:
-        raise _error(ctx, f"{name} is refused: {REFUSED_FUNCTIONS[name]}", node)
+        raise policy_error(ctx, f"{name} is refused: {REFUSED_FUNCTIONS[name]}", node)
     if isinstance(node, TIME_ZONE_CLASSES):
         _check_time_zones(node, ctx)
     if isinstance(node, exp.GenerateSeries) and node.args.get("step") is not None:
         _check_sequence_step(node, ctx)
     if name in CLOCK_FUNCTIONS or isinstance(node, CLOCK_CLASSES):
         if not policy.allow_clock:
-            raise _error(
+            raise policy_error(
                 ctx, f"{name}() reads the clock, which this rule policy refuses (allow_clock)", node
             )
         return
@@ -176,10 +177,10 @@ def _check_function(
         if not ok and isinstance(node, exp.AggFunc) and _in_subquery(node):
             ok = True
     if not ok:
-        raise _error(ctx, f"function {name} is not allowed by the rule policy", node)
+        raise policy_error(ctx, f"function {name} is not allowed by the rule policy", node)
     args = _args(node)
     if name in NEEDS_ARGUMENTS and not args and not policy.allow_clock:
-        raise _error(
+        raise policy_error(
             ctx, f"{name}() without arguments reads the clock, which this policy refuses", node
         )
     if name in AMPLIFIERS or isinstance(node, (exp.Repeat, exp.Pad, exp.GenerateSeries)):
@@ -188,10 +189,12 @@ def _check_function(
         found = [_int_literal(args[p]) if p < len(args) else None for p in positions]
         values = [v for v in found if v is not None]
         if len(values) != len(found):
-            raise _error(ctx, f"{name} needs integer literal sizes (it can exhaust memory)", node)
+            raise policy_error(
+                ctx, f"{name} needs integer literal sizes (it can exhaust memory)", node
+            )
         size = abs(values[-1] - values[0]) if key == "sequence" else max(values)
         if size > policy.max_amplification:
-            raise _error(
+            raise policy_error(
                 ctx, f"{name} size {size} is over the cap {policy.max_amplification}", node
             )
     if name in REGEX_FUNCTIONS or isinstance(
@@ -205,9 +208,9 @@ def _check_function(
         if isinstance(pattern, exp.Literal) and pattern.is_string:
             reason = unsafe_reason(pattern.this)
             if reason:
-                raise _error(ctx, f"regular expression {pattern.this!r}: {reason}", pattern)
+                raise policy_error(ctx, f"regular expression {pattern.this!r}: {reason}", pattern)
         elif not policy.allow_regex_columns:
-            raise _error(
+            raise policy_error(
                 ctx, f"{name} needs a literal pattern (patterns from data are refused)", node
             )
 
@@ -235,9 +238,11 @@ def _check_time_zones(node: exp.Expr, ctx: PassContext) -> None:
         if zone is None:
             continue
         if not (isinstance(zone, exp.Literal) and zone.is_string):
-            raise _error(ctx, "time zones must be literals (an unknown zone aborts the job)", node)
+            raise policy_error(
+                ctx, "time zones must be literals (an unknown zone aborts the job)", node
+            )
         if not _known_zone(zone.this):
-            raise _error(ctx, f"unknown time zone {zone.this!r}", zone)
+            raise policy_error(ctx, f"unknown time zone {zone.this!r}", zone)
 
 
 def _check_sequence_step(node: exp.Expr, ctx: PassContext) -> None:
@@ -245,16 +250,16 @@ def _check_sequence_step(node: exp.Expr, ctx: PassContext) -> None:
     start, stop = _int_literal(node.args["start"]), _int_literal(node.args["end"])
     step = _int_literal(node.args["step"])
     if step is None or start is None or stop is None:
-        raise _error(ctx, "sequence needs integer literal start, stop and step", node)
+        raise policy_error(ctx, "sequence needs integer literal start, stop and step", node)
     if step == 0 or (stop - start) * step < 0:
-        raise _error(ctx, f"sequence from {start} to {stop} by {step} aborts the job", node)
+        raise policy_error(ctx, f"sequence from {start} to {stop} by {step} aborts the job", node)
 
 
 def _check_table(node: exp.Table, policy: RulePolicy, ctx: PassContext) -> None:
     name = node.name.lower()
     if node.args.get("db") or node.args.get("catalog") or name not in policy.allowed_views:
         shown = node.sql()
-        raise _error(
+        raise policy_error(
             ctx,
             f"subqueries may only read the views the policy names ({sorted(policy.allowed_views)}"
             f"), not {shown}",
@@ -313,10 +318,12 @@ def _check_date_pattern(node: exp.Expr, ctx: PassContext) -> None:
         literal = isinstance(args[1], exp.Literal) and args[1].is_string
         pattern = args[1].this if literal else None
     if not literal or pattern is None:
-        raise _error(ctx, "datetime patterns must be literals (a bad one aborts the job)", node)
+        raise policy_error(
+            ctx, "datetime patterns must be literals (a bad one aborts the job)", node
+        )
     problem = pattern_problem(pattern)
     if problem:
-        raise _error(ctx, f"datetime pattern {pattern!r}: {problem}", node)
+        raise policy_error(ctx, f"datetime pattern {pattern!r}: {problem}", node)
 
 
 def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
@@ -324,14 +331,14 @@ def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     if isinstance(node, exp.Column) and not node.table and not _in_subquery(node):
         name = node.name.lower()
         if name in IDENTITY_NAMES:
-            raise _error(
+            raise policy_error(
                 ctx,
                 f"{name} reads the identity of the session; a column of that name must be "
                 f"qualified (main.{name})",
                 node,
             )
         if name in CLOCK_NAMES and not policy.allow_clock:
-            raise _error(
+            raise policy_error(
                 ctx, f"{name} reads the clock, which this rule policy refuses (allow_clock)", node
             )
     if isinstance(node, TIME_ZONE_CLASSES):
@@ -345,9 +352,11 @@ def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
         if isinstance(pattern, exp.Literal) and pattern.is_string:
             reason = like_unsafe_reason(pattern.this)
             if reason:
-                raise _error(ctx, f"LIKE pattern {pattern.this!r}: {reason}", pattern)
+                raise policy_error(ctx, f"LIKE pattern {pattern.this!r}: {reason}", pattern)
         elif not policy.allow_regex_columns:
-            raise _error(ctx, "LIKE needs a literal pattern (patterns from data are refused)", node)
+            raise policy_error(
+                ctx, "LIKE needs a literal pattern (patterns from data are refused)", node
+            )
 
 
 def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
@@ -357,7 +366,7 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     lambdas = {p.name.lower() for p in ctx.lambdas.all()}
     for node in tree.walk():  # sqlglot walks with an explicit stack: no recursion
         if isinstance(node, exp.Alias) and not _in_subquery(node):
-            raise _error(ctx, "an alias (AS) is not allowed in a rule", node)
+            raise policy_error(ctx, "an alias (AS) is not allowed in a rule", node)
         _check_node(node, policy, ctx)
         if isinstance(node, exp.Func) and not isinstance(node, _STRUCTURE):
             _check_function(node, policy, lambdas, ctx)
@@ -366,7 +375,7 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
             continue
         if isinstance(node, _SUBQUERY) or (isinstance(node, exp.Exists) and node.find(exp.Select)):
             if not policy.allowed_views:
-                raise _error(
+                raise policy_error(
                     ctx, "subqueries are not allowed (the policy names no views to read)", node
                 )
             if isinstance(node, exp.Table):
@@ -374,9 +383,9 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
             if isinstance(node, exp.Select) and not (
                 node.args.get("from_") or node.args.get("from")
             ):
-                raise _error(
+                raise policy_error(
                     ctx, "a subquery must read a permitted view (SELECT ... FROM view)", node
                 )
             continue
         kind = type(node).__name__
-        raise _error(ctx, f"{kind} is not allowed by the rule policy", node)
+        raise policy_error(ctx, f"{kind} is not allowed by the rule policy", node)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from quality_py.sql.build import call, paren
+from quality_py.sql.build import call, paren, parsed_cast
 from quality_py.sql.context import PassContext
 
 _TRY: dict[type[exp.Expr], str] = {
@@ -98,25 +98,11 @@ def _format_literal(node: exp.Expr) -> exp.Expr | None:
 
 
 def _try_cast(value: exp.Expr, to: exp.Expr) -> exp.Expr:
-    """``TRY_CAST(value AS to)``: a cast node sqlglot made from ``int(s)`` generates as a plain
-    CAST even when marked safe, so the node is built from a parsed TRY_CAST."""
-    from quality_py.sql.dialect import DIALECT
-
-    node = DIALECT.parse("TRY_CAST(NULL AS INT)")[0]
-    assert node is not None
-    node.set("this", value)
-    node.set("to", to)
-    return node
+    return parsed_cast(value, to, safe=True)
 
 
 def _to_date(value: exp.Expr, *, safe: bool) -> exp.Expr:
-    """``[TRY_]CAST(value AS DATE)`` built as the parser builds it (so it generates as such)."""
-    from quality_py.sql.dialect import DIALECT
-
-    node = DIALECT.parse(f"{'TRY_' if safe else ''}CAST(NULL AS DATE)")[0]
-    assert node is not None
-    node.set("this", value)
-    return node
+    return parsed_cast(value, exp.DataType.build("DATE"), safe=safe)
 
 
 #: The same parses written as plain calls (the dialect keeps their patterns verbatim).

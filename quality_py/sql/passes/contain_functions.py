@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from quality_py.errors import PolicyError
-from quality_py.sql.build import call, lit, paren
+from quality_py.sql.build import call, lit, paren, parsed_cast
 from quality_py.sql.context import PassContext
+from quality_py.sql.enforce import policy_error
 
 #: Functions with a ``try_`` twin of the same arguments (Spark 3.5 has the first two).
 _TRY_TWINS: dict[str, str] = {
@@ -44,16 +44,6 @@ _DAY_NAMES = [
     *("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"),
     *("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"),
 ]
-
-
-def _refused(ctx: PassContext, message: str, node: exp.Expr) -> PolicyError:
-    return PolicyError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-    )
 
 
 def _name(node: exp.Expr) -> str:
@@ -114,7 +104,7 @@ def _contain_regexp_extract(node: exp.Expr, ctx: PassContext) -> exp.Expr:
             message = (
                 f"{_name(node)} asks for group {group.this} of a pattern with {groups} group(s)"
             )
-            raise _refused(ctx, message, group)
+            raise policy_error(ctx, message, group)
         return node
     fits = exp.Between(this=paren(group.copy()), low=lit(0), high=lit(groups))
     return _when(fits, node)
@@ -219,14 +209,8 @@ def _contain_date_format(node: exp.Expr, ctx: PassContext) -> exp.Expr:
 
 
 def try_cast(value: exp.Expr, to: exp.DataType) -> exp.Expr:
-    """``TRY_CAST(value AS to)``, built as the parser builds it (so it generates as such)."""
-    from quality_py.sql.dialect import DIALECT
-
-    node = DIALECT.parse("TRY_CAST(NULL AS INT)")[0]
-    assert node is not None
-    node.set("this", value)
-    node.set("to", to)
-    return node
+    """``TRY_CAST(value AS to)``."""
+    return parsed_cast(value, to, safe=True)
 
 
 _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
@@ -273,7 +257,7 @@ def _contain_timestamp_text(to: str) -> Callable[[exp.Expr, PassContext], exp.Ex
             f"{_name(node)} with a format cannot be contained (a value that does not match "
             "aborts the job); use to_timestamp"
         )
-        raise _refused(ctx, message, node)
+        raise policy_error(ctx, message, node)
 
     return contain
 
@@ -318,7 +302,7 @@ def _contain_by_twin(node: exp.Expr, ctx: PassContext) -> exp.Expr:
             f"{_name(node)} raises on a bad value and its contained form ({twin}) needs Spark "
             "4.0 or newer; it is refused on this Spark"
         )
-        raise _refused(ctx, message, node)
+        raise policy_error(ctx, message, node)
     return _twin(node) or node
 
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from quality_py.errors import LambdaError, PolicyError
+from quality_py.errors import LambdaError
 from quality_py.sql.build import paren
 from quality_py.sql.context import LambdaLibrary, PassContext
+from quality_py.sql.enforce import policy_error
 from quality_py.sql.parse import ParsedLambda
 
 
@@ -217,15 +218,12 @@ def _inline(
         params, body = _expand_body(lam, lib, ctx, stack)
         grown += _growth(lam, params, body, args, lib)
         if grown > ctx.policy.limits.max_expanded_nodes:
-            raise PolicyError(
+            message = (
                 f"inlining lambda {lam.name} here grows the {ctx.item_kind} past "
                 f"{ctx.policy.limits.max_expanded_nodes} syntax nodes (lambdas that call others "
-                "several times grow exponentially); simplify the lambdas",
-                item_id=ctx.item_id,
-                item_kind=ctx.item_kind,
-                source=ctx.source,
-                span=ctx.span_of(call),
+                "several times grow exponentially); simplify the lambdas"
             )
+            raise policy_error(ctx, message, call)
         bound = _bound_at(call)
         replacement = paren(substitute_params(body.copy(), params, args, bound=bound))
         if call is tree:
