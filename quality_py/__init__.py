@@ -21,6 +21,7 @@ from quality_py.actions import (
     RunSummary,
     WebhookNotifier,
     foreach_batch,
+    read_outputs,
     run_quality,
     with_quality,
 )
@@ -160,6 +161,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "RunSummary",
     "WebhookNotifier",
     "foreach_batch",
+    "read_outputs",
     "run_quality",
     "with_quality",
     # errors

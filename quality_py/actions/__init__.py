@@ -8,8 +8,9 @@ from quality_py.actions.notify import (
     Notifier,
     WebhookNotifier,
 )
-from quality_py.actions.outputs import RunOutputError
+from quality_py.actions.outputs import read_outputs
 from quality_py.actions.pipeline import foreach_batch, with_quality
+from quality_py.actions.publish import RunOutputError
 from quality_py.actions.run import QualityRun, QualityRunFailed, RunSummary, run_quality
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "RunSummary",
     "WebhookNotifier",
     "foreach_batch",
+    "read_outputs",
     "run_quality",
     "with_quality",
 ]

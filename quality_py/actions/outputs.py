@@ -4,22 +4,32 @@ A destination with ``/`` or ``://`` is a path (parquet by default, ``delta`` whe
 installed); anything else is a table name. Quarantine and stats are partitioned by run id and
 written with dynamic partition overwrite, so re-running a run id replaces that run's rows and
 keeps every other run's.
+
+:class:`OutputWriter` writes a run's outputs together: with ``publish="atomic"`` (the default for
+paths) through :mod:`quality_py.actions.publish`, so a killed run never leaves a reader half an
+output or outputs of two different runs.
 """
 
 from __future__ import annotations
 
-from quality_py.errors import QualityError
+from collections.abc import Sequence
+from types import TracebackType
+
+from quality_py.actions.publish import Move, Publication, RunOutputError
 from quality_py.model.types import DataFrame, SparkSession
-
-
-class RunOutputError(QualityError):
-    """An output cannot be written as asked (e.g. Delta without delta-spark)."""
-
-    code = "RUN_OUTPUT"
 
 
 def _is_path(destination: str) -> bool:
     return "/" in destination or "://" in destination or destination.startswith(".")
+
+
+def _resolved(destination: str) -> str:
+    """A local path made absolute on this (the driver's) side, so that Spark, whose working
+    directory may differ, and the publisher's renames mean the same directory."""
+    from quality_py.actions.publish import local_path
+
+    path = local_path(destination)
+    return destination if path is None else str(path.absolute())
 
 
 def _check_format(spark: SparkSession, fmt: str) -> None:
@@ -87,3 +97,128 @@ def write_frame(
             frame.write.format(fmt).partitionBy(partition).saveAsTable(destination)
     finally:
         spark.conf.set("spark.sql.sources.partitionOverwriteMode", previous)
+
+
+PUBLISH_MODES = ("atomic", "direct")
+
+
+class OutputWriter:
+    """Writes a run's outputs; with atomic publishing, nothing is visible before :meth:`commit`.
+
+    Atomic publishing applies when every destination is a path and the format is not Delta
+    (a Delta write is already one atomic commit per output); tables are written directly.
+    """
+
+    def __init__(self, destinations: Sequence[str | None], fmt: str, publish: str) -> None:
+        if publish not in PUBLISH_MODES:
+            raise RunOutputError(
+                f"publish must be one of {', '.join(PUBLISH_MODES)}, not {publish!r}",
+                item_kind="output",
+            )
+        named = [d for d in destinations if d is not None]
+        atomic = publish == "atomic" and fmt != "delta" and bool(named)
+        atomic = atomic and all(_is_path(d) for d in named)
+        self.fmt = fmt
+        self.publication = Publication(named) if atomic else None
+        self.moves: list[Move] = []
+
+    def __enter__(self) -> OutputWriter:
+        if self.publication is not None:
+            self.publication.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self.publication is not None:
+            self.publication.__exit__(kind, error, trace)
+
+    def write(
+        self,
+        frame: DataFrame,
+        destination: str,
+        mode: str = "overwrite",
+        partition: str | None = None,
+        value: str | None = None,
+    ) -> None:
+        """Write (or stage) ``frame``; with ``partition``, it replaces only that partition."""
+        publication = self.publication
+        if publication is None:
+            write_frame(frame, destination, mode, self.fmt, partition, value)
+            return
+        _check_format(frame.sparkSession, self.fmt)
+        target = publication._dest(destination)
+        if mode in ("error", "errorifexists") and target.exists():
+            raise RunOutputError(
+                f"{destination} already exists (mode {mode!r})", item_kind="output"
+            )
+        if mode == "ignore" and target.exists():
+            return
+        if mode not in ("overwrite", "append", "error", "errorifexists", "ignore"):
+            raise RunOutputError(f"unsupported write mode {mode!r}", item_kind="output")
+        staged = publication.staging(destination)
+        writer = frame.write.format(self.fmt).mode("overwrite")
+        if partition is not None:
+            writer = writer.partitionBy(partition)
+        writer.save(str(staged))
+        if partition is not None:
+            self.moves.extend(publication.partitions(destination))
+        elif mode == "append" and target.exists():
+            self.moves.extend(publication.files(destination))
+        else:
+            self.moves.append(publication.whole(destination))
+
+    def commit(self) -> None:
+        """Make every staged output visible together (nothing to do for direct writes)."""
+        if self.publication is not None:
+            self.publication.commit(self.moves)
+
+
+def read_outputs(
+    spark: SparkSession,
+    valid: str | None = None,
+    quarantine: str | None = None,
+    stats: str | None = None,
+    *,
+    format: str = "parquet",
+    wait_seconds: float = 60.0,
+) -> tuple[DataFrame | None, DataFrame | None, DataFrame | None]:
+    """Read a run's published outputs, all three from the same run.
+
+    A publication a killed run committed is finished first, and one in progress is waited for,
+    so the three frames never mix two runs. (Reading each path directly also never gives half
+    an output, but can see valid of one run and stats of the previous during a switch.)
+    Like any Spark read, the frames list the files of the run they read: after a later run
+    replaced them, read again.
+
+    >>> import tempfile
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
+    >>> out = tempfile.mkdtemp()
+    >>> _ = run_quality(spark.createDataFrame([(0,), (1,)], "a int"), suite, run_id="r1").write(
+    ...     f"{out}/v", f"{out}/q", f"{out}/s")
+    >>> v, q, s = read_outputs(spark, f"{out}/v", f"{out}/q", f"{out}/s")
+    >>> v.count(), q.count(), s.where("kind = 'rows' AND name = 'input_rows'").first().value
+    (2, 1, 2.0)
+    """
+    from quality_py.actions.publish import recovered
+
+    paths = [p for p in (valid, quarantine, stats) if p is not None and _is_path(p)]
+    with recovered(paths, wait_seconds):
+        frames = tuple(
+            None
+            if path is None
+            else (
+                spark.read.format(format).load(_resolved(path))
+                if _is_path(path)
+                else spark.table(path)
+            )
+            for path in (valid, quarantine, stats)
+        )
+        for frame in frames:  # resolve the file listing while the lock is held
+            if frame is not None:
+                frame.schema  # noqa: B018 - forces the listing
+    return frames  # type: ignore[return-value]

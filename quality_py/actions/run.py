@@ -208,12 +208,19 @@ class QualityRun:
         mode: str = "overwrite",
         format: str = "parquet",
         partition_valid_by_run: bool = False,
+        publish: str = "atomic",
     ) -> RunSummary:
         """Write the outputs (paths, URIs or table names) and return the run's summary.
 
         ``target`` gets the valid rows with ``mode``; ``quarantine`` and ``stats`` are
         partitioned by run id and a run replaces only its own partition, so re-running a run id
         is idempotent. ``partition_valid_by_run`` does the same for the target (streaming).
+
+        Paths are published atomically (``publish="atomic"``, see
+        :mod:`quality_py.actions.publish`): everything is staged beside its destination and
+        switched in together at the end, so a run killed at any point leaves readers the previous
+        run's complete outputs. ``publish="direct"`` writes in place (object stores, where a
+        rename is a copy); Delta and tables are written directly, one commit per output.
 
         >>> import tempfile
         >>> from quality_py import Id, Rule, RuleSet, RuleSuite
@@ -225,31 +232,31 @@ class QualityRun:
         >>> summary.valid_rows, summary.dropped_rows, spark.read.parquet(f"{out}/valid").count()
         (1, 1, 1)
         """
-        from quality_py.actions.outputs import write_frame
+        from quality_py.actions.outputs import OutputWriter
 
         started = time.perf_counter()
         try:
-            valid, counts, finish = self._observed_valid()
-            if quarantine is not None:
-                write_frame(
-                    self.quarantine, quarantine, "overwrite", format, "qp_run_id", self.run_id
-                )
-            if target is not None:
-                if partition_valid_by_run:
-                    from pyspark.sql import functions as F
+            with OutputWriter([target, quarantine, stats], format, publish) as out:
+                valid, counts, finish = self._observed_valid()
+                if quarantine is not None:
+                    out.write(self.quarantine, quarantine, "overwrite", "qp_run_id", self.run_id)
+                if target is not None:
+                    if partition_valid_by_run:
+                        from pyspark.sql import functions as F
 
-                    frame = valid.withColumn("qp_run_id", F.lit(self.run_id))
-                    write_frame(frame, target, "overwrite", format, "qp_run_id", self.run_id)
+                        frame = valid.withColumn("qp_run_id", F.lit(self.run_id))
+                        out.write(frame, target, "overwrite", "qp_run_id", self.run_id)
+                    else:
+                        out.write(valid, target, mode)
                 else:
-                    write_frame(valid, target, mode, format)
-            else:
-                valid.write.format("noop").mode("overwrite").save()  # still count everything
-            verification = finish() if finish is not None else self.precheck
-            summary = self._summary(counts.get, verification, started)
-            self.summary = summary
-            if stats is not None:
-                frame = self.stats_frame(summary)
-                write_frame(frame, stats, "overwrite", format, "qp_run_id", self.run_id)
+                    valid.write.format("noop").mode("overwrite").save()  # still count everything
+                verification = finish() if finish is not None else self.precheck
+                summary = self._summary(counts.get, verification, started)
+                self.summary = summary
+                if stats is not None:
+                    frame = self.stats_frame(summary)
+                    out.write(frame, stats, "overwrite", "qp_run_id", self.run_id)
+                out.commit()
         except Exception as err:
             failed = RunSummary(
                 self.run_id, self.run_time, _suite_name(self.suite), RunStatus.FAILED

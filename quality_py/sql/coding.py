@@ -30,6 +30,8 @@ _PASS_STRINGS = ("true", "passed", "pass", "yes", "1", "1.0")
 _FAIL_STRINGS = ("false", "failed", "fail", "no", "0", "0.0")
 _SOFT_STRINGS = ("softfail", "maybe")
 _DISABLED_STRINGS = ("disabledrule", "disabled")
+#: Every text the original reads as a result (lower-cased); any other text is Failed.
+RESULT_STRINGS = frozenset(_PASS_STRINGS + _FAIL_STRINGS + _SOFT_STRINGS + _DISABLED_STRINGS)
 
 
 def _in(values: tuple[str, ...]) -> str:

@@ -137,6 +137,11 @@ def test_validation_says_what_a_run_would_say(spark: Any) -> None:
         Rule(Id(10, 1), "a > > 0"),  # the typo that ran as a shift
         Rule(Id(11, 1), "concat('x', s.b)"),  # text: Failed unless it is a result word
         Rule(Id(12, 1), "a > 0"),
+        # only result words in every branch: a run reads them as results, no warning
+        Rule(Id(13, 1), "CASE WHEN a IS NULL THEN 'maybe' WHEN a > 0 THEN 'Pass' ELSE 'fail' END"),
+        Rule(Id(14, 1), "IF(a > 0, 'yes', IF(a < -5, 'disabled', NULL))"),
+        # one branch of free text: warned
+        Rule(Id(15, 1), "CASE WHEN a > 0 THEN 'pass' ELSE 'bad value' END"),
     )
     checks = [
         Check("error", "fit")
@@ -149,7 +154,8 @@ def test_validation_says_what_a_run_would_say(spark: Any) -> None:
     kinds = [(f.kind, f.item_kind, f.item_id) for f in report.findings]
     assert ("PolicyError", "rule", Id(10, 1)) in kinds
     assert ("StringResult", "rule", Id(11, 1)) in kinds
-    assert not any(i == Id(12, 1) for _, _, i in kinds)
+    assert ("StringResult", "rule", Id(15, 1)) in kinds
+    assert not any(i in (Id(12, 1), Id(13, 1), Id(14, 1)) for _, _, i in kinds)
     checked = [(f.kind, f.message.split(":")[0]) for f in report.findings if f.item_kind == "check"]
     assert checked == [
         ("CheckError", "check 'fit', size about 5"),

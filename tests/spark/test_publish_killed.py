@@ -1,0 +1,100 @@
+"""A CLI quality run killed with SIGKILL while it writes never takes away the previous run's
+published outputs, and the next run cleans what it left (expected counts by hand)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quality_py import read_outputs
+
+RULES = """
+suite: {id: 3, version: 1}
+rule_sets:
+  - id: 30
+    rules:
+      - {id: 300, expression: "amount > 0", action_if_failed: drop}
+"""
+
+
+def _cli(tmp_path: Path, data: Path, run_id: str) -> subprocess.Popen[str]:
+    out = tmp_path / "out"
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "quality_py",
+            "run",
+            str(tmp_path / "rules.yaml"),
+            "--input",
+            str(data),
+            "--run-id",
+            run_id,
+            "--valid",
+            str(out / "valid"),
+            "--quarantine",
+            str(out / "quarantine"),
+            "--stats",
+            str(out / "stats"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its JVM is in the same group and dies with it
+    )
+
+
+def _wait_for(path_glob: str, root: Path, proc: subprocess.Popen[str], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list(root.glob(path_glob)):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.long
+def test_a_killed_cli_run_leaves_the_previous_run_whole(spark: Any, tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(RULES)
+    # run r1: ids 0..59999, amount = id % 4 - 1 fails for 1 in 4 (id % 4 == 0 -> -1, 1 -> 0)
+    # so 30000 valid rows; run r2's data has 90000 rows and would give 45000.
+    first, second = tmp_path / "first", tmp_path / "second"
+    spark.range(60000).selectExpr("id", "id % 4 - 1 AS amount").write.parquet(str(first))
+    spark.range(90000).selectExpr("id", "id % 4 - 1 AS amount").repartition(8).write.parquet(
+        str(second)
+    )
+    done = _cli(tmp_path, first, "r1")
+    assert done.wait(timeout=300) == 0, done.stdout.read() if done.stdout else ""
+    out = tmp_path / "out"
+
+    def published() -> tuple[int, set[str], set[str]]:
+        valid, quarantine, stats = read_outputs(
+            spark, str(out / "valid"), str(out / "quarantine"), str(out / "stats")
+        )
+        assert valid is not None and quarantine is not None and stats is not None
+        runs_q = {r.qp_run_id for r in quarantine.select("qp_run_id").distinct().collect()}
+        runs_s = {r.qp_run_id for r in stats.select("qp_run_id").distinct().collect()}
+        return valid.count(), runs_q, runs_s
+
+    assert published() == (30000, {"r1"}, {"r1"})
+    # kill r2 as soon as it stages its first output, then later in the run
+    for pattern in ("*.qp-staging-*", "valid.qp-staging-*/part-*"):
+        proc = _cli(tmp_path, second, "r2")
+        staged = _wait_for(pattern, out, proc, seconds=240)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        assert staged, f"the run ended before {pattern} appeared"
+        # a plain reader of the valid path sees r1's rows, whole
+        assert spark.read.parquet(str(out / "valid")).count() == 30000
+        assert published() == (30000, {"r1"}, {"r1"})
+    final = _cli(tmp_path, second, "r2")
+    assert final.wait(timeout=300) == 0, final.stdout.read() if final.stdout else ""
+    assert published() == (45000, {"r1", "r2"}, {"r1", "r2"})
+    assert sorted(p.name for p in out.iterdir()) == ["quarantine", "stats", "valid"]

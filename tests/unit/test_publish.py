@@ -1,0 +1,201 @@
+"""Atomic publication of run outputs: a real process killed at every executed line of a
+publication (every 5th line per case, alternating) leaves readers one whole run (the previous or the new), for all outputs together.
+
+The staged outputs are plain files written by the test (what Spark writes is opaque to the
+protocol), so every kill point is cheap and no JVM is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from quality_py.actions.publish import (
+    Publication,
+    RunOutputError,
+    local_path,
+    recover,
+    recovered,
+)
+
+PARTS = 3  # part files of the valid output
+
+
+def _stage(pub: Publication, root: Path, run: str, label: str) -> list:
+    """Stage valid (whole) and quarantine/stats (one run partition), as a run's writes do."""
+    moves = []
+    staged = pub.staging(str(root / "valid"))
+    staged.mkdir()
+    for i in range(PARTS):
+        (staged / f"part-{i}.txt").write_text(label)
+    (staged / "_SUCCESS").write_text("")
+    moves.append(pub.whole(str(root / "valid")))
+    for name in ("quarantine", "stats"):
+        staged = pub.staging(str(root / name))
+        (staged / f"qp_run_id={run}").mkdir(parents=True)
+        (staged / f"qp_run_id={run}" / "part-0.txt").write_text(label)
+        (staged / "_SUCCESS").write_text("")
+        moves.extend(pub.partitions(str(root / name)))
+    return moves
+
+
+def publish(root: Path, run: str, label: str) -> None:
+    outputs = [str(root / n) for n in ("valid", "quarantine", "stats")]
+    with Publication(outputs) as pub:
+        pub.commit(_stage(pub, root, run, label))
+
+
+def snapshot(root: Path) -> dict[str, object]:
+    """What a reader sees: the label of every valid part and every run partition's label."""
+    valid = sorted(p.read_text() for p in (root / "valid").glob("part-*"))
+    seen: dict[str, object] = {"valid": valid}
+    for name in ("quarantine", "stats"):
+        seen[name] = {
+            p.name: (p / "part-0.txt").read_text()
+            for p in sorted((root / name).glob("qp_run_id=*"))
+        }
+    return seen
+
+
+def test_publish_replaces_valid_and_adds_run_partitions(tmp_path: Path) -> None:
+    publish(tmp_path, "a", "A")
+    publish(tmp_path, "b", "B")
+    assert snapshot(tmp_path) == {
+        "valid": ["B"] * PARTS,
+        "quarantine": {"qp_run_id=a": "A", "qp_run_id=b": "B"},
+        "stats": {"qp_run_id=a": "A", "qp_run_id=b": "B"},
+    }
+    publish(tmp_path, "a", "A2")  # re-running a run id replaces only its partition
+    assert snapshot(tmp_path)["quarantine"] == {"qp_run_id=a": "A2", "qp_run_id=b": "B"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quarantine", "stats", "valid"]
+
+
+def test_a_failed_run_leaves_no_staging_and_the_old_outputs(tmp_path: Path) -> None:
+    publish(tmp_path, "a", "A")
+    before = snapshot(tmp_path)
+    outputs = [str(tmp_path / n) for n in ("valid", "quarantine", "stats")]
+
+    def failing_run() -> None:
+        with Publication(outputs) as pub:
+            _stage(pub, tmp_path, "b", "B")
+            raise ZeroDivisionError  # the run fails after staging, before its commit
+
+    with pytest.raises(ZeroDivisionError):
+        failing_run()
+    assert snapshot(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quarantine", "stats", "valid"]
+
+
+def test_a_live_publisher_is_never_disturbed(tmp_path: Path) -> None:
+    outputs = [str(tmp_path / "valid")]
+    with Publication(outputs), pytest.raises(RunOutputError, match="is publishing to"):
+        Publication(outputs).__enter__()
+    with pytest.raises(RunOutputError, match="not on a local filesystem"):
+        Publication(["s3a://bucket/valid"])
+    with pytest.raises(RunOutputError, match="same path"):
+        Publication([str(tmp_path / "v"), str(tmp_path / "v")])
+    assert local_path("file:///x/y") == Path("/x/y")
+
+
+def test_a_dead_publishers_lock_is_taken_over(tmp_path: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    import socket
+
+    lock = tmp_path / "valid.qp-lock"
+    lock.write_text(json.dumps({"pid": int(dead.stdout), "host": socket.gethostname()}))
+    publish(tmp_path, "a", "A")
+    assert not lock.exists() and snapshot(tmp_path)["valid"] == ["A"] * PARTS
+
+
+_KILLER = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from test_publish import publish
+from pathlib import Path
+import quality_py.actions.publish as target
+
+root, stop_at, run, label = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+seen = 0
+
+def tracer(frame, event, arg):
+    global seen
+    if frame.f_code.co_filename != target.__file__:
+        return tracer
+    if event == "line":
+        seen += 1
+        if seen == stop_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return tracer
+
+sys.settrace(tracer)
+publish(root, run, label)
+sys.settrace(None)
+print("lines", seen)
+"""
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("run", ["b", "a"], ids=["new-run-id", "rerun-of-a-run-id"])
+def test_killed_at_every_line_of_a_publication_readers_see_one_whole_run(
+    tmp_path: Path, run: str
+) -> None:
+    script = tmp_path / "killer.py"
+    script.write_text(_KILLER.format(tests=str(Path(__file__).parent)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def kill_at(root: Path, stop_at: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(script), str(root), str(stop_at), run, "N"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+
+    probe = tmp_path / "probe"
+    publish(probe, "a", "A")
+    full = kill_at(probe, 0)
+    assert full.returncode == 0, full.stderr
+    total = int(full.stdout.split()[-1])
+    assert total > 40
+    before = {
+        "valid": ["A"] * PARTS,
+        "quarantine": {"qp_run_id=a": "A"},
+        "stats": {"qp_run_id=a": "A"},
+    }
+    after_partitions = {"qp_run_id=a": "A", f"qp_run_id={run}": "N"}
+    after = {"valid": ["N"] * PARTS, "quarantine": after_partitions, "stats": after_partitions}
+    assert snapshot(probe) == after
+    outcomes = set()
+    # every 5th executed line (a different fifth for each case): about 110 kills per case
+    for stop_at in range(1 if run == "b" else 3, total + 1, 5):
+        root = tmp_path / f"r{stop_at}"
+        publish(root, "a", "A")
+        died = kill_at(root, stop_at)
+        assert died.returncode == -9, (stop_at, died.stderr)
+        # every single output is whole even before recovery (directory renames are atomic)
+        direct = snapshot(root)
+        assert direct["valid"] in (before["valid"], after["valid"]), (stop_at, direct)
+        with recovered([str(root / n) for n in ("valid", "quarantine", "stats")]):
+            seen = snapshot(root)
+        assert seen in (before, after), (stop_at, seen)
+        outcomes.add("old" if seen == before else "new")
+        assert sorted(p.name for p in root.iterdir()) == ["quarantine", "stats", "valid"], stop_at
+    assert outcomes == {"old", "new"}  # killed both before and after the commit point
+
+
+def test_recover_is_harmless_on_missing_and_clean_destinations(tmp_path: Path) -> None:
+    recover(tmp_path / "nowhere" / "valid")
+    publish(tmp_path, "a", "A")
+    recover(tmp_path / "valid")
+    assert snapshot(tmp_path)["valid"] == ["A"] * PARTS
