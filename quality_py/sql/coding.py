@@ -148,3 +148,28 @@ def result_code(value: exp.Expr, family: str | None = None) -> exp.Expr:
 def soft_fail(value: exp.Expr, family: str | None = None) -> exp.Expr:
     """``soft_fail(value)``: DOUBLE -1.0 Failed/SoftFailed, 1.0 Passed, -2.0 Disabled, else p."""
     return substitute(_template("soft", family), _PLACEHOLDER, value)
+
+
+def result_words(node: object) -> set[str] | None:
+    """The words a rule can yield when every branch is a string literal (or null), else None."""
+    if isinstance(node, exp.Paren):
+        return result_words(node.this)
+    if isinstance(node, exp.Null):
+        return set()
+    if isinstance(node, exp.Literal) and node.is_string:
+        return {node.this.lower()}
+    branches: list[object] = []
+    if isinstance(node, exp.Case) and node.args.get("this") is None:
+        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
+        branches.append(node.args.get("default") or exp.Null())
+    elif isinstance(node, exp.If):
+        branches = [node.args.get("true"), node.args.get("false") or exp.Null()]
+    else:
+        return None
+    words: set[str] = set()
+    for branch in branches:
+        found = result_words(branch)
+        if found is None:
+            return None
+        words |= found
+    return words

@@ -50,37 +50,10 @@ def _coercions(frame: DataFrame, todo: list[Item]) -> list[Finding]:
     ]
 
 
-def _result_words(node: object) -> set[str] | None:
-    """The words a rule can yield when every branch is a string literal (or null), else None."""
-    from sqlglot import exp
-
-    if isinstance(node, exp.Paren):
-        return _result_words(node.this)
-    if isinstance(node, exp.Null):
-        return set()
-    if isinstance(node, exp.Literal) and node.is_string:
-        return {node.this.lower()}
-    branches: list[object] = []
-    if isinstance(node, exp.Case) and node.args.get("this") is None:
-        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
-        branches.append(node.args.get("default") or exp.Null())
-    elif isinstance(node, exp.If):
-        branches = [node.args.get("true"), node.args.get("false") or exp.Null()]
-    else:
-        return None
-    words: set[str] = set()
-    for branch in branches:
-        found = _result_words(branch)
-        if found is None:
-            return None
-        words |= found
-    return words
-
-
 def _only_result_words(item: Item) -> bool:
-    from quality_py.sql.coding import RESULT_STRINGS
+    from quality_py.sql.coding import RESULT_STRINGS, result_words
 
-    words = _result_words(item.parsed) if item.parsed is not None else None
+    words = result_words(item.parsed) if item.parsed is not None else None
     return words is not None and words <= RESULT_STRINGS
 
 

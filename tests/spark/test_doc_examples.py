@@ -73,7 +73,7 @@ def run_file(path: Path, names: dict[str, Any]) -> dict[str, Any]:
     assert found, f"{path.name} has no python block"
     for number, code in enumerate(found, 1):
         try:
-            exec(compile(code, f"{path.name} block {number}", "exec"), names)  # noqa: S102
+            exec(compile(code, f"{path.name} block {number}", "exec"), names)
         except Exception as err:  # name the block: the traceback alone says "<string>"
             raise AssertionError(f"{path.name} block {number} fails: {err!r}") from err
     return names
