@@ -19,9 +19,11 @@ from tables (default: the latest version of the only suite id).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from quality_py.errors import QualityError, escape_text
@@ -35,18 +37,82 @@ def _session(master: str, remote: str | None) -> Any:
         return SparkSession.builder.remote(remote).getOrCreate()
     from quality_py.spark.session import local_session
 
-    return local_session(master)
+    spark = local_session(master)
+    if not os.environ.get("QP_TRACEBACK"):
+        # a failing task logs its Java stack at ERROR; the command reports every failure itself
+        # in one paragraph, so only fatal JVM logs reach the terminal
+        spark.sparkContext.setLogLevel("FATAL")
+    return spark
+
+
+#: Input formats by file suffix; anything else (a folder, ``.parquet``) is parquet.
+_SUFFIX_FORMATS = {
+    ".csv": "csv",
+    ".csv.gz": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".json.gz": "json",
+}
+FORMATS = ("parquet", "csv", "json")
+
+
+def _input_format(source: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    lowered = source.lower()
+    return next((f for s, f in _SUFFIX_FORMATS.items() if lowered.endswith(s)), "parquet")
 
 
 def _read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
-    if source.startswith("sample:"):
-        from quality_py.spark.samples import load_sample
+    """Read an input; a missing path or an unreadable format is an :class:`InputError`."""
+    from quality_py.errors import InputError
 
-        return load_sample(spark, source.split(":", 1)[1])
-    kind = fmt or ("csv" if source.lower().endswith((".csv", ".csv.gz")) else "parquet")
+    if source.startswith("sample:"):
+        from quality_py.spark.samples import SAMPLES, load_sample
+
+        name = source.split(":", 1)[1]
+        if name not in SAMPLES:
+            raise InputError(
+                f"unknown sample {name!r}; known: {', '.join(SAMPLES)}", item_kind="input"
+            )
+        return load_sample(spark, name)
+    if "://" not in source and not Path(source).exists():
+        raise InputError(f"input {source} does not exist", item_kind="input")
+    kind = _input_format(source, fmt)
+    reader = spark.read
     if kind == "csv":
-        return spark.read.option("header", True).option("inferSchema", True).csv(source)
-    return spark.read.parquet(source)
+        reader = reader.option("header", True).option("inferSchema", True)
+    try:
+        frame = reader.format(kind).load(source)
+        frame.schema  # noqa: B018 - a wrong format fails here, before any rule runs
+    except Exception as err:
+        if _spark_error(err) is None:
+            raise
+        raise InputError(
+            f"cannot read {source} as {kind}: {_spark_error(err)}; give --format "
+            f"{'|'.join(FORMATS)} when the file name's suffix does not say what it holds",
+            item_kind="input",
+        ) from None
+    if not frame.columns:
+        raise InputError(f"input {source} has no columns (read as {kind})", item_kind="input")
+    return frame
+
+
+def _spark_error(err: BaseException) -> str | None:
+    """The message of a Spark or Py4J error in one line, or None for any other exception."""
+    import re
+
+    kinds = {k.__name__ for k in type(err).__mro__}
+    spark_kinds = {"PySparkException", "Py4JJavaError", "Py4JError", "CapturedException"}
+    if not kinds & spark_kinds:
+        return None
+    lines = [ln.strip() for ln in str(err).strip().splitlines() if ln.strip()]
+    if lines and lines[0].startswith("An error occurred while calling") and len(lines) > 1:
+        lines = lines[1:]  # Py4J's own first line names a JVM object, not the problem
+    first = lines[0].lstrip(": ") if lines else type(err).__name__
+    first = re.sub(r"^([\w.$]+(Exception|Error)): ", "", first)  # the Java class name
+    return first[:400]
 
 
 def _register_views(spark: SparkSession, views: Sequence[str], fmt: str | None) -> list[str]:
@@ -310,7 +376,7 @@ def _common(p: argparse.ArgumentParser, schema: bool) -> None:
     if schema:
         p.add_argument("--schema", help="the data's schema as DDL, e.g. 'a INT, b STRING'")
         p.add_argument("--input", help="take the schema from this parquet/CSV (or sample:...)")
-        p.add_argument("--format", choices=["parquet", "csv"], help="input format")
+        p.add_argument("--format", choices=FORMATS, help="input format")
         p.add_argument("--view", action="append", help="register NAME=PATH for lookups")
     p.add_argument("--master", default="local[2]")
     p.add_argument("--remote", help="Spark Connect URL instead of a local session")
@@ -328,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quarantine", help="quality run: write failing rows with reasons here")
     r.add_argument("--stats", help="quality run: write the run's stats here")
     r.add_argument("--run-id", help="quality run id (re-running an id replaces its outputs)")
-    r.add_argument("--format", choices=["parquet", "csv"], help="input format (default: by suffix)")
+    r.add_argument("--format", choices=FORMATS, help="input format (default: by suffix)")
     r.add_argument("--layout", choices=["map", "compact"], default="map")
     r.add_argument("--name", default="DataQuality", help="name of the result column")
     r.add_argument("--view", action="append", help="register NAME=PATH as a view for subqueries")
@@ -351,10 +417,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit code.
+
+    A user's mistake (bad rules, a missing file, an unreadable input, a check on a missing
+    column) prints one paragraph and exits 2; ``QP_TRACEBACK=1`` shows the traceback too.
+    """
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except QualityError as err:
+        if os.environ.get("QP_TRACEBACK"):
+            raise
         print(f"error: {escape_text(str(err))}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a ruleset or output path the command cannot open
+        if os.environ.get("QP_TRACEBACK"):
+            raise
+        where = f" {err.filename}" if getattr(err, "filename", None) else ""
+        print(f"error: cannot use{where}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    except Exception as err:
+        message = _spark_error(err)
+        if message is None or os.environ.get("QP_TRACEBACK"):
+            raise
+        print(
+            f"error: Spark stopped the command: {escape_text(message)} (QP_TRACEBACK=1 shows "
+            "the whole error)",
+            file=sys.stderr,
+        )
         return 2

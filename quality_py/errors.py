@@ -32,10 +32,12 @@ if TYPE_CHECKING:
 
 #: Every code an error may carry, sorted. A code is never renamed once released.
 ERROR_CODES: tuple[str, ...] = (
+    "CHECK_DEFINITION",
     "DUPLICATE_COLUMNS",
     "DUPLICATE_ID",
     "DUPLICATE_LAMBDA",
     "FOLDER_OUTPUT",
+    "INPUT",
     "INVALID_ID",
     "INVALID_MODEL",
     "LAMBDA_ARITY",
@@ -183,6 +185,19 @@ class RulesetFormatError(QualityError, ValueError):
     """A YAML ruleset file is malformed; the span points into the file."""
 
     code = "RULESET_FORMAT"
+
+
+class CheckDefinitionError(QualityError, ValueError):
+    """A dataset check cannot be evaluated on the data (missing column, unreadable assertion,
+    a predicate the policy or Spark's analysis refuses); the message names the check."""
+
+    code = "CHECK_DEFINITION"
+
+
+class InputError(QualityError, ValueError):
+    """An input the command line was given cannot be read (missing file, wrong format)."""
+
+    code = "INPUT"
 
 
 @dataclass(frozen=True, slots=True)

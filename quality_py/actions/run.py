@@ -391,6 +391,7 @@ def run_quality(
     notify_all(tuple(notifiers), "start", started)
     try:
         require_new_columns(df, name)
+        _require_evaluable(checks, df, suite)
         staged = stage_rule_codes(df, suite, compiled=compiled)
         prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
         chosen = as_layout(layout)
@@ -433,6 +434,24 @@ def run_quality(
         notify_all(tuple(notifiers), "failure", started, error=err)
         raise
     return run
+
+
+def _require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) -> None:
+    """Refuse, before any job, checks a run could not evaluate (missing columns, unreadable
+    assertions, predicates the policy or Spark refuses), naming each check and constraint."""
+    if not checks:
+        return
+    from quality_py.errors import CheckDefinitionError
+    from quality_py.validation.checks import check_findings
+    from quality_py.validation.static_checks import schema_paths
+
+    found = check_findings(checks, schema_paths(df.schema), df.limit(0), suite.policy)
+    errors = [f.message for f in found if f.is_error]
+    if errors:
+        raise CheckDefinitionError(
+            f"{len(errors)} dataset check constraint(s) cannot be evaluated: " + "; ".join(errors),
+            item_kind="check",
+        )
 
 
 def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:

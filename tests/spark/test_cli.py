@@ -165,3 +165,72 @@ def test_a_failing_quality_run_exits_1_and_writes_nothing(
     code = main([*args, "--valid", str(tmp_path / "v"), "--quarantine", str(tmp_path / "q")])
     assert code == 0
     assert "3 in, 2 valid, 1 quarantined, 1 dropped" in capsys.readouterr().out
+
+
+CHECKED = """
+suite: {id: 1, version: 1}
+rule_sets:
+  - id: 10
+    rules:
+      - {id: 100, expression: "a > 0"}
+checks:
+  - level: error
+    description: fit to publish
+    constraints:
+      - {is_complete: nope}
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "named"),
+    [
+        ("missing ruleset", "nofile.yaml"),
+        ("missing input", "missing.csv"),
+        ("csv read as parquet", "in.csv as parquet"),
+        ("unknown sample", "'nope'"),
+        ("check on a missing column", "check 'fit to publish', nope is complete"),
+        ("missing view file", "lookup.csv"),
+    ],
+)
+def test_user_errors_are_one_paragraph_naming_the_culprit(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, named: str
+) -> None:
+    (tmp_path / "rules.yaml").write_text(RULES)
+    (tmp_path / "checked.yaml").write_text(CHECKED)
+    (tmp_path / "in.csv").write_text("a,amount,note\n1,2,x\n")
+    rules, data, out = str(tmp_path / "rules.yaml"), str(tmp_path / "in.csv"), str(tmp_path / "o")
+    args = {
+        "missing ruleset": ["run", str(tmp_path / "nofile.yaml"), "--input", data, "--valid", out],
+        "missing input": ["run", rules, "--input", str(tmp_path / "missing.csv"), "--valid", out],
+        "csv read as parquet": ["run", rules, "--input", data, "--format", "parquet", "--valid", out],
+        "unknown sample": ["run", rules, "--input", "sample:nope", "--valid", out],
+        "check on a missing column": [
+            "run", str(tmp_path / "checked.yaml"), "--input", data, "--valid", out
+        ],
+        "missing view file": [
+            "run", rules, "--input", data, "--view", f"lookup={tmp_path / 'lookup.csv'}",
+            "--valid", out,
+        ],
+    }[case]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1, err
+    assert named in lines[0], lines[0]
+    assert "Traceback" not in err and "\tat " not in err and "java." not in err
+    assert not (tmp_path / "o").exists()  # nothing written
+
+
+def test_json_lines_input_is_read_by_its_suffix(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "rules.yaml").write_text(RULES)
+    (tmp_path / "in.json").write_text(
+        '{"amount": 5, "note": "a"}\n{"amount": -1, "note": "b"}\n{"amount": 3}\n'
+    )
+    out = tmp_path / "valid"
+    args = ["run", str(tmp_path / "rules.yaml"), "--input", str(tmp_path / "in.json")]
+    assert main([*args, "--valid", str(out)]) == 0
+    # by hand: rule 100 (isPositive(amount)) is an ignore rule: all 3 rows stay valid
+    assert spark.read.parquet(str(out)).count() == 3
+    assert "3 in, 3 valid" in capsys.readouterr().out

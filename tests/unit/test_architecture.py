@@ -25,7 +25,7 @@ LAYERS = {
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
     "docgen": {"errors", "model", "sql", "validation"},
     "io": {"errors", "model", "sql", "dataset"},
-    "actions": {"errors", "model", "sql", "runners", "dataset"},
+    "actions": {"errors", "model", "sql", "runners", "dataset", "validation"},
     "spark": {"errors", "model", "sql"},
     "cli": {
         "errors",
