@@ -10,6 +10,7 @@ from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import PASSES, run_passes
+from quality_py.sql.passes.bound_growth import bound_growth
 from quality_py.sql.passes.contain_errors import contain_errors
 from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
@@ -57,7 +58,8 @@ def test_passes_do_not_mutate_the_input_tree() -> None:
     out = run_passes(tree, PassContext(lambdas=lib))
     assert tree.sql() == before
     assert to_sql(out) == "(CAST(4294967298 AS BIGINT) > 0)"
-    assert (inline_lambdas, contain_errors, contain_functions, library_functions) == PASSES
+    order = (inline_lambdas, bound_growth, contain_errors, contain_functions, library_functions)
+    assert order == PASSES
 
 
 def test_unknown_arity_names_the_lambda_and_its_arities() -> None:

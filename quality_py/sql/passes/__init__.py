@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from quality_py.sql.context import PassContext
+from quality_py.sql.passes.bound_growth import bound_growth
 from quality_py.sql.passes.contain_errors import contain_errors
 from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
@@ -17,10 +18,16 @@ from quality_py.sql.passes.library_functions import library_functions
 
 Pass = Callable[..., exp.Expr]
 
-#: User lambdas first (their bodies are user text too), then the rewrites of ANSI-failing
-#: operations and functions (user text only), then library functions (our own SQL, which cannot
-#: fail).
-PASSES: tuple[Pass, ...] = (inline_lambdas, contain_errors, contain_functions, library_functions)
+#: User lambdas first (their bodies are user text too), then the bound on what values can grow
+#: to (a check on the inlined tree), the rewrites of ANSI-failing operations and functions (user
+#: text only), then library functions (our own SQL, which cannot fail).
+PASSES: tuple[Pass, ...] = (
+    inline_lambdas,
+    bound_growth,
+    contain_errors,
+    contain_functions,
+    library_functions,
+)
 
 
 def run_passes(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
