@@ -35,6 +35,9 @@ class RulePolicy:
     #: data-quality rule, and the typo ``a > > 0`` parses as a shift; the functions
     #: (``shiftright`` ...) stay allowed
     allow_bitwise_operators: bool = False
+    #: joins inside a rule's subquery: even an equi-join on a key that is not unique multiplies
+    #: rows, and a lookup is evaluated for every input row; one view per SELECT by default
+    allow_lookup_joins: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allowed_views", frozenset(v.lower() for v in self.allowed_views))

@@ -380,6 +380,14 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
                 )
             if isinstance(node, exp.Table):
                 _check_table(node, policy, ctx)
+            if isinstance(node, exp.Join) and not policy.allow_lookup_joins:
+                raise policy_error(
+                    ctx,
+                    "a lookup reads one view per SELECT: a join of views can multiply rows (a "
+                    "cross join of two 10,000-row views is 10^8 rows for every input row); join "
+                    "the reference data into one view first, or allow lookup joins in the policy",
+                    node,
+                )
             if isinstance(node, exp.Select) and not (
                 node.args.get("from_") or node.args.get("from")
             ):

@@ -7,12 +7,14 @@ effects, runtime containment, identifiers) are in tests/spark/test_policy_runtim
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from quality_py import Id, LambdaFunction, Layout, OutputExpression, Rule, RuleSet, RuleSuite
-from quality_py.errors import ModelError, QualityError
+from quality_py.errors import ModelError, PolicyError, QualityError
 from quality_py.model.policy import RulePolicy
-from quality_py.sql.compiler import compile_suite
+from quality_py.sql.compiler import compile_expression, compile_suite
 
 RULE = Id(77, 3)
 
@@ -263,3 +265,31 @@ def test_a_lambda_named_like_a_library_function_is_an_error() -> None:
         with pytest.raises(QualityError) as err:
             compile_suite(suite)
         assert err.value.item_id == Id(9, 1) and "library function" in err.value.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "EXISTS(SELECT 1 FROM airports a, airlines b WHERE a.faa = origin)",  # comma: cross join
+        "EXISTS(SELECT 1 FROM airports CROSS JOIN airlines)",
+        "EXISTS(SELECT 1 FROM airports a JOIN airlines b ON a.faa = b.carrier)",
+        "origin IN (SELECT a.faa FROM airports a LEFT JOIN airports b ON a.tz = b.tz)",
+        "(SELECT count(*) FROM (SELECT * FROM airports a JOIN airlines b ON true) t) > 0",
+    ],
+)
+def test_lookups_that_join_views_are_refused(text: str) -> None:
+    policy = RulePolicy().with_views("airports", "airlines")
+    with pytest.raises(PolicyError, match="one view per SELECT") as info:
+        compile_expression(text, item_id=Id(9, 1), policy=policy)
+    assert info.value.item_id == Id(9, 1)
+    compile_expression(text, policy=replace(policy, allow_lookup_joins=True))
+
+
+def test_single_view_lookups_stay_allowed() -> None:
+    policy = RulePolicy().with_views("airports")
+    for text in (
+        "EXISTS(SELECT 1 FROM airports WHERE faa = origin)",
+        "origin IN (SELECT faa FROM airports WHERE tz < 0)",
+        "(SELECT max(alt) FROM (SELECT alt FROM airports WHERE faa = origin) t) > 0",
+    ):
+        compile_expression(text, policy=policy)
