@@ -100,6 +100,8 @@ def write_frame(
 
 
 PUBLISH_MODES = ("atomic", "direct")
+#: The schema of an output, kept beside its data.
+SCHEMA_FILE = "_qp_schema.json"
 
 
 class OutputWriter:
@@ -164,8 +166,13 @@ class OutputWriter:
         if partition is not None:
             writer = writer.partitionBy(partition)
         writer.save(str(staged))
+        # the schema beside the data (Spark skips "_" files): a partitioned output whose runs
+        # have all been empty has no data file to read it from (read_outputs uses it)
+        (staged / SCHEMA_FILE).write_text(frame.schema.json(), encoding="utf-8")
         if partition is not None:
             self.moves.extend(publication.partitions(destination))
+            if target.exists():
+                self.moves.append(publication.file(destination, SCHEMA_FILE))
         elif mode == "append" and target.exists():
             self.moves.extend(publication.files(destination))
         else:
@@ -175,6 +182,21 @@ class OutputWriter:
         """Make every staged output visible together (nothing to do for direct writes)."""
         if self.publication is not None:
             self.publication.commit(self.moves)
+
+
+def _read_path(spark: SparkSession, path: str, fmt: str) -> DataFrame:
+    """Read a published output; with its kept schema, an output without data files (no run has
+    quarantined a row yet) reads as an empty frame instead of failing."""
+    import json
+    from pathlib import Path
+
+    from pyspark.sql.types import StructType
+
+    reader = spark.read.format(fmt)
+    schema_file = Path(path) / SCHEMA_FILE
+    if schema_file.is_file():
+        reader = reader.schema(StructType.fromJson(json.loads(schema_file.read_text("utf-8"))))
+    return reader.load(path)
 
 
 def read_outputs(
@@ -212,9 +234,7 @@ def read_outputs(
             None
             if path is None
             else (
-                spark.read.format(format).load(_resolved(path))
-                if _is_path(path)
-                else spark.table(path)
+                _read_path(spark, _resolved(path), format) if _is_path(path) else spark.table(path)
             )
             for path in (valid, quarantine, stats)
         )

@@ -340,6 +340,13 @@ class Publication:
             if part.is_dir() and "=" in part.name
         ]
 
+    def file(self, destination: str, name: str) -> Move:
+        """Replace the file ``name`` at the top of ``destination`` with the staged one."""
+        dest = self._dest(destination)
+        staged = _sibling(dest, f"{STAGING}{self.nonce}")
+        backup = _sibling(dest, f"{BACKUP}{self.nonce}")
+        return Move(str(staged / name), str(dest / name), str(backup / name))
+
     def files(self, destination: str) -> list[Move]:
         """Add the data files of ``destination``'s staging to it (an append; Spark's part file
         names carry a unique job id, so they never replace a file)."""
