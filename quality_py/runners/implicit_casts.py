@@ -7,6 +7,12 @@ every operand of a comparison, arithmetic, ``IN`` or ``BETWEEN`` is analysed onc
 data (one projection, no job), and where a string meets a number, date, timestamp or boolean,
 the string side becomes ``try_cast(<side> AS <other type>)``, which is what Spark does without
 ANSI. Operands that use lambda variables or subqueries are left alone.
+
+Functions cast their arguments the same way: ``abs(s)``, ``year(s)``, ``date_add(s, 1)`` with
+``s`` a string column cast ``s`` to DOUBLE, DATE or TIMESTAMP, and ``'abc'`` aborts the job.
+:data:`FUNCTION_ARGUMENTS` lists, per function, the arguments Spark casts and to what (measured
+on Spark 4: the error names the target type); a string argument becomes ``try_cast(arg AS
+target)``. ``extract``/``date_part`` of text are not covered (their target depends on the unit).
 """
 
 from __future__ import annotations
@@ -51,6 +57,72 @@ _TARGETS = (
     "timestamp_ntz",
     "boolean",
 )
+
+
+_MATH = (
+    exp.Abs, exp.Sqrt, exp.Ln, exp.Exp, exp.Floor, exp.Ceil, exp.Sign, exp.Cbrt, exp.Degrees,
+    exp.Radians, exp.Sin, exp.Cos, exp.Tan, exp.Asin, exp.Acos, exp.Atan, exp.Sinh, exp.Cosh,
+    exp.Tanh, exp.Cot, exp.Sec, exp.Csc, exp.Rint, exp.Negative, exp.IsNan,
+)  # fmt: skip
+_DATE_PARTS = (
+    exp.Year, exp.Month, exp.DayOfMonth, exp.Day, exp.DayOfWeek, exp.DayOfYear, exp.Quarter,
+    exp.WeekOfYear, exp.LastDay, exp.NextDay, exp.DateTrunc, exp.TsOrDsAdd, exp.AddMonths,
+)  # fmt: skip
+#: Function node -> (argument key, the type Spark casts a string argument to).
+FUNCTION_ARGUMENTS: dict[type, tuple[tuple[str, str], ...]] = {
+    **dict.fromkeys(_MATH, (("this", "double"),)),
+    exp.Round: (("this", "double"),),
+    exp.Pow: (("this", "double"), ("expression", "double")),
+    exp.Log: (("this", "double"), ("expression", "double")),
+    exp.Atan2: (("this", "double"), ("expression", "double")),
+    exp.Nanvl: (("this", "double"), ("expression", "double")),
+    exp.WidthBucket: (("this", "double"), ("min_value", "double"), ("max_value", "double")),
+    **dict.fromkeys(_DATE_PARTS, (("this", "date"),)),
+    exp.DateDiff: (("this", "date"), ("expression", "date")),
+    exp.Hour: (("this", "timestamp"),),
+    exp.Minute: (("this", "timestamp"),),
+    exp.Second: (("this", "timestamp"),),
+    exp.TimestampTrunc: (("this", "timestamp"),),
+    exp.MonthsBetween: (("this", "timestamp"), ("expression", "timestamp")),
+    exp.Factorial: (("this", "int"),),
+    exp.Substring: (("start", "int"), ("length", "int")),
+    exp.Left: (("expression", "int"),),
+    exp.Right: (("expression", "int"),),
+}
+#: The same for functions sqlglot keeps as plain calls: name -> (position, type).
+CALL_ARGUMENTS: dict[str, tuple[tuple[int, str], ...]] = {
+    "bround": ((0, "double"),),
+    "positive": ((0, "double"),),
+    "hypot": ((0, "double"), (1, "double")),
+    "log1p": ((0, "double"),),
+    "expm1": ((0, "double"),),
+    "weekday": ((0, "date"),),
+    "date_format": ((0, "timestamp"),),
+    "bin": ((0, "bigint"),),
+    "from_unixtime": ((0, "bigint"),),
+}
+
+
+def _cast_arguments(tree: exp.Expr) -> list[tuple[exp.Expr, str]]:
+    """Arguments that Spark casts to a fixed type (when they are text), with that type."""
+    out: list[tuple[exp.Expr, str]] = []
+    for node in tree.walk():
+        for key, target in FUNCTION_ARGUMENTS.get(type(node), ()):
+            arg = node.args.get(key)
+            if isinstance(arg, exp.Expr) and not isinstance(arg, exp.Literal):
+                out.append((arg, target))
+        if isinstance(node, exp.Anonymous):
+            for position, target in CALL_ARGUMENTS.get(node.name.lower(), ()):
+                if position < len(node.expressions):
+                    out.append((node.expressions[position], target))
+    return [(_unwrapped(arg), target) for arg, target in out if _analysable(_unwrapped(arg))]
+
+
+def _unwrapped(arg: exp.Expr) -> exp.Expr:
+    """The argument as written: sqlglot wraps date arguments in a formatless to-date node."""
+    while isinstance(arg, (exp.TsOrDsToDate, exp.TsOrDsToTimestamp)) and not arg.args.get("format"):
+        arg = arg.this
+    return arg
 
 
 def _pairs(tree: exp.Expr) -> list[tuple[exp.Expr, exp.Expr]]:
@@ -117,13 +189,17 @@ def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> Compile
             for side in (a, b):
                 if _analysable(side):
                     candidates.setdefault(to_sql(side))
-        per_rule.append((tree, pairs))
+        arguments = _cast_arguments(tree)
+        for arg, _ in arguments:
+            candidates.setdefault(to_sql(arg))
+        per_rule.append((tree, pairs, arguments))
     if not candidates:
         return compiled
     types = _types_of(frame, list(candidates))
     changed = False
     rules = []
-    for rule, (tree, pairs) in zip(compiled.rules, per_rule, strict=True):
+    for rule, (tree, pairs, arguments) in zip(compiled.rules, per_rule, strict=True):
+        kinds = {id(arg): _kind(arg, types) for arg, _ in arguments}  # before any replacement
         for a, b in pairs:
             ta, tb = _kind(a, types), _kind(b, types)
             for side, mine, other in ((a, ta, tb), (b, tb, ta)):
@@ -137,6 +213,10 @@ def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> Compile
                         exp.TryCast(this=side.copy(), to=exp.DataType.build(other), safe=True)
                     )
                     changed = True
+        for arg, target in arguments:
+            if kinds[id(arg)] == "string" and arg.parent is not None:
+                arg.replace(exp.TryCast(this=arg.copy(), to=exp.DataType.build(target), safe=True))
+                changed = True
         rules.append(replace(rule, tree=tree))
     return replace(compiled, rules=tuple(rules)) if changed else compiled
 
@@ -161,11 +241,23 @@ def coercions(frame: DataFrame, trees: Sequence[exp.Expr]) -> list[list[str]]:
             for side in (a, b):
                 if _analysable(side):
                     candidates.setdefault(to_sql(side))
-        per_tree.append(pairs)
+        arguments = _cast_arguments(tree)
+        for arg, _ in arguments:
+            candidates.setdefault(to_sql(arg))
+        per_tree.append((pairs, arguments))
     types = _types_of(frame, list(candidates)) if candidates else {}
     out = []
-    for pairs in per_tree:
+    for pairs, arguments in per_tree:
         notes = []
+        for arg, target in arguments:
+            if _kind(arg, types) == "string":
+                parent = arg.parent
+                function = parent.sql("spark").split("(")[0] if parent is not None else "a function"
+                notes.append(
+                    f"{to_sql(arg)} is text (string) and {function} reads it as {target}: a "
+                    "value that is not one becomes null, so the rule fails; cast it yourself to "
+                    "the type you mean"
+                )
         for a, b in pairs:
             ta, tb = _kind(a, types), _kind(b, types)
             for side, mine, other in ((a, ta, tb), (b, tb, ta)):

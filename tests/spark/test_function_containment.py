@@ -174,3 +174,58 @@ def test_every_allowlisted_function_survives_adversarial_arguments(ansi: Any) ->
                     aborted.append(f"{sql}: {str(err).splitlines()[0][:120]}")
                     break
     assert aborted == [], "\n".join(aborted)
+
+
+# Text read by functions as numbers and dates: Spark casts a string argument itself, and under
+# ANSI ``'abc'`` aborts the job. Each rule: a good text (passes, by hand) and 'abc' (fails).
+TEXT_ARGUMENTS: list[tuple[str, str]] = [
+    ("abs(s) > 2", "-3"),
+    ("sqrt(s) = 3", "9"),
+    ("round(s, 1) = 2.5", "2.49"),
+    ("floor(s) = 2", "2.7"),
+    ("pow(s, 2) = 16", "4"),
+    ("ln(s) > 0", "3"),
+    ("bround(s, 0) = 2", "2.5"),  # half to even
+    ("year(s) = 2024", "2024-01-05"),
+    ("month(s) = 1", "2024-01-05"),
+    ("dayofweek(s) = 6", "2024-01-05"),  # a Friday; Sunday is 1
+    ("weekday(s) = 4", "2024-01-05"),  # Monday is 0
+    ("date_add(s, 1) = DATE'2024-01-06'", "2024-01-05"),
+    ("datediff(s, '2024-01-01') = 4", "2024-01-05"),
+    ("add_months(s, 1) = DATE'2024-02-05'", "2024-01-05"),
+    ("last_day(s) = DATE'2024-01-31'", "2024-01-05"),
+    ("trunc(s, 'MM') = DATE'2024-01-01'", "2024-01-05"),
+    ("hour(s) = 10", "2024-01-05 10:30:00"),
+    ("months_between(s, '2024-01-05') = 1", "2024-02-05"),
+    ("date_format(s, 'yyyy') = '2024'", "2024-01-05"),
+    ("substring('abcdef', s, 2) = 'cd'", "3"),
+    ("left('abcdef', s) = 'ab'", "2"),
+    ("factorial(s) = 6", "3"),
+    ("bin(s) = '101'", "5"),
+    ("from_unixtime(s, 'yyyy') = '1970'", "86400"),  # 1970-01-02 in every time zone
+]
+
+
+@pytest.mark.parametrize("layout", ["map", "compact"])
+def test_text_a_function_reads_as_a_number_or_date_fails_its_row(ansi: Any, layout: str) -> None:
+    from pyspark.sql import functions as F
+
+    from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
+    from quality_py.functions import flatten_results
+
+    rules = [Rule(Id(100 + i, 1), text) for i, (text, _) in enumerate(TEXT_ARGUMENTS)]
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)])
+    rows = [(good, "good") for _, good in TEXT_ARGUMENTS] + [("abc", "bad")]
+    frame = ansi.createDataFrame(rows, "s string, kind string")
+    checked = add_data_quality(frame, suite, layout=layout)
+    flat = checked.select(
+        "s",
+        "kind",
+        F.explode(
+            flatten_results("DataQuality", layout=suite if layout == "compact" else layout)
+        ).alias("r"),
+    ).select("s", "kind", "r.ruleId", "r.ruleResult")
+    got = {(r.s, r.kind, r.ruleId): r.ruleResult for r in flat.collect()}
+    # every rule on its own good row passes; every rule on 'abc' fails (code 0)
+    for i, (text, good) in enumerate(TEXT_ARGUMENTS):
+        assert (got[(good, "good", 100 + i)], got[("abc", "bad", 100 + i)]) == (100000, 0), text

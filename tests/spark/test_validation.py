@@ -187,10 +187,14 @@ def test_implicit_string_coercions_are_reported_with_the_rule(spark: Any) -> Non
         Rule(Id(10, 1), "amount > 0"),  # '613.86' cast to BIGINT is null: Failed
         Rule(Id(11, 1), "to_date(amount, 'yyyy-MM-dd') IS NOT NULL"),  # explicit: fine
         Rule(Id(12, 1), "n > 0"),  # an int column: fine
+        Rule(Id(13, 1), "year(amount) = 2024"),  # a function reads the text as a date
+        Rule(Id(14, 1), "abs(amount) < 5"),  # ... and as a double
     )
     report = validate(suite, schema, spark=spark)
     found = [(f.kind, f.item_id) for f in report.findings]
-    assert found == [("ImplicitCoercion", Id(10, 1))]
+    assert found == [("ImplicitCoercion", Id(i, 1)) for i in (10, 13, 14)]
+    messages = {f.item_id.id: f.message for f in report.findings}
+    assert "reads it as date" in messages[13] and "reads it as double" in messages[14]
     message = report.findings[0].message
     assert "amount is text (string) and meets a bigint" in message
     assert report.ok  # a warning, not an error
