@@ -17,4 +17,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 "$venv/bin/python" -c "import pyspark; print('pyspark', pyspark.__version__)"
-"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "not long"
+# A representative subset: every version-sensitive test (functions, containment, coding, sketches,
+# runners, streaming, Connect-free APIs); left out are version-independent end-to-end tests that
+# the 4.x tier runs (the flights CLI job, the doc examples, the random-run property, crash tests).
+"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "not long" \
+  --deselect tests/spark/test_cli.py::test_main_job_on_the_flights_sample \
+  --deselect tests/spark/test_run_numbers_agree.py::test_random_runs_print_store_and_quarantine_the_same_numbers \
+  --ignore tests/spark/test_doc_examples.py

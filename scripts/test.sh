@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# The whole test suite: lint + types, unit tier (no JVM), Spark tier with doctests, Spark Connect.
+# The whole test suite: lint + types, unit tier (no JVM), Spark tier with doctests, Spark Connect,
+# the flights job on a standalone cluster (a master and two workers), the Spark tier on 3.5.
+# Each step prints its duration; the whole command stays under 15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
+started=$SECONDS
+step() {
+  local name=$1 t0=$SECONDS
+  shift
+  echo "== $name"
+  "$@"
+  echo "   [$name: $((SECONDS - t0)) s]"
+}
+step "bootstrap" bash scripts/bootstrap.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 py=.venv/bin/python
-echo "== ruff"; $py -m ruff check . && $py -m ruff format --check .
-echo "== mypy"; $py -m mypy
-echo "== unit (no JVM)"; $py -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" --hypothesis-profile=ci
-echo "== crash and fuzz (no JVM)"; $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci
-echo "== spark + doctests"; $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci
-echo "== spark connect"; $py -m pytest tests/connect -q -p no:cacheprovider
-echo "== spark tier on pyspark 3.5"; bash scripts/test-spark35.sh
+step "ruff" bash -c "$py -m ruff check . && $py -m ruff format --check ."
+step "mypy" $py -m mypy
+step "unit (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" --hypothesis-profile=ci
+step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci
+step "spark + doctests" $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci
+step "spark connect" $py -m pytest tests/connect -q -p no:cacheprovider
+step "standalone cluster" $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster
+step "spark tier on pyspark 3.5" bash scripts/test-spark35.sh
+echo "== all passed in $((SECONDS - started)) s"

@@ -1,0 +1,99 @@
+"""The same generated workload on local[2] and on a standalone cluster of two 1-core workers.
+
+``python benchmarks/bench_cluster.py [--rows 10000000] [--rules 27] [--runs 3]`` generates the
+original's ``dataFrameLong`` shape (BIGINT columns, parquet, under ``benchmarks/data``), then runs,
+in one driver process per master, interleaved cases ending in a ``noop`` write:
+
+* ``noop``: read + write; ``hand_codes``: the hand-written select of the compact layout's content;
+* ``compact``: ``add_data_quality(layout="compact")``;
+
+and one aggregation of the results (per-rule failures and the overall) that must be identical on
+both masters. The cluster (``tests/cluster/standalone.py``) is started and stopped here.
+Results: ``benchmarks/results/bench_cluster.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def child(master: str, rows: int, rules: int, runs: int) -> dict[str, Any]:
+    from bench_dq import COLS, gen_suite, hand_written_codes, interleaved
+    from common import long_data, noop
+
+    from quality_py import add_data_quality
+    from quality_py.spark.session import local_session
+
+    conf = {"spark.driver.memory": "4g", "spark.executor.memory": "3g"}
+    spark = local_session(master, "quality_py-bench-cluster", conf)
+    df = long_data(spark, rows, COLS)
+    suite = gen_suite(rules)
+    compact = add_data_quality(df, suite, layout="compact")
+    for _ in range(2):
+        noop(df)
+    cases = {"noop": df, "hand_codes": hand_written_codes(df, rules), "compact": compact}
+    timing = interleaved(cases, runs)
+    failures = compact.selectExpr(
+        "count(*) AS rows",
+        "count_if(DataQuality.overallResult = 100000) AS passed",
+        *[f"count_if(DataQuality.ruleResults[{k}] = 0) AS f{k}" for k in range(rules)],
+    ).first()
+    spark.stop()
+    return {
+        "master": master,
+        "timing": timing,
+        "answer": failures.asDict(),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--rules", type=int, default=27)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.rows, args.rules, args.runs)))
+        return
+    sys.path.insert(0, str(ROOT))
+    from common import save
+
+    from tests.cluster.standalone import standalone_cluster
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT}{os.pathsep}{HERE}",
+        "PYSPARK_PYTHON": sys.executable,
+    }
+
+    def run(master: str) -> dict[str, Any]:
+        command = [sys.executable, __file__, "--child", master, "--rows", str(args.rows)]
+        command += ["--rules", str(args.rules), "--runs", str(args.runs)]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+        return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    local = run("local[2]")
+    print("local", {k: round(v["median"], 2) for k, v in local["timing"].items()}, flush=True)
+    with standalone_cluster(workers=2, cores=1, memory="4g") as master:
+        cluster = run(master)
+    print("cluster", {k: round(v["median"], 2) for k, v in cluster["timing"].items()}, flush=True)
+    same = local["answer"] == cluster["answer"]
+    print("identical answers:", same, local["answer"]["rows"], local["answer"]["passed"])
+    print(save("bench_cluster", {"rows": args.rows, "rules": args.rules, "local": local,
+                                 "cluster": cluster, "identical": same}))  # fmt: skip
+    if not same:
+        raise SystemExit("the cluster and local[2] disagree")
+
+
+if __name__ == "__main__":
+    main()
