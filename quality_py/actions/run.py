@@ -146,6 +146,8 @@ class QualityRun:
     precheck: VerificationResult | None = None
     summary: RunSummary | None = None
     _stats_frame: Any = None
+    #: each rule's value family (``boolean`` rules are counted with fewer aggregates)
+    families: tuple[str | None, ...] = ()
 
     @property
     def input_columns(self) -> list[str]:
@@ -184,7 +186,10 @@ class QualityRun:
             *[
                 F.expr(sql).alias(key)
                 for key, sql in code_counts(
-                    self.codes, self.prepared.probable_pass, self.hidden[: len(self.codes)]
+                    self.codes,
+                    self.prepared.probable_pass,
+                    self.hidden[: len(self.codes)],
+                    self.families or None,
                 )
             ],
             F.expr(f"count_if(NOT {ANY})").alias("overall"),
@@ -423,6 +428,7 @@ def run_quality(
             run_id,
             run_time,
             tuple(notifiers),
+            families=tuple(staged.families),
         )
         fail_checks = [c for c in checks if c.action == "fail"]
         if by_action["fail"] or fail_checks:

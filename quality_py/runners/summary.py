@@ -95,17 +95,29 @@ def code_counts(
     codes: Sequence[str],
     probable_pass: float | None = None,
     values: Sequence[str] | None = None,
+    families: Sequence[str | None] | None = None,
 ) -> list[tuple[str, str]]:
     """``(key, aggregate SQL)`` of the row count and each rule's result counts: the one place
     per-rule counts are defined (quality runs count the staged code columns, :func:`rule_summary`
     the codes read from a data-quality column); :func:`stats_from_row` reads them back.
 
+    A rule whose values are booleans (``families``) has only two codes, Passed and Failed
+    (null is Failed), so only its failures are counted: every aggregate costs about 10 ns per
+    row, and boolean rules are most rules (27 rules: 2.2 s of counts per 1M rows -> 0.8 s).
+
     >>> code_counts(["c"])[:2]
     [('rows', 'count(1)'), ('r0_passed', 'count_if(c = 100000)')]
+    >>> code_counts(["c"], 0.8, families=["boolean"])
+    [('rows', 'count(1)'), ('r0_failed', 'count_if(c = 0)')]
     """
     out = [("rows", "count(1)")]
     known = ", ".join(str(v) for _, v in _KINDS)
     for i, code in enumerate(codes):
+        if families is not None and families[i] == "boolean":
+            out.append((f"r{i}_failed", f"count_if({code} = 0)"))
+            if values is not None:
+                out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
+            continue
         out += [(f"r{i}_{kind}", f"count_if({code} = {value})") for kind, value in _KINDS]
         out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
         if probable_pass is not None:
@@ -146,21 +158,25 @@ def summary_columns(
 def stats_from_row(suite: RuleSuite, values: dict[str, Any]) -> SuiteStats:
     """Read :func:`summary_columns` results back into :class:`SuiteStats`."""
     rules = []
+    rows = int(values["rows"])
     for i, (rule_set, rule) in enumerate(suite.iter_rules()):
-        rules.append(
-            RuleStats(
-                rule_set.id,
-                rule.id,
+        failed = int(values[f"r{i}_failed"])
+        counts: tuple[int, int, int, int, int, int | None]
+        if values.get(f"r{i}_passed") is None:  # a boolean rule: Passed or Failed only
+            counts = (rows - failed, failed, 0, 0, 0, failed)
+        else:
+            failing = values.get(f"r{i}_failing")
+            counts = (
                 int(values[f"r{i}_passed"]),
-                int(values[f"r{i}_failed"]),
+                failed,
                 int(values[f"r{i}_soft"]),
                 int(values[f"r{i}_disabled"]),
                 int(values[f"r{i}_prob"]),
-                None if values.get(f"r{i}_failing") is None else int(values[f"r{i}_failing"]),
-                None if values.get(f"r{i}_null") is None else int(values[f"r{i}_null"]),
+                None if failing is None else int(failing),
             )
-        )
-    return SuiteStats(int(values["rows"]), int(values["overall"]), tuple(rules))
+        null = values.get(f"r{i}_null")
+        rules.append(RuleStats(rule_set.id, rule.id, *counts, None if null is None else int(null)))
+    return SuiteStats(rows, int(values["overall"]), tuple(rules))
 
 
 def layout_of(df: DataFrame, column: str) -> ResultLayout:
