@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from types import TracebackType
 
-from quality_py.actions.publish import Move, Publication, RunOutputError
+from quality_py.actions.publish import Move, Publication, RunOutputError, local_path
 from quality_py.model.types import DataFrame, SparkSession
 
 
@@ -26,8 +26,6 @@ def _is_path(destination: str) -> bool:
 def _resolved(destination: str) -> str:
     """A local path made absolute on this (the driver's) side, so that Spark, whose working
     directory may differ, and the publisher's renames mean the same directory."""
-    from quality_py.actions.publish import local_path
-
     path = local_path(destination)
     return destination if path is None else str(path.absolute())
 
@@ -152,7 +150,7 @@ class OutputWriter:
             write_frame(frame, destination, mode, self.fmt, partition, value)
             return
         _check_format(frame.sparkSession, self.fmt)
-        target = publication._dest(destination)
+        target = publication.dest(destination)
         if mode in ("error", "errorifexists") and target.exists():
             raise RunOutputError(
                 f"{destination} already exists (mode {mode!r})", item_kind="output"

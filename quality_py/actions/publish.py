@@ -302,20 +302,21 @@ class Publication:
 
     def staging(self, destination: str) -> Path:
         """Where to write ``destination``'s new output (owned by this publication's journal)."""
-        dest = self._dest(destination)
+        dest = self.dest(destination)
         staged = _sibling(dest, f"{STAGING}{self.nonce}")
         owner = {"format": JOURNAL_FORMAT, "journal": str(self.journal)}
         _write_atomically(dest.parent / f"{staged.name}.owner", json.dumps(owner))
         return staged
 
-    def _dest(self, destination: str) -> Path:
+    def dest(self, destination: str) -> Path:
+        """The absolute local path of ``destination``."""
         path = local_path(destination)
         assert path is not None
         return path.absolute()
 
     def whole(self, destination: str) -> Move:
         """Replace the whole of ``destination`` with its staging."""
-        dest = self._dest(destination)
+        dest = self.dest(destination)
         staged = _sibling(dest, f"{STAGING}{self.nonce}")
         return Move(
             str(staged), str(dest), str(_sibling(dest, f"{BACKUP}{self.nonce}")), self._mark(staged)
@@ -329,7 +330,7 @@ class Publication:
 
     def partitions(self, destination: str) -> list[Move]:
         """Replace, in ``destination``, each partition directory its staging holds."""
-        dest = self._dest(destination)
+        dest = self.dest(destination)
         staged = _sibling(dest, f"{STAGING}{self.nonce}")
         if not dest.exists():
             return [self.whole(destination)]
@@ -342,7 +343,7 @@ class Publication:
 
     def file(self, destination: str, name: str) -> Move:
         """Replace the file ``name`` at the top of ``destination`` with the staged one."""
-        dest = self._dest(destination)
+        dest = self.dest(destination)
         staged = _sibling(dest, f"{STAGING}{self.nonce}")
         backup = _sibling(dest, f"{BACKUP}{self.nonce}")
         return Move(str(staged / name), str(dest / name), str(backup / name))
@@ -350,7 +351,7 @@ class Publication:
     def files(self, destination: str) -> list[Move]:
         """Add the data files of ``destination``'s staging to it (an append; Spark's part file
         names carry a unique job id, so they never replace a file)."""
-        dest = self._dest(destination)
+        dest = self.dest(destination)
         staged = _sibling(dest, f"{STAGING}{self.nonce}")
         backup = _sibling(dest, f"{BACKUP}{self.nonce}")
         return [

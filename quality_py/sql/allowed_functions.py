@@ -74,6 +74,8 @@ AMPLIFIERS: dict[str, tuple[int, ...]] = {
     "array_repeat": (1,),
     "sequence": (0, 1),
 }
+#: Binary arithmetic nodes (their value is a number of fixed size).
+ARITHMETIC: tuple[type, ...] = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod)
 #: Functions whose second argument is a regular expression.
 REGEX_FUNCTIONS = frozenset(
     """

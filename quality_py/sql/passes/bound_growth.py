@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from quality_py.sql.allowed_functions import ARITHMETIC
 from quality_py.sql.context import PassContext
 from quality_py.sql.enforce import policy_error
 
@@ -72,12 +73,7 @@ _FIXED_SIZE_NODES: tuple[type, ...] = (
     exp.Predicate,  # comparisons, IN, LIKE, IS, EXISTS ...
     exp.Connector,  # AND / OR
     exp.Not,
-    exp.Add,
-    exp.Sub,
-    exp.Mul,
-    exp.Div,
-    exp.IntDiv,
-    exp.Mod,
+    *ARITHMETIC,
     exp.Neg,
     exp.Length,
     exp.ArraySize,
