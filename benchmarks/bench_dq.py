@@ -57,22 +57,32 @@ def hand_written(df: Any, n: int) -> Any:
     return df.selectExpr("*", *[f"{rule_text(k)} AS r{k}" for k in range(n)])
 
 
-def hand_written_codes(df: Any, n: int) -> Any:
-    """The compact layout's content by hand: per-rule codes, per-set and overall results."""
-    codes = [f"CASE WHEN {rule_text(k)} THEN 100000 ELSE 0 END AS __c{k}" for k in range(n)]
-    staged = df.selectExpr("*", *codes)
+def hand_code_sqls(n: int) -> list[str]:
+    """Each rule's code as a Spark expert writes it (null is Failed)."""
+    return [f"CASE WHEN {rule_text(k)} THEN 100000 ELSE 0 END AS __c{k}" for k in range(n)]
+
+
+def hand_struct_sql(n: int) -> str:
+    """The compact layout's struct over the ``__c<k>`` code columns: overall and per-set results
+    (``least``) and the per-rule codes."""
     sets = [list(range(start, min(n, start + SET_SIZE))) for start in range(0, n, SET_SIZE)]
 
     def least(ks: list[int]) -> str:
         return f"least({', '.join(f'__c{k}' for k in ks)})" if len(ks) > 1 else f"__c{ks[0]}"
 
-    struct = (
+    return (
         "named_struct('id', CAST(4294967297 AS BIGINT), "
         f"'overallResult', {least(list(range(n)))}, "
         f"'ruleSetResults', array({', '.join(least(ks) for ks in sets)}), "
         f"'ruleResults', array({', '.join(f'__c{k}' for k in range(n))})) AS DataQuality"
     )
-    return staged.selectExpr(*[f"`{c}`" for c in df.columns], struct)
+
+
+def hand_written_codes(df: Any, n: int) -> Any:
+    """The compact layout's content by hand: per-rule codes, per-set and overall results, codes
+    computed once in a first projection."""
+    staged = df.selectExpr("*", *hand_code_sqls(n))
+    return staged.selectExpr(*[f"`{c}`" for c in df.columns], hand_struct_sql(n))
 
 
 def interleaved(cases: dict[str, Any], runs: int) -> dict[str, dict[str, Any]]:
@@ -91,22 +101,50 @@ def interleaved(cases: dict[str, Any], runs: int) -> dict[str, dict[str, Any]]:
     }
 
 
-def planning(df: Any, n: int) -> dict[str, float]:
+def _jvm_heap_used(spark: Any) -> int:
+    """Bytes of driver heap in use after a full collection (classic sessions only)."""
+    jvm = spark.sparkContext._jvm
+    jvm.java.lang.System.gc()
+    runtime = jvm.java.lang.Runtime.getRuntime()
+    return int(runtime.totalMemory() - runtime.freeMemory())
+
+
+def planning(df: Any, n: int, repeats: int = 3) -> dict[str, float]:
+    """Median compile, build and plan times of ``repeats`` builds, and the driver memory one
+    built-and-planned DataFrame holds (JVM heap after GC; Python's peak during compile)."""
+    import tracemalloc
+
     suite = gen_suite(n)
-    start = time.perf_counter()
-    compile_suite(suite)
-    compile_s = time.perf_counter() - start
-    start = time.perf_counter()
+    compile_suite(suite)  # warm sqlglot's caches
+    rows = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        compile_suite(suite)
+        compile_s = time.perf_counter() - start
+        start = time.perf_counter()
+        checked = add_data_quality(df, suite, layout="compact")
+        build_s = time.perf_counter() - start
+        start = time.perf_counter()
+        checked._jdf.queryExecution().executedPlan()  # optimisation + physical planning
+        plan_s = time.perf_counter() - start
+        rows.append((compile_s, build_s, plan_s))
+        del checked
+    before = _jvm_heap_used(df.sparkSession)
     checked = add_data_quality(df, suite, layout="compact")
-    build_s = time.perf_counter() - start
-    start = time.perf_counter()
-    checked._jdf.queryExecution().executedPlan()  # optimisation + physical planning
-    plan_s = time.perf_counter() - start
+    checked._jdf.queryExecution().executedPlan()
+    held = _jvm_heap_used(df.sparkSession) - before
+    tracemalloc.start()
+    compile_suite(suite)
+    python_peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    med = [statistics.median(r[i] for r in rows) for i in range(3)]
     return {
-        "python_compile_s": round(compile_s, 3),
-        "add_data_quality_s": round(build_s, 3),
-        "spark_plan_s": round(plan_s, 3),
-        "compile_plus_plan_s": round(build_s + plan_s, 3),
+        "python_compile_s": round(med[0], 3),
+        "add_data_quality_s": round(med[1], 3),
+        "spark_plan_s": round(med[2], 3),
+        "compile_plus_plan_s": round(med[1] + med[2], 3),
+        "jvm_heap_held_mb": round(held / 2**20, 1),
+        "python_compile_peak_mb": round(python_peak / 2**20, 1),
     }
 
 

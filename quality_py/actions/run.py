@@ -196,7 +196,10 @@ class QualityRun:
             F.expr(f"count_if({DROP})").alias("dropped"),
             F.expr(f"count_if({ANY})").alias("quarantined"),
         ]
-        observed = self.flagged.observe(counts, *columns)
+        # Spark cannot prune a column through an observation: observed on ``flagged`` itself,
+        # the valid job would build the data-quality struct of every row only to drop it.
+        # (Checks read input columns only: _require_evaluable.)
+        observed = self.flagged.drop(self.column).observe(counts, *columns)
         pending = list(self.checks) if self.precheck is None else []  # precheck: already known
         observed, finish = observe_checks(
             observed, pending, policy=self.suite.policy, grouping_source=self.source
@@ -404,16 +407,22 @@ def run_quality(
         refs = rule_refs(prepared)
         codes = tuple(to_sql(c) for c in staged.code_refs())
         pp = prepared.probable_pass
-        by_action = {
-            a: [c for c, r in zip(codes, refs, strict=True) if r.action == a]
-            for a in ("fail", "drop")
-        }
+        families = list(staged.families)
+
+        def fails_any(action: str | None) -> str:
+            chosen_codes = [
+                (c, f)
+                for c, f, r in zip(codes, families, refs, strict=True)
+                if action is None or r.action == action
+            ]
+            return fails_any_sql([c for c, _ in chosen_codes], pp, [f for _, f in chosen_codes])
+
         flagged = staged.frame.select(
             "*",
             wrap_column(struct, prepared, chosen, name),
-            F.expr(fails_any_sql(by_action["fail"], pp)).alias(FAIL),
-            F.expr(fails_any_sql(by_action["drop"], pp)).alias(DROP),
-            F.expr(fails_any_sql(list(codes), pp)).alias(ANY),
+            F.expr(fails_any("fail")).alias(FAIL),
+            F.expr(fails_any("drop")).alias(DROP),
+            F.expr(fails_any(None)).alias(ANY),
         )
         run = QualityRun(
             suite,
@@ -431,7 +440,7 @@ def run_quality(
             families=tuple(staged.families),
         )
         fail_checks = [c for c in checks if c.action == "fail"]
-        if by_action["fail"] or fail_checks:
+        if any(r.action == "fail" for r in refs) or fail_checks:
             _precheck(run, keys)
     except QualityRunFailed as err:
         notify_all(tuple(notifiers), "failure", err.summary)

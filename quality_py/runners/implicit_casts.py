@@ -153,6 +153,61 @@ def _analysable(node: exp.Expr) -> bool:
     return not (names & (bound - inner))
 
 
+#: Nodes whose value is never text in Spark (arithmetic on text yields a number, a comparison a
+#: boolean), so a pair of them needs no analysis.
+_NEVER_TEXT = (*_PAIRED, exp.IntDiv, exp.Neg, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
+
+
+#: Functions of :data:`FUNCTION_ARGUMENTS` that return a number, date or timestamp.
+_NUMERIC_OR_TIME_FUNCTIONS = frozenset(FUNCTION_ARGUMENTS) - {exp.Substring, exp.Left, exp.Right}
+
+
+def _never_text(node: exp.Expr, schema: dict[str, str]) -> bool:
+    """Whether ``node`` cannot be text, known without asking Spark: a number, arithmetic, a
+    comparison, or a top-level input column whose type is not a string. Anything else (functions,
+    nested fields, unknown names) is analysed."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Literal):
+        return not node.is_string
+    if isinstance(node, _NEVER_TEXT) or type(node) in _NUMERIC_OR_TIME_FUNCTIONS:
+        return True
+    if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
+        if node.table and node.table.lower() != "main":
+            return False
+        kind = schema.get(node.name.lower())
+        return kind is not None and kind != "string" and not kind.startswith(("varchar", "char"))
+    return False
+
+
+def _schema_types(frame: DataFrame) -> dict[str, str]:
+    """Top-level column name (lower case) -> Spark type; ambiguous names are left out."""
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for field in frame.schema.fields:
+        key = field.name.lower()
+        if key in seen:
+            out.pop(key, None)
+            continue
+        seen.add(key)
+        out[key] = field.dataType.simpleString()
+    return out
+
+
+def _candidates(
+    tree: exp.Expr, schema: dict[str, str]
+) -> tuple[list[tuple[exp.Expr, exp.Expr]], list[tuple[exp.Expr, str]]]:
+    """The pairs and cast arguments of ``tree`` that may involve text (the rest need nothing)."""
+    pairs = [
+        (a, b)
+        for a, b in _pairs(tree)
+        if (_analysable(a) or _analysable(b))
+        and not (_never_text(a, schema) and _never_text(b, schema))
+    ]
+    arguments = [(arg, t) for arg, t in _cast_arguments(tree) if not _never_text(arg, schema)]
+    return pairs, arguments
+
+
 def _kind(node: exp.Expr, types: dict[str, str]) -> str | None:
     if isinstance(node, exp.Literal):
         if node.is_string:
@@ -181,15 +236,20 @@ def _types_of(frame: DataFrame, sqls: list[str]) -> dict[str, str]:
 def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> CompiledSuite:
     """``compiled`` with each string operand that Spark would cast under ANSI made a try_cast."""
     candidates: dict[str, None] = {}
-    per_rule = []
+    Found = tuple[exp.Expr, list[tuple[exp.Expr, exp.Expr]], list[tuple[exp.Expr, str]]]
+    per_rule: list[Found | None] = []
+    schema = _schema_types(frame)
     for rule in compiled.rules:
-        tree = rule.tree.copy()
-        pairs = [(a, b) for a, b in _pairs(tree) if _analysable(a) or _analysable(b)]
+        pairs, arguments = _candidates(rule.tree, schema)
+        if not pairs and not arguments:
+            per_rule.append(None)
+            continue
+        tree = rule.tree.copy()  # the same walk over the copy finds the same nodes
+        pairs, arguments = _candidates(tree, schema)
         for a, b in pairs:
             for side in (a, b):
                 if _analysable(side):
                     candidates.setdefault(to_sql(side))
-        arguments = _cast_arguments(tree)
         for arg, _ in arguments:
             candidates.setdefault(to_sql(arg))
         per_rule.append((tree, pairs, arguments))
@@ -198,7 +258,11 @@ def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> Compile
     types = _types_of(frame, list(candidates))
     changed = False
     rules = []
-    for rule, (tree, pairs, arguments) in zip(compiled.rules, per_rule, strict=True):
+    for rule, found in zip(compiled.rules, per_rule, strict=True):
+        if found is None:
+            rules.append(rule)
+            continue
+        tree, pairs, arguments = found
         kinds = {id(arg): _kind(arg, types) for arg, _ in arguments}  # before any replacement
         for a, b in pairs:
             ta, tb = _kind(a, types), _kind(b, types)
@@ -235,13 +299,13 @@ def coercions(frame: DataFrame, trees: Sequence[exp.Expr]) -> list[list[str]]:
     """
     per_tree = []
     candidates: dict[str, None] = {}
+    schema = _schema_types(frame)
     for tree in trees:
-        pairs = [(a, b) for a, b in _pairs(tree) if _analysable(a) or _analysable(b)]
+        pairs, arguments = _candidates(tree, schema)
         for a, b in pairs:
             for side in (a, b):
                 if _analysable(side):
                     candidates.setdefault(to_sql(side))
-        arguments = _cast_arguments(tree)
         for arg, _ in arguments:
             candidates.setdefault(to_sql(arg))
         per_tree.append((pairs, arguments))

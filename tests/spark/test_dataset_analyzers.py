@@ -22,6 +22,7 @@ from quality_py.dataset import (
     run_analyzers,
 )
 from quality_py.errors import PolicyError
+from tests.spark.jobs import jobs_of
 
 ROWS = [
     (1, 2.0, "a1", 10.0),
@@ -53,15 +54,10 @@ def data(spark: Any) -> Any:
     return spark.createDataFrame(ROWS, "k int, x double, s string, y double")
 
 
-def _jobs(spark: Any) -> int:
-    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
-
-
 def test_all_shareable_analyzers_run_in_one_job(no_aqe: Any, data: Any) -> None:
     spark = no_aqe
-    before = _jobs(spark)
-    result = run_analyzers(data, ANALYZERS)
-    assert _jobs(spark) - before == 1
+    jobs, result = jobs_of(spark, lambda: run_analyzers(data, ANALYZERS))
+    assert jobs == 1
     m = result.metrics
     ys = [10.0, 20.0, 30.0, 50.0, 60.0]
     mean = sum(ys) / 5
@@ -128,9 +124,8 @@ def test_grouping_analyzers_one_query_per_column_set_and_merge(no_aqe: Any) -> N
         Entropy("s"),
         CountDistinct(["s", "n"]),
     ]
-    before = _jobs(spark)
-    metrics, _ = run_grouping_analyzers(df, analyzers)
-    assert _jobs(spark) - before == 2  # two column sets: (s) and (s, n)
+    jobs, (metrics, _) = jobs_of(spark, lambda: run_grouping_analyzers(df, analyzers))
+    assert jobs == 2  # two column sets: (s) and (s, n)
     # s: a x2, b x1, c x2, null x1; as in Deequ the null row is no value and not in N = 5
     assert metrics[CountDistinct("s")] == 3
     assert metrics[Distinctness("s")] == 3 / 5
@@ -167,10 +162,13 @@ def test_differential_scenarios_with_stored_partition_states(spark: Any, tmp_pat
             assert math.isclose(a.metrics[analyzer], b.metrics[analyzer], rel_tol=1e-9), analyzer
 
     # scenario 3, views: any combination of partitions from stored states, no data read
-    before = _jobs(spark)
-    view = store.load("t/p=0").merge(store.load("t/p=2"))
-    whole = reduce(lambda a, b: a.merge(b), (store.load(f"t/p={p}") for p in range(3)))
-    assert _jobs(spark) == before
+    def views() -> Any:
+        view = store.load("t/p=0").merge(store.load("t/p=2"))
+        whole = reduce(lambda a, b: a.merge(b), (store.load(f"t/p={p}") for p in range(3)))
+        return view, whole
+
+    jobs, (view, whole) = jobs_of(spark, views)
+    assert jobs == 0
     close(view, run_analyzers(df.filter("k % 3 IN (0, 2)"), analyzers))
     close(whole, run_analyzers(df, analyzers))
     # scenario 2, partition replacement: recompute one partition, merge with the stored others

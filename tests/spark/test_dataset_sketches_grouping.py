@@ -24,12 +24,9 @@ from quality_py.dataset.grouping import (
     UniqueValueRatio,
 )
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile, _kll_available
+from tests.spark.jobs import jobs_of
 
 needs_kll = pytest.mark.skipif(not _kll_available(), reason="KLL sketches need Spark 4.1+")
-
-
-def _jobs(spark: Any) -> int:
-    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
 
 
 def test_data_type_classifies_values_like_deequ(spark: Any) -> None:
@@ -146,10 +143,9 @@ def test_grouping_where_and_one_job_per_key(no_aqe: Any) -> None:
         CountDistinct("a", where="b = 0"),
         MutualInformation("a", "b"),
     ]
-    before = _jobs(spark)
-    metrics = run_analyzers(df, analyzers).metrics
+    jobs, metrics = jobs_of(spark, lambda: run_analyzers(df, analyzers).metrics)
     # one scan + keys (a), (a | b = 0), (a, b)
-    assert _jobs(spark) - before == 4
+    assert jobs == 4
     assert metrics[CountDistinct("a", where="b = 0")] == 4
     assert metrics[Size()] == 24 and metrics[CountDistinct("a")] == 4
 
@@ -173,11 +169,13 @@ def test_store_keeps_frequencies_and_sketches_at_a_uri(no_aqe: Any, tmp_path: An
         store = FileStateStore(root)
         for p in range(3):
             store.save(f"t/p={p}", run_analyzers(df.where(f"k % 3 = {p}"), analyzers))
-        before = _jobs(spark)
-        view = reduce(lambda a, b: a.merge(b), (store.load(f"t/p={p}") for p in range(3)))
+        jobs, view = jobs_of(
+            spark,
+            lambda s=store: reduce(lambda a, b: a.merge(b), (s.load(f"t/p={p}") for p in range(3))),
+        )
         # loading and merging read no data; only the two HLL unions run (one aggregation each,
         # over literal sketches)
-        assert _jobs(spark) - before == 2
+        assert jobs == 2
         expected = run_analyzers(df, analyzers).metrics
         for analyzer in analyzers:
             got = view.metrics[analyzer]
@@ -204,9 +202,9 @@ def test_observed_analyzers_equal_a_separate_scan(spark: Any, tmp_path: Any) -> 
         ApproxCountDistinct("s", where="k % 2 = 0"),
     ]
     observed, handle = observe_analyzers(df, analyzers)
-    before = _jobs(spark)
-    observed.write.mode("overwrite").parquet(str(tmp_path / "out"))
-    jobs = _jobs(spark) - before
+    jobs, _ = jobs_of(
+        spark, lambda: observed.write.mode("overwrite").parquet(str(tmp_path / "out"))
+    )
     got = handle.result().metrics
     expected = run_analyzers(df, analyzers).metrics
     assert jobs == 1  # the metrics rode on the write

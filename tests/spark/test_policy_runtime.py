@@ -10,6 +10,7 @@ import pytest
 from quality_py import FAILED, PASSED, Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.errors import QualityError, RuleAnalysisError
 from quality_py.spark.hardening import check_session
+from tests.spark.jobs import jobs_of
 
 
 def _suite(*texts: str) -> RuleSuite:
@@ -21,10 +22,6 @@ def _suite(*texts: str) -> RuleSuite:
 def _codes(df: Any, *texts: str) -> list[list[int]]:
     out = add_data_quality(df, _suite(*texts), "dq", layout="compact")
     return [list(r.dq.ruleResults) for r in out.orderBy("k").collect()]
-
-
-def _jobs(spark: Any) -> int:
-    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
 
 
 @pytest.mark.parametrize(
@@ -42,11 +39,16 @@ def test_dangerous_rules_fail_before_any_job_without_side_effects(
 ) -> None:
     marker = tmp_path / "qp_marker"
     df = spark.createDataFrame([(1,)], "k int")
-    before = _jobs(spark)
-    with pytest.raises(QualityError) as err:
-        add_data_quality(df, _suite("k > 0", template.format(marker=marker)))
-    assert err.value.code == "POLICY" and err.value.item_id == Id(11, 1)
-    assert _jobs(spark) == before  # nothing ran
+    raised: list[QualityError] = []
+
+    def attempt() -> None:
+        with pytest.raises(QualityError) as err:
+            add_data_quality(df, _suite("k > 0", template.format(marker=marker)))
+        raised.append(err.value)
+
+    jobs, _ = jobs_of(spark, attempt)
+    assert raised[0].code == "POLICY" and raised[0].item_id == Id(11, 1)
+    assert jobs == 0  # nothing ran
     assert not marker.exists()
     assert spark.range(3).count() == 3  # the JVM is alive
 

@@ -23,6 +23,7 @@ from quality_py.actions import (
     with_quality,
 )
 from quality_py.dataset.checks import Check
+from tests.spark.jobs import jobs_of
 
 ROWS = [(1, 5.0, "a"), (2, -1.0, "b"), (3, None, "c"), (4, 50.0, None), (5, float("nan"), "e")]
 SCHEMA = "id int, x double, s string"
@@ -30,10 +31,6 @@ SCHEMA = "id int, x double, s string"
 
 def _suite(*rules: Rule) -> RuleSuite:
     return RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), list(rules))])
-
-
-def _jobs(spark: Any) -> int:
-    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
 
 
 @pytest.fixture
@@ -107,9 +104,8 @@ def test_write_counts_and_jobs(no_aqe: Any, tmp_path: Path) -> None:
         Rule(Id(101, 1), "s IS NOT NULL"),
     )
     run = run_quality(df, suite, run_id="j1")
-    before = _jobs(spark)
-    summary = run.write(str(tmp_path / "v"), str(tmp_path / "q"))
-    assert _jobs(spark) - before == 2  # quarantine write + valid write (counts ride on it)
+    jobs, summary = jobs_of(spark, lambda: run.write(str(tmp_path / "v"), str(tmp_path / "q")))
+    assert jobs == 2  # quarantine write + valid write (counts ride on it)
     assert (
         summary.input_rows,
         summary.valid_rows,
@@ -122,10 +118,13 @@ def test_write_counts_and_jobs(no_aqe: Any, tmp_path: Path) -> None:
     with_fail = _suite(
         *suite.rule_sets[0].rules, Rule(Id(102, 1), "id > 0", action_if_failed="fail")
     )
-    before = _jobs(spark)
-    run = run_quality(df, with_fail, run_id="j2")
-    run.write(str(tmp_path / "v2"), str(tmp_path / "q2"))
-    assert _jobs(spark) - before == 3
+    jobs, _ = jobs_of(
+        spark,
+        lambda: run_quality(df, with_fail, run_id="j2").write(
+            str(tmp_path / "v2"), str(tmp_path / "q2")
+        ),
+    )
+    assert jobs == 3
 
 
 def test_rerunning_a_run_id_replaces_only_its_outputs(df: Any, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
 from quality_py.model.policy import RulePolicy
 from quality_py.validation import validate
+from tests.spark.jobs import jobs_of
 
 SCHEMA = StructType(
     [
@@ -103,10 +104,8 @@ def test_outputs_and_doc_warnings(spark: Any) -> None:
 
 def test_validation_runs_no_spark_job_and_can_run_a_sample(spark: Any) -> None:
     suite = _suite(*[Rule(Id(100 + k, 1), f"a > {k}") for k in range(50)])
-    tracker = spark.sparkContext.statusTracker()
-    before = len(tracker.getJobIdsForGroup(None))
-    report = validate(suite, SCHEMA, spark=spark)
-    assert report.ok and len(tracker.getJobIdsForGroup(None)) == before
+    jobs, report = jobs_of(spark, lambda: validate(suite, SCHEMA, spark=spark))
+    assert report.ok and jobs == 0
     sample = spark.createDataFrame([(5, ("x",)), (60, ("y",))], SCHEMA)
     with_rows = validate(suite, sample, sample=sample)
     assert [r.a for r in with_rows.sample or []] == [5, 60]
