@@ -76,6 +76,7 @@ from quality_py.runners.data_quality import (
     overall_results_and_details,
     rule_runner,
 )
+from quality_py.runners.explain import RuleExplanation, explain_rules
 from quality_py.runners.rule_engine import rule_engine, rule_engine_runner, rule_engine_with_struct
 from quality_py.runners.rule_folder import (
     fold_and_replace_fields,
@@ -125,6 +126,8 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "rule_engine",
     "rule_engine_runner",
     "rule_engine_with_struct",
+    "explain_rules",
+    "RuleExplanation",
     "rule_folder",
     "rule_folder_runner",
     "rule_folder_with_struct",

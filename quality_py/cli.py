@@ -314,6 +314,36 @@ def validate_command(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def explain_command(args: argparse.Namespace) -> int:
+    """The ``explain`` command: each rule's compiled SQL and, given data, Spark's plan of it."""
+    from quality_py.runners.explain import explain_rules
+
+    needs_spark = not _is_yaml(args.source) or bool(args.schema or args.input)
+    spark = _session(args.master, args.remote) if needs_spark else None
+    suite = _load_suite(args.source, args.suite, spark)
+    frame = None
+    if spark is not None and (args.schema or args.input):
+        views = _register_views(spark, args.view or [], args.format)
+        suite = suite.with_policy(_policy(args, views))
+        schema = _schema(args, spark)
+        frame = schema if hasattr(schema, "limit") else spark.createDataFrame([], schema)
+    rule_id = _rule_id(args.rule) if args.rule else None
+    for explanation in explain_rules(suite, frame, rule_id, mode=args.mode):
+        print(explanation.format())
+    return 0
+
+
+def _rule_id(text: str) -> Any:
+    """``ID`` (any version) or ``ID.VERSION``."""
+    from quality_py.errors import ModelError
+    from quality_py.model.ids import Id
+
+    parts = text.split(".")
+    if not all(p.strip().lstrip("-").isdigit() for p in parts) or len(parts) > 2:
+        raise ModelError(f"--rule takes ID or ID.VERSION, not {text!r}", code="INVALID_ID")
+    return Id(int(parts[0]), int(parts[1])) if len(parts) == 2 else int(parts[0])
+
+
 def docs_command(args: argparse.Namespace) -> int:
     """The ``docs`` command: Markdown or HTML by the output's suffix."""
     from pathlib import Path
@@ -409,6 +439,16 @@ def build_parser() -> argparse.ArgumentParser:
     _common(d, schema=True)
     d.add_argument("--out", required=True, help="output file: .md or .html")
     d.set_defaults(func=docs_command)
+    e = sub.add_parser("explain", help="show each rule's compiled SQL (and Spark's plan)")
+    _common(e, schema=True)
+    e.add_argument("--rule", help="only this rule: ID or ID.VERSION")
+    e.add_argument(
+        "--mode",
+        default="simple",
+        choices=["simple", "extended", "codegen", "cost", "formatted"],
+        help="Spark's explain mode for the plan (with --input or --schema)",
+    )
+    e.set_defaults(func=explain_command)
     c = sub.add_parser("convert", help="YAML ruleset <-> folder of rule tables")
     _common(c, schema=False)
     c.add_argument("dest", help="a .yaml file or a folder for the tables")

@@ -160,6 +160,18 @@ def _probability(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     return exp.Div(this=cast(value, "DOUBLE"), expression=lit(100000.0))
 
 
+@register("print_expr", 1, 2)
+def _print_expr(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``print_expr([msg], expr)``: ``expr`` itself; see ``explain_rules`` for what it shows."""
+    return args[-1]
+
+
+@register("print_code", 1, 2)
+def _print_code(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``print_code([msg], expr)``: ``expr`` itself (no generated code is ours to print)."""
+    return args[-1]
+
+
 @register("soft_fail", 1)
 def _soft_fail(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """Make a rule's failure soft: DOUBLE -1.0 for failed, 1.0 passed, -2.0 disabled, p else."""
@@ -463,3 +475,7 @@ def _flat_array_ddl() -> str:
     from quality_py.model.results import FLAT_RESULT_DDL
 
     return f"array<{FLAT_RESULT_DDL}>"
+
+
+# More families register themselves on import (they import ``register`` from here).
+from quality_py.sql import library_ids as _library_ids  # noqa: E402,F401

@@ -234,3 +234,21 @@ def test_json_lines_input_is_read_by_its_suffix(
     # by hand: rule 100 (isPositive(amount)) is an ignore rule: all 3 rows stay valid
     assert spark.read.parquet(str(out)).count() == 3
     assert "3 in, 3 valid" in capsys.readouterr().out
+
+
+def test_explain_shows_compiled_sql_and_plan(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "rules.yaml").write_text(RULES)
+    rules = str(tmp_path / "rules.yaml")
+    assert main(["explain", rules]) == 0  # no data: the compiled SQL only
+    out = capsys.readouterr().out
+    assert "rule 100.1 (rule set 10.1)" in out and "rule 101.1 (rule set 10.1)" in out
+    assert "written:  isPositive(amount)" in out
+    assert "compiled: (amount > 0)" in out  # the lambda inlined
+    assert "plan:" not in out
+    assert main(["explain", rules, "--rule", "101", "--schema", "amount INT, note STRING"]) == 0
+    out = capsys.readouterr().out
+    assert "rule 100.1" not in out and "rule 101.1" in out and "Physical Plan" in out
+    assert main(["explain", rules, "--rule", "9"]) == 2
+    assert "no rule 9" in capsys.readouterr().err

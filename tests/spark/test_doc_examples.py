@@ -80,7 +80,14 @@ def run_file(path: Path, names: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_doc_with_python_has_a_test_below() -> None:
-    tested = {"README.md", "actions.md", "dataset-checks.md", "rule-tables.md", "security.md"}
+    tested = {
+        "README.md",
+        "actions.md",
+        "dataset-checks.md",
+        "functions.md",
+        "rule-tables.md",
+        "security.md",
+    }
     assert {p.name for p in DOCS if blocks(p)} == tested
 
 
@@ -125,6 +132,13 @@ def test_rule_tables_doc(notebook: dict[str, Any]) -> None:
     ns = run_file(ROOT / "docs" / "rule-tables.md", notebook)
     assert ns["report"].ok
     assert ns["loaded"].latest(1).rule_count == ns["suite"].rule_count
+
+
+def test_functions_doc(notebook: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    ns = run_file(ROOT / "docs" / "functions.md", notebook)
+    # the blocks assert their own values (worked out by hand from java.util.UUID's layout)
+    assert ns["back"].lower == 1 and ns["back"].higher == 2
+    assert "rule 100.1 (rule set 10.1)" in capsys.readouterr().out
 
 
 def test_security_doc(notebook: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,160 @@
+"""Library functions over ids, long pairs, uuids and maps, expanded into Spark built-ins.
+
+The original implements these as JVM expressions; here each is a fixed SQL template whose
+placeholders (``__a0``, ``__a1`` ...) are replaced by the call's argument trees, so no rule text
+is ever pasted into SQL. The results are the original's, value for value (tests check them
+against Python's ``uuid`` module):
+
+* ``long_pair(lower, higher)``: ``struct<lower: bigint, higher: bigint>``;
+* ``as_uuid(lower, higher)``: the string of ``java.util.UUID(higher, lower)``: ``higher`` gives
+  the first 16 hex digits, ``lower`` the last 16;
+* ``long_pair_from_uuid(uuid)``: the reverse (null for anything but the canonical 36-character
+  form, where Java would throw or accept shortened groups);
+* ``long_pair_equal('l', 'r')`` / ``id_equal('l', 'r')``: the join condition over prefixed fields
+  (``l_lower = r_lower AND l_higher = r_higher``; ``l_base = r_base AND l_i0 = r_i0 AND
+  l_i1 = r_i1``);
+* ``prefixed_to_long_pair(id, 'p')``: ``long_pair(id.p_i0, id.p_i1)`` of a 128-bit prefixed id;
+* ``comparable_maps(m)`` / ``reverse_comparable_maps(a)``: a map as the array of its entries
+  sorted by key (so it can be grouped, sorted, compared) and back.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from quality_py.errors import LibraryFunctionError
+from quality_py.sql.build import field, paren, substitute
+from quality_py.sql.context import PassContext
+from quality_py.sql.dialect import DIALECT
+from quality_py.sql.library import register
+
+_TEMPLATES: dict[str, exp.Expr] = {}
+
+
+def _expand(template: str, *args: exp.Expr) -> exp.Expr:
+    """``template`` with ``__a<i>`` replaced by (a copy of) ``args[i]``."""
+    if template not in _TEMPLATES:
+        tree = DIALECT.parse(template)[0]
+        assert tree is not None
+        _TEMPLATES[template] = tree
+    out = _TEMPLATES[template]
+    for i, arg in enumerate(args):
+        out = substitute(out, f"__a{i}", paren(arg))
+    return out.copy() if not args else out
+
+
+def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
+    return LibraryFunctionError(
+        message,
+        item_id=ctx.item_id,
+        item_kind=ctx.item_kind,
+        source=ctx.source,
+        span=ctx.span_of(node),
+        code="LIBRARY_TYPE",
+    )
+
+
+def _name_literal(node: exp.Expr, fn: str, what: str, ctx: PassContext) -> list[str]:
+    """A string literal naming a field (``'a'`` or a nested ``'s.a'``), as its parts."""
+    if not (isinstance(node, exp.Literal) and node.is_string) or not node.this.strip():
+        raise _error(ctx, f"{fn} takes the {what} as a string literal, e.g. 'id'", node)
+    parts: list[str] = str(node.this).split(".")
+    if any(not p for p in parts):
+        raise _error(ctx, f"{fn}: {node.this!r} is not a field name", node)
+    return parts
+
+
+def _prefixed(parts: list[str], suffix: str) -> exp.Expr:
+    """The field ``parts`` with ``_<suffix>`` appended to its last name."""
+    *path, last = parts
+    name = f"{last}_{suffix}"
+    if not path:
+        return exp.column(exp.to_identifier(name))
+    return field(exp.column(exp.to_identifier(path[0])), *path[1:], name)
+
+
+# try_cast: an argument that is not a number gives null instead of aborting the job under ANSI
+_LONG_PAIR = "named_struct('lower', TRY_CAST(__a0 AS BIGINT), 'higher', TRY_CAST(__a1 AS BIGINT))"
+# Spark's hex() of a BIGINT is its two's complement, unpadded and upper case.
+_AS_UUID = (
+    "lower(regexp_replace(concat(lpad(hex(TRY_CAST(__a1 AS BIGINT)), 16, '0'), "
+    "lpad(hex(TRY_CAST(__a0 AS BIGINT)), 16, '0')), "
+    "'^(.{8})(.{4})(.{4})(.{4})(.{12})$', '$1-$2-$3-$4-$5'))"
+)
+# conv(x, 16, -10) reads 16 hex digits as a signed 64-bit number. The argument is repeated rather
+# than bound by a lambda: Spark interprets lambdas row by row, and a uuid is usually a column.
+_FROM_UUID = (
+    "IF(CAST(__a0 AS STRING) RLIKE "
+    "'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', "
+    "named_struct("
+    "'lower', CAST(conv(substr(replace(CAST(__a0 AS STRING), '-', ''), 17, 16), 16, -10) "
+    "AS BIGINT), "
+    "'higher', CAST(conv(substr(replace(CAST(__a0 AS STRING), '-', ''), 1, 16), 16, -10) "
+    "AS BIGINT)), "
+    "CAST(NULL AS STRUCT<lower: BIGINT, higher: BIGINT>))"
+)
+
+
+@register("long_pair", 2)
+def _long_pair(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<lower, higher>`` of two longs."""
+    return _expand(_LONG_PAIR, *args)
+
+
+@register("as_uuid", 2)
+def _as_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """The uuid string of a lower and a higher long (``java.util.UUID(higher, lower)``)."""
+    return _expand(_AS_UUID, *args)
+
+
+@register("long_pair_from_uuid", 1)
+def _long_pair_from_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """The lower and higher longs of a uuid string (null unless it has the canonical form)."""
+    return _expand(_FROM_UUID, *args)
+
+
+@register("prefixed_to_long_pair", 2)
+def _prefixed_to_long_pair(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``long_pair(id.<p>_i0, id.<p>_i1)`` of a 128-bit id whose fields carry prefix ``p``."""
+    parts = _name_literal(args[1], "prefixed_to_long_pair", "prefix", ctx)
+    if len(parts) != 1:
+        raise _error(ctx, "prefixed_to_long_pair takes a prefix, not a path", args[1])
+    lower = field(args[0], f"{parts[0]}_i0")
+    higher = field(args[0], f"{parts[0]}_i1")
+    return _expand(_LONG_PAIR, lower, higher)
+
+
+def _equal_fields(
+    args: list[exp.Expr], ctx: PassContext, fn: str, suffixes: tuple[str, ...]
+) -> exp.Expr:
+    left = _name_literal(args[0], fn, "left prefix", ctx)
+    right = _name_literal(args[1], fn, "right prefix", ctx)
+    terms = [exp.EQ(this=_prefixed(left, s), expression=_prefixed(right, s)) for s in suffixes]
+    out: exp.Expr = terms[0]
+    for term in terms[1:]:
+        out = exp.And(this=out, expression=term)
+    return exp.Paren(this=out)
+
+
+@register("long_pair_equal", 2)
+def _long_pair_equal(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``l_lower = r_lower AND l_higher = r_higher`` for prefixes ``'l'`` and ``'r'``."""
+    return _equal_fields(args, ctx, "long_pair_equal", ("lower", "higher"))
+
+
+@register("id_equal", 2)
+def _id_equal(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``l_base = r_base AND l_i0 = r_i0 AND l_i1 = r_i1`` for prefixes ``'l'`` and ``'r'``."""
+    return _equal_fields(args, ctx, "id_equal", ("base", "i0", "i1"))
+
+
+@register("comparable_maps", 1)
+def _comparable_maps(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """A map as the array of its ``struct<key, value>`` entries sorted by key."""
+    return _expand("array_sort(map_entries(__a0))", *args)
+
+
+@register("reverse_comparable_maps", 1)
+def _reverse_comparable_maps(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """The map of an array made by ``comparable_maps``."""
+    return _expand("map_from_entries(__a0)", *args)
