@@ -32,7 +32,7 @@ from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import run_passes
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, DataFrame
 
 
 def _resolve_layout(layout: ResultLayout | RuleSuite | str) -> ResultLayout:
@@ -52,11 +52,13 @@ def expr(
     *,
     layout: ResultLayout | RuleSuite | str = Layout.MAP,
     policy: RulePolicy = DEFAULT_POLICY,
+    over: DataFrame | None = None,
 ) -> Column:
     """A Column from SQL that may use library functions and the given lambdas.
 
     The text is checked by ``policy`` (the safe default; your own code may pass
-    ``RulePolicy.trusted_policy()``).
+    ``RulePolicy.trusted_policy()``). ``over``: the DataFrame the column will be used on, for
+    functions that need the data's types (``digest_to_longs``, ``field_based_id``, ...).
 
     ``layout`` tells ``rule_result``/``flatten_results`` how the results column is stored; for
     the compact layout pass the suite (or ``layout_of_field(df.schema[name])``).
@@ -68,12 +70,15 @@ def expr(
     """
     from pyspark.sql import functions as F
 
+    from quality_py.runners.staging import type_oracle
+
     tree = compile_expression(
         sql,
         kind="expression",
         lambdas=LambdaLibrary(lambdas),
         layout=_resolve_layout(layout),
         policy=policy,
+        type_of=type_oracle(over) if over is not None else None,
     )
     return F.expr(to_sql(tree))
 

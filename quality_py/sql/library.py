@@ -478,4 +478,5 @@ def _flat_array_ddl() -> str:
 
 
 # More families register themselves on import (they import ``register`` from here).
+from quality_py.sql import library_digests as _library_digests  # noqa: E402,F401
 from quality_py.sql import library_ids as _library_ids  # noqa: E402,F401

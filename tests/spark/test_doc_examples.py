@@ -138,6 +138,7 @@ def test_functions_doc(notebook: dict[str, Any], capsys: pytest.CaptureFixture[s
     ns = run_file(ROOT / "docs" / "functions.md", notebook)
     # the blocks assert their own values (worked out by hand from java.util.UUID's layout)
     assert ns["back"].lower == 1 and ns["back"].higher == 2
+    assert len(ns["read_back"]) == 2
     assert "rule 100.1 (rule set 10.1)" in capsys.readouterr().out
 
 

@@ -22,7 +22,8 @@ def read_cases(name: str) -> tuple[list[Case], list[tuple[str, str]]]:
 
 
 def read_fixture(name: str) -> tuple[list[Case], list[tuple[str, str]], dict[str, str]]:
-    """Cases, ``# lambda: name = text`` and ``# shape: name = ddl`` declarations."""
+    """Cases, ``# lambda: name = text`` and ``# shape: name = ddl`` declarations (a shape
+    also gives the type of the column ``name`` to functions that need the data's types)."""
     cases: list[Case] = []
     lambdas: list[tuple[str, str]] = []
     shapes: dict[str, str] = {}
@@ -53,3 +54,15 @@ def read_fixture(name: str) -> tuple[list[Case], list[tuple[str, str]], dict[str
                 statements = []
     assert not buffer and not statements, f"unterminated case in {name}"
     return cases, lambdas, shapes
+
+
+def read_types(name: str) -> dict[str, str]:
+    """``# type: sql = ddl`` declarations: Spark's type of a column, for functions that need
+    the data's types (digests, ids)."""
+    types = {}
+    for line in (FIXTURES / name).read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("# type:"):
+            sql, _, ddl = stripped[len("# type:") :].partition("=")
+            types[sql.strip().lower()] = ddl.strip()
+    return types

@@ -19,7 +19,7 @@ LAYERS = {
     "model": {"errors"},
     "sql": {"errors", "model"},
     "prepare": {"errors", "model", "sql"},
-    "functions": {"errors", "model", "sql"},
+    "functions": {"errors", "model", "sql", "runners"},
     "runners": {"errors", "model", "sql", "prepare"},
     "dataset": {"errors", "model", "sql"},
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},

@@ -17,10 +17,11 @@ from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
 from quality_py.sql.shapes import parse_shape
 
-from .golden import FIXTURES, read_cases, read_fixture
+from .golden import FIXTURES, read_cases, read_fixture, read_types
 
 INLINE_CASES, INLINE_LAMBDAS = read_cases("passes/inline_lambdas.sql")
 LIBRARY_CASES, _, LIBRARY_SHAPES = read_fixture("passes/library_functions.sql")
+LIBRARY_TYPES = read_types("passes/library_functions.sql")
 
 
 def _library() -> LambdaLibrary:
@@ -39,7 +40,8 @@ def test_inline_lambdas_golden(case) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=[c.title for c in LIBRARY_CASES])
 def test_library_functions_golden(case) -> None:  # type: ignore[no-untyped-def]
     shapes = {k: parse_shape(v) for k, v in LIBRARY_SHAPES.items()}
-    out = library_functions(parse_expression(case.input), ctx=PassContext(shapes=shapes))
+    ctx = PassContext(shapes=shapes, type_of=lambda sql: LIBRARY_TYPES.get(sql.lower()))
+    out = library_functions(parse_expression(case.input), ctx=ctx)
     assert to_sql(out) == case.expected
 
 

@@ -1,0 +1,223 @@
+"""Digests of fields as longs, field-based ids and their base64 form, in Spark built-in SQL.
+
+**Digests** (``digest_to_longs('MD5', a, b)``): the fields are fed to the digest one after
+another as Spark's own hash functions feed them, which is how the original feeds its
+``MessageDigest``: INT, SMALLINT, TINYINT, DATE (days) and BOOLEAN (1/0) as 4 bytes big-endian,
+BIGINT and TIMESTAMP (microseconds) as 8 bytes big-endian, STRING as its UTF-8 bytes, BINARY as
+is, and a null field feeds nothing. The digest's bytes are read as big-endian longs, the last one
+padded with zero bytes (SHA-1's 20 bytes give 3 longs). Other field types (floating point,
+decimals, nested types) are refused when compiling, naming the field: hash their string form or
+cast them. Spark's ``md5``, ``sha1`` and ``sha2`` compute the digests, so the whole expansion is
+generated code; each field's type comes from the data (the DataFrame runners and
+``functions.expr(..., over=df)`` know it).
+
+**Ids** (``field_based_id('p', 'MD5', a, b)``): ``struct<p_base: int, p_i0: bigint, ...>`` with
+the digest's longs and ``p_base`` = the number of longs, the original's base for generic
+long-based ids. ``id_base64`` writes an id as the original does (the base as 4 bytes, then each
+long as 8, big-endian, standard base64); ``id_from_base64`` and ``id_size`` read it back
+(null when the text is not such an id); ``id_raw_type`` drops an id's field prefixes.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from quality_py.errors import LibraryFunctionError
+from quality_py.sql.build import call, field, lit, named_struct, paren, to_sql
+from quality_py.sql.context import PassContext
+from quality_py.sql.library import register
+from quality_py.sql.library_ids import _expand
+
+#: Digest name -> (Spark template over the binary ``__a0``, digest length in bytes).
+DIGESTS: dict[str, tuple[str, int]] = {
+    "MD5": ("md5(__a0)", 16),
+    "SHA-1": ("sha1(__a0)", 20),
+    "SHA-224": ("sha2(__a0, 224)", 28),
+    "SHA-256": ("sha2(__a0, 256)", 32),
+    "SHA-384": ("sha2(__a0, 384)", 48),
+    "SHA-512": ("sha2(__a0, 512)", 64),
+}
+_FOUR_BYTES = {"int", "smallint", "tinyint"}
+# hex() of a BIGINT is its two's complement: masking to 32 bits gives an int's 4 bytes
+_HEX_INT = "lpad(hex(CAST(__a0 AS BIGINT) & 4294967295), 8, '0')"
+_HEX_LONG = "lpad(hex(CAST(__a0 AS BIGINT)), 16, '0')"
+_HEX_OF = {
+    **dict.fromkeys(_FOUR_BYTES, _HEX_INT),
+    "boolean": "CASE WHEN __a0 THEN '00000001' WHEN NOT __a0 THEN '00000000' END",
+    "date": "lpad(hex(CAST(unix_date(__a0) AS BIGINT) & 4294967295), 8, '0')",
+    "bigint": _HEX_LONG,
+    "timestamp": "lpad(hex(unix_micros(__a0)), 16, '0')",
+    "string": "hex(__a0)",
+    "binary": "hex(__a0)",
+}
+
+
+def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
+    return LibraryFunctionError(
+        message,
+        item_id=ctx.item_id,
+        item_kind=ctx.item_kind,
+        source=ctx.source,
+        span=ctx.span_of(node),
+        code="LIBRARY_TYPE",
+    )
+
+
+def _string_literal(node: exp.Expr, fn: str, what: str, ctx: PassContext) -> str:
+    if not (isinstance(node, exp.Literal) and node.is_string):
+        raise _error(ctx, f"{fn} takes the {what} as a string literal", node)
+    return str(node.this)
+
+
+def _digest(name_node: exp.Expr, fn: str, ctx: PassContext) -> tuple[str, int]:
+    name = _string_literal(name_node, fn, "digest name", ctx).upper().replace("SHA1", "SHA-1")
+    name = name.replace("SHA256", "SHA-256").replace("SHA512", "SHA-512")
+    if name not in DIGESTS:
+        raise _error(
+            ctx, f"{fn}: no digest {name_node.this!r}; use one of {', '.join(DIGESTS)}", name_node
+        )
+    return DIGESTS[name]
+
+
+def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
+    """The hex of the bytes one field feeds to the digest ('' for null)."""
+    if ctx.type_of is None:
+        raise _error(
+            ctx,
+            f"{fn} needs the data's types to feed each field as the original does: use a "
+            "DataFrame runner (add_data_quality, ...) or functions.expr(..., over=df)",
+            arg,
+        )
+    kind = ctx.type_of(to_sql(arg))
+    if kind is None:
+        raise _error(ctx, f"{fn}: {to_sql(arg)} does not analyse against the data", arg)
+    template = _HEX_OF.get(kind.split("(")[0])
+    if template is None:
+        raise _error(
+            ctx,
+            f"{fn}: {to_sql(arg)} is {kind}; digests take int, bigint, boolean, date, timestamp, "
+            "string and binary fields (cast or format the others)",
+            arg,
+        )
+    return call("coalesce", _expand(template, arg), lit(""))
+
+
+def _digest_hex(args: list[exp.Expr], fn: str, ctx: PassContext) -> tuple[exp.Expr, int]:
+    """The digest of the fields as hex, and the number of longs it makes."""
+    if len(args) < 2:
+        raise _error(ctx, f"{fn} takes a digest name and at least one field", args[0])
+    template, size = _digest(args[0], fn, ctx)
+    fed = call("unhex", call("concat", *[_field_hex(a, fn, ctx) for a in args[1:]]))
+    longs = (size + 7) // 8
+    padded = _expand(f"rpad({template}, {longs * 16}, '0')", fed)
+    return padded, longs
+
+
+def _longs(hex_digest: exp.Expr, count: int) -> list[exp.Expr]:
+    return [
+        _expand(f"CAST(conv(substr(__a0, {1 + 16 * i}, 16), 16, -10) AS BIGINT)", hex_digest)
+        for i in range(count)
+    ]
+
+
+@register("digest_to_longs")
+def _digest_to_longs(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``array<bigint>`` of a digest ('MD5', 'SHA-256', ...) of the fields."""
+    digest, count = _digest_hex(args, "digest_to_longs", ctx)
+    return call("array", *_longs(digest, count))
+
+
+@register("digest_to_longs_struct")
+def _digest_to_longs_struct(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<i0: bigint, ...>`` of a digest of the fields."""
+    digest, count = _digest_hex(args, "digest_to_longs_struct", ctx)
+    return named_struct(*[(f"i{i}", e) for i, e in enumerate(_longs(digest, count))])
+
+
+@register("field_based_id")
+def _field_based_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<p_base: int, p_i0: bigint, ...>``: an id from a digest of the fields."""
+    if len(args) < 3:
+        raise _error(ctx, "field_based_id takes a prefix, a digest name and fields", args[0])
+    prefix = _string_literal(args[0], "field_based_id", "prefix", ctx)
+    digest, count = _digest_hex(args[1:], "field_based_id", ctx)
+    pairs = [(f"{prefix}_base", lit(count))]
+    pairs += [(f"{prefix}_i{i}", e) for i, e in enumerate(_longs(digest, count))]
+    return named_struct(*pairs)
+
+
+def _id_fields(ctx: PassContext, node: exp.Expr, fn: str) -> list[str]:
+    """The field names of an id struct (``<p>_base``, ``<p>_i0`` ...), from the data's type."""
+    kind = ctx.type_of(to_sql(node)) if ctx.type_of is not None else None
+    if kind is None or not kind.startswith("struct<"):
+        raise _error(ctx, f"{fn} takes an id struct (<p>_base INT, <p>_i0 BIGINT, ...)", node)
+    names = [part.split(":")[0].strip() for part in kind[len("struct<") : -1].split(",")]
+    if len(names) < 2 or not names[0].endswith("base"):
+        raise _error(ctx, f"{fn}: {to_sql(node)} is {kind}, not an id struct", node)
+    return names
+
+
+@register("id_base64")
+def _id_base64(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """Base64 of an id (a struct, or its base and longs): the original's string form."""
+    if len(args) == 1:
+        names = _id_fields(ctx, args[0], "id_base64")
+        parts = [field(args[0], n) for n in names]
+    elif len(args) >= 3:
+        parts = list(args)
+    else:
+        raise _error(ctx, "id_base64 takes an id struct, or a base and at least two longs", args[0])
+    hexes = [_expand(_HEX_INT, parts[0])] + [_expand(_HEX_LONG, p) for p in parts[1:]]
+    return call("base64", call("unhex", call("concat", *hexes)))
+
+
+def _size_literal(node: exp.Expr, ctx: PassContext) -> int:
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return int(node.this)
+    raise _error(ctx, "id_from_base64 takes the number of longs as an integer literal", node)
+
+
+@register("id_from_base64", 1, 2)
+def _id_from_base64(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<base: int, i0: bigint, ...>`` of an id's base64 (2 longs unless given); null
+    when the text is not a generic id of that many longs."""
+    size = _size_literal(args[1], ctx) if len(args) == 2 else 2
+    if not 1 <= size <= 64:
+        raise _error(ctx, "id_from_base64: the number of longs must be 1 to 64", args[1])
+    hexed = _expand("hex(try_to_binary(CAST(__a0 AS STRING), 'base64'))", args[0])
+    pairs = [("base", _expand("CAST(conv(substr(__a0, 1, 8), 16, -10) AS INT)", hexed))]
+    pairs += [
+        (f"i{i}", _expand(f"CAST(conv(substr(__a0, {9 + 16 * i}, 16), 16, -10) AS BIGINT)", hexed))
+        for i in range(size)
+    ]
+    ddl = ", ".join(["base: INT", *[f"i{i}: BIGINT" for i in range(size)]])
+    # a generic id: even header byte, the length in bytes 2-3, and exactly that many bytes
+    valid = _expand(
+        f"length(__a0) = {8 + 16 * size} AND CAST(conv(substr(__a0, 1, 2), 16, 10) AS INT) % 2 = 0 "
+        f"AND CAST(conv(substr(__a0, 5, 4), 16, 10) AS INT) = {size}",
+        hexed,
+    )
+    return exp.If(
+        this=call("coalesce", paren(valid), exp.false()),
+        true=named_struct(*pairs),
+        false=exp.Cast(this=exp.Null(), to=exp.DataType.build(f"STRUCT<{ddl}>")),
+    )
+
+
+@register("id_size", 1)
+def _id_size(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """The number of longs of an id's base64 (null when it is not one)."""
+    return _expand(
+        "CAST(conv(substr(hex(try_to_binary(CAST(__a0 AS STRING), 'base64')), 5, 4), 16, 10) "
+        "AS INT)",
+        args[0],
+    )
+
+
+@register("id_raw_type", 1)
+def _id_raw_type(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """An id struct without its field prefixes: ``struct<base, i0, i1, ...>``."""
+    names = _id_fields(ctx, args[0], "id_raw_type")
+    pairs = [("base", field(args[0], names[0]))]
+    pairs += [(f"i{i}", field(args[0], n)) for i, n in enumerate(names[1:])]
+    return named_struct(*pairs)

@@ -1,0 +1,175 @@
+"""Digests, field-based ids and their base64 form against Python's hashlib and base64.
+
+The bytes each field feeds are written here from the definition (Spark's hash-function feeding:
+ints 4 bytes and longs 8 bytes big-endian, strings UTF-8, nulls nothing), the digest computed
+by hashlib and read as big-endian signed longs, and the id's base64 built with struct and
+base64, so none of the expected values comes from our SQL.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import random
+import struct
+from typing import Any
+
+import pytest
+
+from quality_py import Id, LibraryFunctionError, Rule, RuleSet, RuleSuite, add_data_quality
+from quality_py import functions as Q
+
+SCHEMA = "i int, n bigint, s string, b boolean, d date, t timestamp, bin binary"
+EPOCH = dt.date(1970, 1, 1)
+
+
+def fed(row: tuple[Any, ...]) -> bytes:
+    i, n, s, b, d, t, bn = row
+    out = b""
+    out += b"" if i is None else struct.pack(">i", i)
+    out += b"" if n is None else struct.pack(">q", n)
+    out += b"" if s is None else s.encode("utf-8")
+    out += b"" if b is None else struct.pack(">i", 1 if b else 0)
+    out += b"" if d is None else struct.pack(">i", (d - EPOCH).days)
+    if t is not None:
+        micros = (t - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(
+            microseconds=1
+        )
+        out += struct.pack(">q", micros)
+    out += b"" if bn is None else bytes(bn)
+    return out
+
+
+def longs(digest: bytes) -> list[int]:
+    padded = digest + b"\0" * (-len(digest) % 8)
+    return [struct.unpack(">q", padded[k : k + 8])[0] for k in range(0, len(padded), 8)]
+
+
+def rows(seed: int) -> list[tuple[Any, ...]]:
+    rng = random.Random(seed)
+    out: list[tuple[Any, ...]] = []
+    for _ in range(60):
+        out.append(
+            (
+                rng.choice([None, 0, -1, 2**31 - 1, -(2**31), rng.randint(-(2**31), 2**31 - 1)]),
+                rng.choice([None, 0, -1, 2**63 - 1, -(2**63), rng.getrandbits(63)]),
+                rng.choice([None, "", "a", "héllo ✓", "x" * rng.randint(1, 40)]),
+                rng.choice([None, True, False]),
+                rng.choice([None, EPOCH, dt.date(1900, 3, 1), dt.date(2024, 2, 29)]),
+                rng.choice(
+                    [None, dt.datetime(2021, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone.utc)]
+                ),
+                rng.choice([None, b"", b"\x00\xff\x10"]),
+            )
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def data(spark: Any) -> Any:
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    return spark.createDataFrame(rows(7), SCHEMA), rows(7)
+
+
+@pytest.mark.parametrize(
+    ("name", "algorithm"),
+    [("MD5", "md5"), ("SHA-1", "sha1"), ("SHA-256", "sha256"), ("SHA-512", "sha512")],
+)
+def test_digest_to_longs_matches_hashlib(data: Any, name: str, algorithm: str) -> None:
+    df, source = data
+    column = Q.expr(f"digest_to_longs('{name}', i, n, s, b, d, t, bin)", over=df)
+    got = [r.h for r in df.select(column.alias("h")).collect()]
+    for row, value in zip(source, got, strict=True):
+        assert value == longs(hashlib.new(algorithm, fed(row)).digest()), row
+
+
+def test_struct_and_field_based_id_and_base64_round_trip(data: Any) -> None:
+    df, source = data
+    out = df.select(
+        Q.expr("digestToLongsStruct('MD5', s, n)", over=df).alias("st"),
+        Q.expr("field_based_id('row', 'MD5', s, n)", over=df).alias("id"),
+    )
+    out = out.select(
+        "st",
+        "id",
+        Q.expr("id_base64(id)", over=out).alias("b64"),
+        Q.expr("id_base64(id.row_base, id.row_i0, id.row_i1)", over=out).alias("b64f"),
+        Q.expr("id_raw_type(id)", over=out).alias("raw"),
+    )
+    out = out.select(
+        "*",
+        Q.expr("id_from_base64(b64)").alias("back"),
+        Q.expr("id_size(b64)").alias("size"),
+    )
+    for row, r in zip(source, out.collect(), strict=True):
+        want = longs(
+            hashlib.md5(
+                (row[2] or "").encode() + (b"" if row[1] is None else struct.pack(">q", row[1]))
+            ).digest()
+        )
+        assert [r.st.i0, r.st.i1] == want
+        assert (r.id.row_base, r.id.row_i0, r.id.row_i1) == (2, *want)
+        expected_b64 = base64.b64encode(struct.pack(">iqq", 2, *want)).decode()
+        assert r.b64 == r.b64f == expected_b64
+        assert (r.raw.base, r.raw.i0, r.raw.i1) == (2, *want)
+        assert (r.back.base, r.back.i0, r.back.i1) == (2, *want) and r.size == 2
+
+
+def test_id_from_base64_refuses_what_is_not_an_id_of_that_size(spark: Any) -> None:
+    three = base64.b64encode(struct.pack(">iqqq", 3, 1, 2, 3)).decode()
+    two = base64.b64encode(struct.pack(">iqq", 2, -5, 7)).decode()
+    unique = base64.b64encode(struct.pack(">iqq", (1 << 24) | 2, 1, 2)).decode()  # odd header
+    df = spark.createDataFrame(
+        [(two,), (three,), (unique,), ("not base64!",), ("",), (None,)], "s string"
+    )
+    got = df.select(
+        Q.expr("id_from_base64(s)").alias("a"),
+        Q.expr("id_from_base64(s, 3)").alias("b"),
+        Q.expr("id_size(s)").alias("n"),
+    ).collect()
+    assert [(r.a.i0, r.a.i1) if r.a else None for r in got] == [
+        (-5, 7),
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert [(r.b.i0, r.b.i1, r.b.i2) if r.b else None for r in got] == [
+        None, (1, 2, 3), None, None, None, None
+    ]  # fmt: skip
+    assert [r.n for r in got][:3] == [2, 3, 2]
+
+
+def test_field_based_ids_in_a_rule_suite(spark: Any) -> None:
+    df = spark.createDataFrame([("a", 1), ("b", 2)], "s string, n bigint")
+    first = longs(hashlib.md5(b"a" + struct.pack(">q", 1)).digest())[0]
+    suite = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(2, 1), [Rule(Id(3, 1), f"field_based_id('k', 'MD5', s, n).k_i0 = {first}")])],
+    )
+    out = add_data_quality(df, suite, layout="compact").collect()
+    assert [r.DataQuality.overallResult for r in out] == [100000, 0]
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("digest_to_longs('MD4', s)", "no digest"),
+        ("digest_to_longs('MD5', x)", "digests take int"),
+        ("digest_to_longs('MD5')", "at least one field"),
+        ("field_based_id(k, 'MD5', s)", "string literal"),
+    ],
+)
+def test_misuse_names_the_rule(spark: Any, sql: str, message: str) -> None:
+    df = spark.createDataFrame([("a", 1.5)], "s string, x double")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(9, 4), f"{sql} IS NOT NULL")])])
+    with pytest.raises(LibraryFunctionError) as err:
+        add_data_quality(df, suite)
+    assert message in str(err.value) and err.value.item_id == Id(9, 4)
+
+
+def test_digests_need_the_datas_types() -> None:
+    with pytest.raises(LibraryFunctionError, match="needs the data's types"):
+        Q.expr("digest_to_longs('MD5', s)")
