@@ -77,6 +77,7 @@ from quality_py.runners.data_quality import (
     rule_runner,
 )
 from quality_py.runners.explain import RuleExplanation, explain_rules
+from quality_py.runners.expressions import expression_runner, typed_expression_runner
 from quality_py.runners.rule_engine import rule_engine, rule_engine_runner, rule_engine_with_struct
 from quality_py.runners.rule_folder import (
     fold_and_replace_fields,
@@ -128,6 +129,8 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "rule_engine_with_struct",
     "explain_rules",
     "RuleExplanation",
+    "expression_runner",
+    "typed_expression_runner",
     "rule_folder",
     "rule_folder_runner",
     "rule_folder_with_struct",

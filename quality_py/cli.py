@@ -126,6 +126,33 @@ def _register_views(spark: SparkSession, views: Sequence[str], fmt: str | None) 
     return names
 
 
+def _declared_reference(args: argparse.Namespace) -> Any:
+    """The views and maps of ``--views FILE`` (YAML), read before any Spark session."""
+    if not getattr(args, "views", None):
+        return (), ()
+    from quality_py.io.views import load_view_file
+
+    return load_view_file(args.views)
+
+
+def _reference_names(args: argparse.Namespace) -> list[str]:
+    """Every view a command's rules may read: ``--view NAME=PATH`` and ``--views FILE``."""
+    views, maps = _declared_reference(args)
+    named = [v.partition("=")[0] for v in getattr(args, "view", None) or []]
+    return [*named, *(v.name for v in views), *(m.name for m in maps)]
+
+
+def _load_reference(spark: SparkSession, args: argparse.Namespace) -> list[str]:
+    """Register ``--view`` files and load ``--views`` declarations; the names registered."""
+    from quality_py.io.views import load_views
+
+    names = _register_views(spark, getattr(args, "view", None) or [], args.format)
+    views, maps = _declared_reference(args)
+    if views or maps:
+        names += list(load_views(spark, views, maps).names)
+    return names
+
+
 def _policy(args: argparse.Namespace, views: Sequence[str]) -> Any:
     """The safe policy; rules may read only the views this command registered."""
     from quality_py.model.policy import RulePolicy
@@ -160,12 +187,12 @@ def quality_run(args: argparse.Namespace) -> int:
     from quality_py.runners.summary import format_summary
 
     suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
-    suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
+    suite = suite.with_policy(_policy(args, _reference_names(args)))
     compiled = _compile_early(suite)
     spark = _session(args.master, args.remote)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
-    _register_views(spark, args.view or [], args.format)
+    _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
     try:
         run = run_quality(
@@ -208,12 +235,12 @@ def run(args: argparse.Namespace) -> int:
     from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
 
     suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
-    suite = suite.with_policy(_policy(args, [v.partition("=")[0] for v in args.view or []]))
+    suite = suite.with_policy(_policy(args, _reference_names(args)))
     compiled = _compile_early(suite)
     spark = _session(args.master, args.remote)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
-    _register_views(spark, args.view or [], args.format)
+    _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
     checked = add_data_quality(df, suite, args.name, layout=args.layout, compiled=compiled)
     from quality_py.runners.summary import layout_of
@@ -299,7 +326,7 @@ def validate_command(args: argparse.Namespace) -> int:
     from quality_py.validation import validate
 
     spark = _session(args.master, args.remote)
-    views = _register_views(spark, args.view or [], args.format)
+    views = _load_reference(spark, args)
     suite, checks = _load_suite_and_checks(args.source, args.suite, spark)
     suite = suite.with_policy(_policy(args, views))
     schema = _schema(args, spark)
@@ -323,7 +350,7 @@ def explain_command(args: argparse.Namespace) -> int:
     suite = _load_suite(args.source, args.suite, spark)
     frame = None
     if spark is not None and (args.schema or args.input):
-        views = _register_views(spark, args.view or [], args.format)
+        views = _load_reference(spark, args)
         suite = suite.with_policy(_policy(args, views))
         schema = _schema(args, spark)
         frame = schema if hasattr(schema, "limit") else spark.createDataFrame([], schema)
@@ -360,7 +387,7 @@ def docs_command(args: argparse.Namespace) -> int:
     if spark is not None and (args.schema or args.input):
         from quality_py.validation import validate
 
-        views = _register_views(spark, args.view or [], args.format)
+        views = _load_reference(spark, args)
         report = validate(
             suite.with_policy(_policy(args, views)), _schema(args, spark), spark=spark
         )
@@ -408,6 +435,7 @@ def _common(p: argparse.ArgumentParser, schema: bool) -> None:
         p.add_argument("--input", help="take the schema from this parquet/CSV (or sample:...)")
         p.add_argument("--format", choices=FORMATS, help="input format")
         p.add_argument("--view", action="append", help="register NAME=PATH for lookups")
+        p.add_argument("--views", help="YAML of reference views and lookup maps to load")
     p.add_argument("--master", default="local[2]")
     p.add_argument("--remote", help="Spark Connect URL instead of a local session")
 
@@ -428,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--layout", choices=["map", "compact"], default="map")
     r.add_argument("--name", default="DataQuality", help="name of the result column")
     r.add_argument("--view", action="append", help="register NAME=PATH as a view for subqueries")
+    r.add_argument("--views", help="YAML of reference views and lookup maps to load first")
     r.add_argument("--master", default="local[2]")
     r.add_argument("--remote", help="Spark Connect URL instead of a local session")
     r.set_defaults(func=run)

@@ -49,6 +49,7 @@ ERROR_CODES: tuple[str, ...] = (
     "MISSING_OUTPUT",
     "POLICY",
     "QUALITY_RUN_FAILED",
+    "REFERENCE_DATA",
     "RULESET_FORMAT",
     "RULE_ANALYSIS",
     "RULE_SYNTAX",
@@ -198,6 +199,12 @@ class InputError(QualityError, ValueError):
     """An input the command line was given cannot be read (missing file, wrong format)."""
 
     code = "INPUT"
+
+
+class ReferenceDataError(QualityError, ValueError):
+    """Declared reference data (views, lookup maps, blooms) cannot be loaded or used."""
+
+    code = "REFERENCE_DATA"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from quality_py.model.blooms import BloomSpec
 from quality_py.model.limits import Limits
 
 
@@ -38,6 +39,11 @@ class RulePolicy:
     #: joins inside a rule's subquery: even an equi-join on a key that is not unique multiplies
     #: rows, and a lookup is evaluated for every input row; one view per SELECT by default
     allow_lookup_joins: bool = False
+    #: aggregate functions (sum, count, avg, ...) at the top of an expression: the expression
+    #: runners evaluate rules over the whole input and turn this on for their suites
+    allow_aggregates: bool = False
+    #: bloom filters rules may test with ``probability_in`` (loaded by ``io.blooms.load_bloom``)
+    blooms: frozenset[BloomSpec] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allowed_views", frozenset(v.lower() for v in self.allowed_views))
@@ -59,6 +65,29 @@ class RulePolicy:
         from dataclasses import replace
 
         return replace(self, allowed_views=self.allowed_views | {v.lower() for v in views})
+
+    def with_blooms(self, *blooms: BloomSpec) -> RulePolicy:
+        """A copy whose rules may also test membership in ``blooms``.
+
+        >>> spec = BloomSpec("ids", 64, 2, 0.01, "bigint")
+        >>> [b.name for b in RulePolicy().with_blooms(spec).blooms], RulePolicy().blooms
+        (['ids'], frozenset())
+        """
+        from dataclasses import replace
+
+        names = {b.name.lower() for b in blooms}
+        kept = frozenset(b for b in self.blooms if b.name.lower() not in names)
+        views = self.allowed_views | names
+        return replace(self, blooms=kept | frozenset(blooms), allowed_views=views)
+
+    def bloom(self, name: str) -> BloomSpec | None:
+        """The loaded bloom called ``name`` (any case), if the policy has it.
+
+        >>> policy = RulePolicy().with_blooms(BloomSpec("Ids", 64, 2, 0.01, "bigint"))
+        >>> policy.bloom("ids").bits, policy.bloom("other")
+        (64, None)
+        """
+        return next((b for b in self.blooms if b.name.lower() == name.lower()), None)
 
 
 #: The policy applied when none is given.

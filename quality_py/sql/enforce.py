@@ -170,8 +170,8 @@ def _check_function(
         )
     else:
         ok = type(node) in allowed_classes() or name in policy.allowed_functions
-        if not ok and isinstance(node, exp.AggFunc) and _in_subquery(node):
-            ok = True
+        if not ok and isinstance(node, exp.AggFunc):
+            ok = policy.allow_aggregates or _in_subquery(node)
     if not ok:
         raise policy_error(ctx, f"function {name} is not allowed by the rule policy", node)
     args = _args(node)

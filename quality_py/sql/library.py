@@ -245,6 +245,12 @@ def _rule_result(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The result of one rule, by packed suite, rule-set and rule ids; null when absent."""
     results, suite, rule_set, rule = args
     same_suite = exp.EQ(this=field(results, "id"), expression=paren(suite.copy()))
+    kind = ctx.type_of(to_sql(results)) if ctx.type_of is not None else None
+    if kind is not None and "rulesetresults:map<bigint,map<" in kind.lower().replace(" ", ""):
+        # an expression runner's results: map<set, map<rule, value>>, of any value type
+        sets = call("try_element_at", field(results, "ruleSetResults"), paren(rule_set.copy()))
+        value = call("try_element_at", sets, paren(rule.copy()))
+        return if_(same_suite, value, exp.Null())
     if isinstance(ctx.layout, CompactLayout):
         value = _compact_rule_result(results, rule_set, rule, ctx.layout)
     else:
@@ -478,5 +484,8 @@ def _flat_array_ddl() -> str:
 
 
 # More families register themselves on import (they import ``register`` from here).
+from quality_py.sql import library_blooms as _library_blooms  # noqa: E402,F401
 from quality_py.sql import library_digests as _library_digests  # noqa: E402,F401
+from quality_py.sql import library_expressions as _library_expressions  # noqa: E402,F401
 from quality_py.sql import library_ids as _library_ids  # noqa: E402,F401
+from quality_py.sql import library_lookups as _library_lookups  # noqa: E402,F401

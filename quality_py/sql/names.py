@@ -65,3 +65,25 @@ def functions_called(tree: exp.Expr) -> list[str]:
             continue
         names.append(str(node.this) if isinstance(node, exp.Anonymous) else node.sql_name().lower())
     return names
+
+
+def query_tables(sql: str) -> set[str]:
+    """The tables and views one SELECT query reads (lower case; its own CTEs excluded).
+
+    Raises ValueError when ``sql`` is not exactly one query (reference data is read, never
+    changed).
+
+    >>> sorted(query_tables("WITH t AS (SELECT 1) SELECT * FROM a JOIN B ON a.x = B.x, t"))
+    ['a', 'b']
+    """
+    from quality_py.sql.dialect import DIALECT
+
+    try:
+        statements = DIALECT.parse(sql)
+    except Exception as err:
+        raise ValueError(f"does not parse: {str(err).splitlines()[0]}") from None
+    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+        raise ValueError("must be one SELECT query")
+    tree = statements[0]
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    return {t.name.lower() for t in tree.find_all(exp.Table) if t.name.lower() not in ctes}

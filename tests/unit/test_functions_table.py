@@ -18,6 +18,11 @@ BY_PASSES = {"", "lambda", "callfun", "coalesceifattributesmissing",
              "coalesceifattributesmissingdisable"}  # fmt: skip
 
 
+#: Functions the original has in SQL that are Python functions here (building a bloom is an
+#: offline job over a whole DataFrame, not an expression of a rule).
+PYTHON_REPLACEMENTS = {"smallbloom": "build_bloom", "bigbloom": "build_bloom"}
+
+
 def table() -> dict[str, str]:
     text = (ROOT / "docs" / "functions.md").read_text(encoding="utf-8")
     return dict(re.findall(r"^\| `([^`]+)` \| ([a-z ]+) \|", text, re.MULTILINE))
@@ -36,7 +41,11 @@ def test_every_function_of_the_original_is_listed() -> None:
 def test_working_functions_are_implemented() -> None:
     for name, status in table().items():
         key = canonical(name)
-        if status in ("works", "differs"):
+        if key in PYTHON_REPLACEMENTS:
+            import quality_py.io.blooms as blooms
+
+            assert status == "differs" and hasattr(blooms, PYTHON_REPLACEMENTS[key])
+        elif status in ("works", "differs"):
             assert lookup(name) is not None or key in BY_PASSES, name
         elif status == "not yet":
             assert lookup(name) is None, f"{name} is implemented: update docs/functions.md"

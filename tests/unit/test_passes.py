@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from quality_py import Id, LambdaError, LambdaFunction, LibraryFunctionError
+from quality_py.model.blooms import BloomSpec
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
@@ -40,7 +41,13 @@ def test_inline_lambdas_golden(case) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=[c.title for c in LIBRARY_CASES])
 def test_library_functions_golden(case) -> None:  # type: ignore[no-untyped-def]
     shapes = {k: parse_shape(v) for k, v in LIBRARY_SHAPES.items()}
-    ctx = PassContext(shapes=shapes, type_of=lambda sql: LIBRARY_TYPES.get(sql.lower()))
+    # a map "countries" and a bloom "ids" (128 bits, 2 hashes) are loaded for these cases
+    policy = (
+        RulePolicy().with_views("countries").with_blooms(BloomSpec("ids", 128, 2, 0.01, "bigint"))
+    )
+    ctx = PassContext(
+        shapes=shapes, type_of=lambda sql: LIBRARY_TYPES.get(sql.lower()), policy=policy
+    )
     out = library_functions(parse_expression(case.input), ctx=ctx)
     assert to_sql(out) == case.expected
 

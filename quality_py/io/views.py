@@ -1,0 +1,283 @@
+"""Reference data declared as data: views and lookup maps, loaded in dependency order.
+
+A *view* is a name and where its rows come from: a ``source`` (a path or URI read with
+``format``, or a table name with ``format: table``) or a ``sql`` SELECT over other views, with an
+optional ``filter``. A *map* is a view of ``key`` and ``value`` columns computed from another view
+with two SQL expressions, for ``map_lookup('name', key)`` and ``map_contains('name', key)``.
+
+Declarations come from YAML (``views:`` and ``maps:`` lists) or from a table with the columns
+``name, source, format, sql, filter, depends_on`` (maps: ``name, view, key, value``).
+:func:`load_views` checks the whole declaration first (duplicate names, views that are named but
+declared nowhere and absent from the session, cycles, maps whose keys repeat) and reports every
+problem with names before anything is registered; then it registers each view with
+``createOrReplaceTempView`` in dependency order. The names it returns are the ones a
+:class:`~quality_py.model.policy.RulePolicy` lets rule subqueries and lookups read
+(``policy.with_views(*loaded.names)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quality_py.errors import ReferenceDataError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+FORMATS = ("parquet", "csv", "json", "orc", "delta", "table")
+
+
+@dataclass(frozen=True)
+class ViewConfig:
+    """One view: rows from ``source`` (read as ``format``) or from ``sql``, then ``filter``."""
+
+    name: str
+    source: str | None = None
+    format: str | None = None
+    sql: str | None = None
+    filter: str | None = None
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MapConfig:
+    """A lookup map ``name``: ``key`` -> ``value`` (SQL over the rows of ``view``)."""
+
+    name: str
+    view: str
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class LoadedViews:
+    """What :func:`load_views` registered: views in load order, then maps."""
+
+    views: tuple[str, ...] = ()
+    maps: tuple[str, ...] = ()
+    map_sizes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every registered name, for ``RulePolicy.with_views``."""
+        return (*self.views, *self.maps)
+
+
+def _error(message: str) -> ReferenceDataError:
+    return ReferenceDataError(message, item_kind="view")
+
+
+def _text(item: dict[str, Any], key: str, where: str) -> str | None:
+    value = item.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise _error(f"{where}: '{key}' must be text, not {type(value).__name__}")
+    return value.strip()
+
+
+def views_from_dicts(
+    views: Sequence[dict[str, Any]],
+    maps: Sequence[dict[str, Any]] = (),
+    base: Path | None = None,
+) -> tuple[tuple[ViewConfig, ...], tuple[MapConfig, ...]]:
+    """Configs from plain dicts (YAML or table rows); relative sources resolve against ``base``.
+
+    >>> v, m = views_from_dicts(
+    ...     [{"name": "a", "source": "a.csv"}, {"name": "b", "sql": "SELECT 1"}],
+    ...     [{"name": "m", "view": "a", "key": "k", "value": "v"}],
+    ... )
+    >>> [x.name for x in v], v[0].format, m[0].key
+    (['a', 'b'], 'csv', 'k')
+    """
+    out_views = []
+    for i, item in enumerate(views):
+        where = f"view {i + 1}"
+        if not isinstance(item, dict):
+            raise _error(f"{where}: expected a mapping with name and source or sql")
+        allowed = {"name", "source", "format", "sql", "filter", "depends_on"}
+        unknown = sorted(set(item) - allowed)
+        if unknown:
+            raise _error(f"{where}: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
+        name = _text(item, "name", where)
+        if name is None:
+            raise _error(f"{where}: a view needs a name")
+        where = f"view {name!r}"
+        source, sql = _text(item, "source", where), _text(item, "sql", where)
+        if (source is None) == (sql is None):
+            raise _error(f"{where}: give exactly one of source (a path or table) and sql")
+        fmt = _text(item, "format", where)
+        if source is not None:
+            fmt = (fmt or Path(source).suffix.lstrip(".") or "parquet").lower()
+            if fmt not in FORMATS:
+                raise _error(f"{where}: format {fmt!r} is not one of {', '.join(FORMATS)}")
+            if base is not None and fmt != "table" and "://" not in source:
+                path = Path(source)
+                source = str(path if path.is_absolute() else base / path)
+        depends = item.get("depends_on") or ()
+        if isinstance(depends, str):
+            depends = [d.strip() for d in depends.split(",") if d.strip()]
+        out_views.append(
+            ViewConfig(name, source, fmt, sql, _text(item, "filter", where), tuple(depends))
+        )
+    out_maps = []
+    for i, item in enumerate(maps):
+        where = f"map {i + 1}"
+        if not isinstance(item, dict):
+            raise _error(f"{where}: expected a mapping with name, view, key and value")
+        unknown = sorted(set(item) - {"name", "view", "key", "value"})
+        if unknown:
+            raise _error(f"{where}: unknown key(s) {unknown}; allowed: name, view, key, value")
+        parts = {k: _text(item, k, where) for k in ("name", "view", "key", "value")}
+        missing = [k for k, v in parts.items() if v is None]
+        if missing:
+            raise _error(f"{where}: a map needs {', '.join(missing)}")
+        out_maps.append(MapConfig(**parts))  # type: ignore[arg-type]
+    return tuple(out_views), tuple(out_maps)
+
+
+def load_view_file(path: str | Path) -> tuple[tuple[ViewConfig, ...], tuple[MapConfig, ...]]:
+    """Configs from a YAML file with ``views:`` and ``maps:`` lists (sources relative to it)."""
+    import yaml
+
+    path = Path(path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or set(data) - {"views", "maps"}:
+        raise _error(f"{path}: expected a mapping with 'views' and 'maps' lists")
+    return views_from_dicts(data.get("views") or [], data.get("maps") or [], path.parent)
+
+
+def views_from_table(
+    views: DataFrame, maps: DataFrame | None = None
+) -> tuple[tuple[ViewConfig, ...], tuple[MapConfig, ...]]:
+    """Configs from tables (``depends_on`` a comma-separated string or an array of names)."""
+    rows = [r.asDict() for r in views.collect()]
+    map_rows = [r.asDict() for r in maps.collect()] if maps is not None else []
+    return views_from_dicts(rows, map_rows)
+
+
+def _referenced(sql: str) -> set[str]:
+    """The table names a view's SQL reads (lower case); refuses anything but a query."""
+    from quality_py.sql.names import query_tables
+
+    try:
+        return query_tables(sql)
+    except ValueError as err:
+        raise _error(f"view SQL {err}") from None
+
+
+def load_order(
+    views: tuple[ViewConfig, ...], maps: tuple[MapConfig, ...], existing: set[str]
+) -> list[ViewConfig]:
+    """Views in dependency order; every problem of the declaration in one error.
+
+    >>> a, b = ViewConfig("a", sql="SELECT * FROM b"), ViewConfig("b", source="b.csv")
+    >>> [v.name for v in load_order((a, b), (), set())]
+    ['b', 'a']
+    >>> try:
+    ...     load_order((ViewConfig("x", sql="SELECT * FROM y"),), (), set())
+    ... except ReferenceDataError as err:
+    ...     print(err.message)
+    reference data cannot load: view 'x' reads y, which is declared nowhere and not in the session
+    """
+    problems = []
+    names = [v.name.lower() for v in views] + [m.name.lower() for m in maps]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        problems.append(f"names declared twice: {', '.join(repeated)}")
+    declared = {v.name.lower(): v for v in views}
+    needs: dict[str, set[str]] = {}
+    for view in views:
+        try:
+            reads = _referenced(view.sql) if view.sql else set()
+        except ReferenceDataError as err:
+            problems.append(f"view {view.name!r}: {err.message}")
+            reads = set()
+        wanted = reads | {d.lower() for d in view.depends_on}
+        missing = sorted(w for w in wanted if w not in declared and w not in existing)
+        if missing:
+            problems.append(
+                f"view {view.name!r} reads {', '.join(missing)}, which "
+                f"{'is' if len(missing) == 1 else 'are'} declared nowhere and not in the session"
+            )
+        needs[view.name.lower()] = {w for w in wanted if w in declared}
+    for m in maps:
+        if m.view.lower() not in declared and m.view.lower() not in existing:
+            problems.append(f"map {m.name!r} reads view {m.view!r}, which is declared nowhere")
+    order: list[ViewConfig] = []
+    done: set[str] = set()
+    pending = dict(needs)
+    while pending:
+        ready = sorted(n for n, deps in pending.items() if deps <= done)
+        if not ready:
+            problems.append(f"views depend on each other in a cycle: {', '.join(sorted(pending))}")
+            break
+        for name in ready:
+            order.append(declared[name])
+            done.add(name)
+            del pending[name]
+    if problems:
+        raise _error("reference data cannot load: " + "; ".join(problems))
+    return order
+
+
+def _frame(spark: SparkSession, view: ViewConfig) -> DataFrame:
+    if view.sql is not None:
+        frame = spark.sql(view.sql)
+    elif view.format == "table":
+        frame = spark.table(str(view.source))
+    else:
+        reader = spark.read.format(str(view.format))
+        if view.format == "csv":
+            reader = reader.option("header", "true").option("inferSchema", "true")
+        frame = reader.load(str(view.source))
+    return frame.where(view.filter) if view.filter else frame
+
+
+def load_views(
+    spark: SparkSession, views: tuple[ViewConfig, ...], maps: tuple[MapConfig, ...] = ()
+) -> LoadedViews:
+    """Check the declaration, then register every view and map as a temporary view.
+
+    A map whose key repeats is refused (a lookup must give one value), with examples of the
+    repeated keys; that check is one aggregation job per map.
+    """
+    from pyspark.errors import AnalysisException, ParseException
+    from pyspark.sql import functions as F
+
+    existing = {t.name.lower() for t in spark.catalog.listTables()}
+    order = load_order(views, maps, existing - {v.name.lower() for v in views})
+    loaded = []
+    for view in order:
+        try:
+            frame = _frame(spark, view)
+            frame.schema  # noqa: B018 - analysis now, so the error names this view
+        except (AnalysisException, ParseException) as err:
+            raise _error(f"view {view.name!r} cannot load: {str(err).splitlines()[0]}") from None
+        frame.createOrReplaceTempView(view.name)
+        loaded.append(view.name)
+    sizes = {}
+    for m in maps:
+        try:
+            frame = spark.table(m.view).select(
+                F.expr(m.key).alias("key"), F.expr(m.value).alias("value")
+            )
+            stats = frame.agg(
+                F.count("key").alias("n"), F.count_distinct("key").alias("keys")
+            ).first()
+        except (AnalysisException, ParseException) as err:
+            raise _error(f"map {m.name!r} cannot load: {str(err).splitlines()[0]}") from None
+        assert stats is not None
+        if stats.n != stats.keys:
+            repeated = frame.groupBy("key").count().where("count > 1").limit(3).collect()
+            examples = ", ".join(repr(r.key) for r in repeated)
+            raise _error(
+                f"map {m.name!r}: keys repeat ({stats.n} rows, {stats.keys} distinct keys; "
+                f"e.g. {examples}): a lookup must find one value"
+            )
+        frame.createOrReplaceTempView(m.name)
+        sizes[m.name] = int(stats.n)
+    return LoadedViews(tuple(loaded), tuple(m.name for m in maps), sizes)
