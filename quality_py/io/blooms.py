@@ -18,7 +18,7 @@ import hashlib
 import json
 import struct
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
 from quality_py.model.blooms import BloomSpec
@@ -91,6 +91,18 @@ def build_bloom(
     return Bloom(spec, tuple(out))
 
 
+def _filesystem(path: str) -> tuple[Any, str]:
+    """pyarrow's filesystem of ``path`` (a URI, or a local path made absolute)."""
+    from pathlib import Path
+
+    from pyarrow import fs
+
+    if "://" in path:
+        filesystem, where = fs.FileSystem.from_uri(path)
+        return filesystem, str(where)
+    return fs.LocalFileSystem(), str(Path(path).resolve())
+
+
 def save_bloom(bloom: Bloom, path: str) -> None:
     """Write ``bloom`` to ``path`` (local or any URI pyarrow opens), replacing it atomically."""
     payload = bloom.payload()
@@ -108,11 +120,7 @@ def save_bloom(bloom: Bloom, path: str) -> None:
         "sha256": hashlib.sha256(payload).hexdigest(),
     }
     data = json.dumps(header, sort_keys=True).encode("utf-8") + b"\n" + payload
-    from pyarrow import fs
-
-    filesystem, where = (
-        fs.FileSystem.from_uri(path) if "://" in path else (fs.LocalFileSystem(), path)
-    )
+    filesystem, where = _filesystem(path)
     temporary = f"{where}.tmp-qp"
     with filesystem.open_output_stream(temporary) as out:
         out.write(data)
@@ -121,11 +129,7 @@ def save_bloom(bloom: Bloom, path: str) -> None:
 
 def read_bloom(path: str) -> Bloom:
     """The bloom stored at ``path``; refuses a damaged or foreign file."""
-    from pyarrow import fs
-
-    filesystem, where = (
-        fs.FileSystem.from_uri(path) if "://" in path else (fs.LocalFileSystem(), path)
-    )
+    filesystem, where = _filesystem(path)
     try:
         with filesystem.open_input_stream(where) as stream:
             data = stream.read()

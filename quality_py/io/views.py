@@ -143,7 +143,7 @@ def load_view_file(path: str | Path) -> tuple[tuple[ViewConfig, ...], tuple[MapC
     """Configs from a YAML file with ``views:`` and ``maps:`` lists (sources relative to it)."""
     import yaml
 
-    path = Path(path)
+    path = Path(path).resolve()  # sources are read by Spark, whose working directory may differ
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or set(data) - {"views", "maps"}:
         raise _error(f"{path}: expected a mapping with 'views' and 'maps' lists")

@@ -39,7 +39,10 @@ if TYPE_CHECKING:
 def _sql_type(simple: str) -> str:
     """Spark's ``simpleString`` of a type as its SQL form (``decimal(38,18)`` ->
     ``DECIMAL(38,18)``, ``struct<a:int>`` -> ``STRUCT<a: INT>``)."""
-    return exp.DataType.build(simple, dialect=DIALECT).sql(dialect=DIALECT)
+    import re
+
+    sql = exp.DataType.build(simple, dialect=DIALECT).sql(dialect=DIALECT)
+    return re.sub(r"\((\d+), (\d+)\)", r"(\1,\2)", sql)  # DECIMAL(20,2), as Spark writes it
 
 
 def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]]:
