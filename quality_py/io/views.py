@@ -2,8 +2,9 @@
 
 A *view* is a name and where its rows come from: a ``source`` (a path or URI read with
 ``format``, or a table name with ``format: table``) or a ``sql`` SELECT over other views, with an
-optional ``filter``. A *map* is a view of ``key`` and ``value`` columns computed from another view
-with two SQL expressions, for ``map_lookup('name', key)`` and ``map_contains('name', key)``.
+optional ``filter``. A *map* is a view of ``__qp_key`` and ``__qp_value`` columns (reserved
+names, so a rule's own ``key`` column cannot bind to them) computed from another view with two SQL
+expressions, for ``map_lookup('name', key)`` and ``map_contains('name', key)``.
 
 Declarations come from YAML (``views:`` and ``maps:`` lists) or from a table with the columns
 ``name, source, format, sql, filter, depends_on`` (maps: ``name, view, key, value``).
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
+from quality_py.sql.library_lookups import KEY, VALUE
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -263,11 +265,9 @@ def load_views(
     for m in maps:
         try:
             frame = spark.table(m.view).select(
-                F.expr(m.key).alias("key"), F.expr(m.value).alias("value")
+                F.expr(m.key).alias(KEY), F.expr(m.value).alias(VALUE)
             )
-            stats = frame.agg(
-                F.count("key").alias("n"), F.count_distinct("key").alias("keys")
-            ).first()
+            stats = frame.agg(F.count(KEY).alias("n"), F.count_distinct(KEY).alias("keys")).first()
         except (AnalysisException, ParseException) as err:
             raise _error(f"map {m.name!r} cannot load: {str(err).splitlines()[0]}") from None
         assert stats is not None

@@ -1,12 +1,15 @@
 """``map_lookup('name', key)`` and ``map_contains('name', key)`` over loaded lookup maps.
 
-A map is a view of ``key`` and ``value`` columns registered by
+A map is a view of ``__qp_key`` and ``__qp_value`` columns registered by
 :func:`quality_py.io.views.load_views` (keys checked unique there); the rule policy must list it
-(``policy.with_views(*loaded.names)``), as it must every view a rule reads. The lookup is
-expanded into a subquery that reads the whole map as one Spark map value, computed once per
-query, and a hash lookup per row: no join, and no correlation through which a rule's column
-named ``key`` or ``value`` could bind to the map's own columns. ``benchmarks/bench_lookups.py``
-measured it against a hand-written broadcast join and a correlated subquery.
+(``policy.with_views(*loaded.names)``), as it must every view a rule reads. A lookup expands into
+a correlated subquery, ``(SELECT max_by(__qp_value, __qp_key) FROM name WHERE __qp_key = key)``,
+which Spark turns into one broadcast join with the map: on 1M rows it costs what a hand-written
+broadcast join costs, where reading the whole map as one value and looking keys up in it cost
+3.3x at 10k entries and did not finish at 1M (``benchmarks/bench_lookups.py``). The map's
+columns carry the reserved ``__qp_`` prefix so that a rule's own column called ``key`` or
+``value`` can never bind to the map's; ``max_by`` gives the one matching value of any type (keys
+are unique). ``map_contains`` is an ``EXISTS`` over the same view.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import paren
 from quality_py.sql.context import PassContext
-from quality_py.sql.dialect import DIALECT
 from quality_py.sql.library import register
+from quality_py.sql.library_ids import _expand
+
+#: The columns of a loaded map's view (reserved names: see the module docs).
+KEY, VALUE = "__qp_key", "__qp_value"
 
 
-def _map_value(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Expr, exp.Expr]:
-    """The subquery giving the whole map named by ``args[0]``, and the key expression."""
+def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Table, exp.Expr]:
+    """The view of the map named by ``args[0]``, and the key expression."""
     name_node = args[0]
     if not (isinstance(name_node, exp.Literal) and name_node.is_string):
         raise _error(ctx, f"{fn} takes the map's name as a string literal", name_node)
@@ -34,13 +40,8 @@ def _map_value(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Exp
             name_node,
             code="POLICY",
         )
-    query = DIALECT.parse(
-        "(SELECT map_from_entries(collect_list(struct(key, value))) FROM __qp_map)"
-    )[0]
-    assert query is not None
-    table = next(iter(query.find_all(exp.Table)))
-    table.replace(exp.Table(this=exp.to_identifier(name, quoted=True)))
-    return query, paren(args[1])
+    table = exp.Table(this=exp.to_identifier(name, quoted=True))
+    return table, paren(args[1])
 
 
 def _error(
@@ -56,16 +57,34 @@ def _error(
     )
 
 
+# The map is broadcast, as the original keeps its maps in memory: without the hint Spark joins a
+# 1M-entry map by sort-merge (1.6x a broadcast join on 1M rows); large reference data that
+# should not be broadcast belongs in a view read by an ordinary subquery.
+_LOOKUP = (
+    "(SELECT /*+ BROADCAST(`__qp_map`) */ max_by(__qp_value, __qp_key) FROM `__qp_map` "
+    "WHERE __qp_key = __a0)"
+)
+_CONTAINS = "EXISTS(SELECT /*+ BROADCAST(`__qp_map`) */ 1 FROM `__qp_map` WHERE __qp_key = __a0)"
+
+
+def _over_map(template: str, table: exp.Table, key: exp.Expr) -> exp.Expr:
+    """``template`` with the map's view in place of ``__qp_map`` and the key of ``__a0``."""
+    out = _expand(template, key)
+    for node in list(out.find_all(exp.Table)):
+        if node.name == "__qp_map":
+            node.replace(table.copy())
+    return out
+
+
 @register("map_lookup", 2)
 def _map_lookup(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The value a loaded map holds for the key (null when the key is absent or null)."""
-    whole, key = _map_value(args, ctx, "map_lookup")
-    return exp.Anonymous(this="try_element_at", expressions=[whole, key])
+    table, key = _map_table(args, ctx, "map_lookup")
+    return _over_map(_LOOKUP, table, key)
 
 
 @register("map_contains", 2)
 def _map_contains(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """Whether a loaded map has the key (false for a null key)."""
-    whole, key = _map_value(args, ctx, "map_contains")
-    test = exp.Anonymous(this="map_contains_key", expressions=[whole, key])
-    return exp.Anonymous(this="coalesce", expressions=[test, exp.false()])
+    table, key = _map_table(args, ctx, "map_contains")
+    return _over_map(_CONTAINS, table, key)

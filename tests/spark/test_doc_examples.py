@@ -102,6 +102,41 @@ def test_readme(notebook: dict[str, Any]) -> None:
     quarantined = sum(1 for i in range(1200) if i <= 100 or i % 10 == 0)
     assert summary.quarantined_rows == quarantined
     assert ns["categories"].count() == 336776 and ns["fixed"].count() == 336776
+    _check_readme_functions(ns)
+
+
+def _flights_csv() -> list[dict[str, str]]:
+    """The flights sample read with Python's csv module (not Spark)."""
+    import csv
+    import io
+    import zipfile
+
+    from quality_py.spark.samples import _package_data
+
+    with zipfile.ZipFile(_package_data() / "flights.csv.zip") as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".csv"))
+        return list(csv.DictReader(io.TextIOWrapper(zf.open(name), encoding="utf-8")))
+
+
+def _check_readme_functions(ns: dict[str, Any]) -> None:
+    import csv
+
+    from quality_py.spark.samples import _package_data
+
+    flights = _flights_csv()
+    with open(_package_data() / "airports.csv", encoding="utf-8") as handle:
+        airports = {row["faa"] for row in csv.DictReader(handle)}
+    # every carrier is an airline; destinations missing from airports fail the bloom rule
+    assert ns["unknown_destinations"].count() == sum(
+        1 for f in flights if f["dest"] not in airports
+    )
+    # one id per distinct natural key
+    keys = {(f["carrier"], f["flight"], f["time_hour"]) for f in flights}
+    assert ns["keyed"].select("key").distinct().count() == len(keys)
+    delays = [float(f["dep_delay"]) for f in flights if f["dep_delay"] not in ("", "NA")]
+    values = ns["batch"].ruleSetResults[(30 << 32) | 1]
+    assert int(values[(300 << 32) | 1].result) == len(flights) - len(delays)
+    assert float(values[(301 << 32) | 1].result) == round(sum(delays) / len(delays), 2)
 
 
 def test_actions_doc(notebook: dict[str, Any]) -> None:

@@ -67,6 +67,22 @@ def test_views_load_in_dependency_order_and_maps_look_up(spark: Any, files: Path
     ]
 
 
+def test_a_rule_column_named_key_or_value_cannot_bind_to_the_map(spark: Any) -> None:
+    spark.createDataFrame(
+        [("k1", "one"), ("k2", "two")], "key string, value string"
+    ).createOrReplaceTempView("qp_pairs")
+    loaded = load_views(spark, (), (MapConfig("qp_pair_map", "qp_pairs", "key", "value"),))
+    # the input has its own key and value columns; k2 maps to 'two', k3 is absent
+    df = spark.createDataFrame([("k2", "zzz"), ("k3", "one")], "key string, value string")
+    suite = _suite(
+        Rule(Id(10, 1), "map_lookup('qp_pair_map', key) = 'two'"),
+        Rule(Id(11, 1), "map_contains('qp_pair_map', key)"),
+        views=loaded.names,
+    )
+    out = add_data_quality(df, suite, layout="compact").orderBy("key").collect()
+    assert [list(r.DataQuality.ruleResults) for r in out] == [[100000, 100000], [0, 0]]
+
+
 def test_a_map_the_policy_does_not_name_is_refused(spark: Any) -> None:
     df = spark.createDataFrame([("AA",)], "carrier string")
     with pytest.raises(LibraryFunctionError) as err:
