@@ -272,8 +272,8 @@ def load_views(
             raise _error(f"map {m.name!r} cannot load: {str(err).splitlines()[0]}") from None
         assert stats is not None
         if stats.n != stats.keys:
-            repeated = frame.groupBy("key").count().where("count > 1").limit(3).collect()
-            examples = ", ".join(repr(r.key) for r in repeated)
+            repeated = frame.groupBy(KEY).count().where("count > 1").limit(3).collect()
+            examples = ", ".join(repr(r[KEY]) for r in repeated)
             raise _error(
                 f"map {m.name!r}: keys repeat ({stats.n} rows, {stats.keys} distinct keys; "
                 f"e.g. {examples}): a lookup must find one value"
