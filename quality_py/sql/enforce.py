@@ -23,7 +23,11 @@ from quality_py.sql.allowed_functions import (
 )
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
+from quality_py.sql.library_aggregates import HELPERS
 from quality_py.sql.regex_safety import like_unsafe_reason, unsafe_reason
+
+#: agg_expr's helpers (sum_with, inc ...): read by agg_expr, not library functions themselves.
+AGG_HELPERS = frozenset(canonical(h) for h in HELPERS)
 
 #: Node kinds a row rule may contain besides functions: names, literals, operators, lambdas.
 _STRUCTURE: tuple[type, ...] = (
@@ -165,6 +169,7 @@ def _check_function(
             or name.lower() in lambdas
             or canonical(name) in REGISTRY
             or name in ("_", "callfun", "_lambda_", "set")
+            or canonical(name) in AGG_HELPERS
             or canonical(name)
             in ("coalesceifattributesmissing", "coalesceifattributesmissingdisable")
         )

@@ -484,6 +484,7 @@ def _flat_array_ddl() -> str:
 
 
 # More families register themselves on import (they import ``register`` from here).
+from quality_py.sql import library_aggregates as _library_aggregates  # noqa: E402,F401
 from quality_py.sql import library_blooms as _library_blooms  # noqa: E402,F401
 from quality_py.sql import library_digests as _library_digests  # noqa: E402,F401
 from quality_py.sql import library_expressions as _library_expressions  # noqa: E402,F401

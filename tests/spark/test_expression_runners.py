@@ -105,3 +105,45 @@ def test_aggregates_stay_refused_in_data_quality_rules(spark: Any) -> None:
     df = spark.createDataFrame(ROWS, SCHEMA)
     with pytest.raises(PolicyError):
         add_data_quality(df, _suite((50, 100, "sum(n) > 0")))
+
+
+def test_agg_expr_as_the_original_documents_it(spark: Any) -> None:
+    df = spark.range(1, 20)  # odd ids 1..19: sum 100, count 10
+    suite = _suite(
+        (50, 100, "agg_expr('BIGINT', id % 2 > 0, sum_with(sum -> sum + id), "
+                  "results_with((sum, count) -> sum / count))"),
+        (50, 101, "agg_expr(id % 2 > 0, inc(id), meanF())"),
+        (50, 102, "aggExpr(id > 100, inc(), return_sum())"),  # no row matches: the zero
+        (50, 103, "agg_expr('DOUBLE', id <= 3, sum_with(e -> id * 0.5 + e), return_sum())"),
+        (50, 104, "agg_expr(id > 100, inc(), meanF())"),  # 0 / 0: null, not an error
+    )  # fmt: skip
+    values = df.select(typed_expression_runner(df, _suite(*[
+        (50, 100 + i, text) for i, text in enumerate(
+            ["agg_expr(id % 2 > 0, inc(id), return_sum())", "agg_expr(id > 5, inc(), return_sum())"]
+        )
+    ]), "bigint")).first().expressionResults.ruleSetResults[packed(50)]  # fmt: skip
+    assert [values[packed(100)], values[packed(101)]] == [100, 14]
+    got = df.select(expression_runner(df, suite)).first().expressionResults
+    results = got.ruleSetResults[packed(50)]
+    assert json.loads(results[packed(100)].result) == 10.0
+    assert json.loads(results[packed(101)].result) == 10.0
+    assert results[packed(102)].result == "0"
+    assert json.loads(results[packed(103)].result) == pytest.approx((1 + 2 + 3) * 0.5)
+    assert results[packed(104)].result == "null"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("agg_expr(id > 0, sum_with(e -> e * 2), return_sum())", "must add to the entry"),
+        ("sum_with(e -> e + 1)", "only meaningful as an argument of agg_expr"),
+        ("agg_expr(id > 0, inc(), count(id))", "agg_expr's result"),
+    ],
+)
+def test_agg_expr_misuse_names_the_rule(spark: Any, text: str, message: str) -> None:
+    from quality_py.errors import LibraryFunctionError
+
+    df = spark.range(3)
+    with pytest.raises(LibraryFunctionError) as err:
+        expression_runner(df, _suite((50, 107, text)))
+    assert message in str(err.value) and err.value.item_id == Id(107, 1)

@@ -13,9 +13,11 @@ from quality_py.sql.library import canonical, lookup
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT.parent / "shared" / "seeds" / "quality-library-docs.txt"
-#: Handled by passes other than library_functions (lambdas, schema preparation).
+#: Handled by passes other than library_functions (lambdas, schema preparation), or read by
+#: agg_expr as its arguments.
 BY_PASSES = {"", "lambda", "callfun", "coalesceifattributesmissing",
-             "coalesceifattributesmissingdisable"}  # fmt: skip
+             "coalesceifattributesmissingdisable", "sumwith", "inc", "resultswith", "returnsum",
+             "meanf"}  # fmt: skip
 
 
 #: Functions the original has in SQL that are Python functions here (building a bloom is an
