@@ -179,3 +179,40 @@ def test_quality_run_and_dataset_checks_on_connect(connect: Any, tmp_path: Any) 
     metrics = run_analyzers(df, [Size(), Uniqueness("id"), ApproxCountDistinct("id")]).metrics
     assert metrics[Size()] == 3.0 and metrics[Uniqueness("id")] == 1.0
     assert metrics[ApproxCountDistinct("id")] == 3.0
+
+
+def test_the_originals_functions_on_connect(connect: Any) -> None:
+    """Ids, digests, lookup maps, blooms and the expression runner on Spark Connect."""
+    import hashlib
+    import struct
+    import uuid
+
+    from quality_py import expression_runner
+    from quality_py.io.blooms import build_bloom, register_bloom
+    from quality_py.io.views import MapConfig, load_views
+
+    connect.createDataFrame([("AA", "American"), ("UA", "United")], "c string, n string")\
+        .createOrReplaceTempView("qp_connect_airlines")  # fmt: skip
+    loaded = load_views(
+        connect, (), (MapConfig("qp_connect_names", "qp_connect_airlines", "c", "n"),)
+    )
+    bloom = build_bloom(connect.range(100).selectExpr("id * 2 AS k"), "k", "qp_connect_evens")
+    register_bloom(connect, bloom)
+    df = connect.createDataFrame(
+        [("UA", 4, 1, 2), ("ZZ", None, -1, 0)], "c string, k bigint, lo bigint, hi bigint"
+    )
+    policy = RulePolicy().with_views(*loaded.names).with_blooms(bloom.spec)
+    rows = df.select(
+        Q.expr("map_lookup('qp_connect_names', c)", policy=policy).alias("name"),
+        Q.expr("bloom_contains(k, 'qp_connect_evens')", policy=policy).alias("even"),
+        Q.expr("as_uuid(lo, hi)").alias("u"),
+        Q.expr("digest_to_longs('MD5', c)", over=df).alias("d"),
+    ).collect()
+    assert [r.name for r in rows] == ["United", None]
+    assert [r.even for r in rows] == [True, None]  # 4 was added; a null value is unknown
+    assert rows[0].u == str(uuid.UUID(int=(2 << 64) | 1))
+    digest = hashlib.md5(b"UA").digest()
+    assert rows[0].d == list(struct.unpack(">qq", digest))
+    measures = RuleSuite(Id(3, 1), [RuleSet(Id(30, 1), [Rule(Id(300, 1), "sum(k)")])])
+    result = df.select(expression_runner(df, measures)).first().expressionResults
+    assert result.ruleSetResults[Id(30, 1).packed][Id(300, 1).packed].result == "4"
