@@ -79,7 +79,23 @@ def _digest(name_node: exp.Expr, fn: str, ctx: PassContext) -> tuple[str, int]:
     return DIGESTS[name]
 
 
-def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
+def _little_endian(template: str, size: int) -> str:
+    """``template`` (the big-endian hex of ``size`` bytes) with its bytes in reverse order."""
+    parts = [f"substr({template}, {1 + 2 * (size - 1 - i)}, 2)" for i in range(size)]
+    return "concat(" + ", ".join(parts) + ")"
+
+
+#: Guava's hashers (behind the original's ``hash_with``) take ints and longs little-endian.
+_HEX_OF_LITTLE_ENDIAN = {
+    **{k: _little_endian(_HEX_OF[k], 4) for k in (*_FOUR_BYTES, "date")},
+    "boolean": "CASE WHEN __a0 THEN '01000000' WHEN NOT __a0 THEN '00000000' END",
+    **{k: _little_endian(_HEX_OF[k], 8) for k in ("bigint", "timestamp")},
+    "string": "hex(__a0)",
+    "binary": "hex(__a0)",
+}
+
+
+def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext, little_endian: bool = False) -> exp.Expr:
     """The hex of the bytes one field feeds to the digest ('' for null)."""
     if ctx.type_of is None:
         raise _error(
@@ -91,7 +107,8 @@ def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
     kind = ctx.type_of(to_sql(arg))
     if kind is None:
         raise _error(ctx, f"{fn}: {to_sql(arg)} does not analyse against the data", arg)
-    template = _HEX_OF.get(kind.split("(")[0])
+    table = _HEX_OF_LITTLE_ENDIAN if little_endian else _HEX_OF
+    template = table.get(kind.split("(")[0])
     if template is None:
         raise _error(
             ctx,
@@ -102,12 +119,15 @@ def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
     return call("coalesce", _expand(template, arg), lit(""))
 
 
-def _digest_hex(args: list[exp.Expr], fn: str, ctx: PassContext) -> tuple[exp.Expr, int]:
+def _digest_hex(
+    args: list[exp.Expr], fn: str, ctx: PassContext, little_endian: bool = False
+) -> tuple[exp.Expr, int]:
     """The digest of the fields as hex, and the number of longs it makes."""
     if len(args) < 2:
         raise _error(ctx, f"{fn} takes a digest name and at least one field", args[0])
     template, size = _digest(args[0], fn, ctx)
-    fed = call("unhex", call("concat", *[_field_hex(a, fn, ctx) for a in args[1:]]))
+    hexes = [_field_hex(a, fn, ctx, little_endian) for a in args[1:]]
+    fed = call("unhex", call("concat", *hexes))
     longs = (size + 7) // 8
     padded = _expand(f"rpad({template}, {longs * 16}, '0')", fed)
     return padded, longs
@@ -220,4 +240,53 @@ def _id_raw_type(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     names = _id_fields(ctx, args[0], "id_raw_type")
     pairs = [("base", field(args[0], names[0]))]
     pairs += [(f"i{i}", field(args[0], n)) for i, n in enumerate(names[1:])]
+    return named_struct(*pairs)
+
+
+# --- hash_with: the original's Guava hashers, for the digests Spark has ----------------------
+
+_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512")
+
+
+def _hasher_args(args: list[exp.Expr], ctx: PassContext, fn: str) -> list[exp.Expr]:
+    """Refuse the hashers Spark has no function for (the original's Guava MURMUR3_*, ADLER32,
+    CRC32, SIPHASH24; it falls back to MURMUR3_128 for unknown names)."""
+    name = _string_literal(args[0], fn, "hash name", ctx).upper()
+    if name not in _HASHERS:
+        raise _error(
+            ctx,
+            f"{fn}: {args[0].this!r} is not available here: Spark has no built-in for it and "
+            f"quality_py ships no code that runs per row; use one of {', '.join(_HASHERS)}",
+            args[0],
+        )
+    return args
+
+
+@register("hash_with")
+def _hash_with(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``array<bigint>`` of a hash ('MD5', 'SHA-256', ...) of the fields, fed little-endian as
+    the original's Guava hashers are."""
+    args = _hasher_args(args, ctx, "hash_with")
+    digest, count = _digest_hex(args, "hash_with", ctx, little_endian=True)
+    return call("array", *_longs(digest, count))
+
+
+@register("hash_with_struct")
+def _hash_with_struct(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<i0: bigint, ...>`` of :func:`hash_with`."""
+    args = _hasher_args(args, ctx, "hash_with_struct")
+    digest, count = _digest_hex(args, "hash_with_struct", ctx, little_endian=True)
+    return named_struct(*[(f"i{i}", e) for i, e in enumerate(_longs(digest, count))])
+
+
+@register("hash_field_based_id")
+def _hash_field_based_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<p_base, p_i0, ...>``: an id from a :func:`hash_with` hash of the fields."""
+    if len(args) < 3:
+        raise _error(ctx, "hash_field_based_id takes a prefix, a hash name and fields", args[0])
+    prefix = _string_literal(args[0], "hash_field_based_id", "prefix", ctx)
+    rest = _hasher_args(args[1:], ctx, "hash_field_based_id")
+    digest, count = _digest_hex(rest, "hash_field_based_id", ctx, little_endian=True)
+    pairs = [(f"{prefix}_base", lit(count))]
+    pairs += [(f"{prefix}_i{i}", e) for i, e in enumerate(_longs(digest, count))]
     return named_struct(*pairs)

@@ -173,3 +173,46 @@ def test_misuse_names_the_rule(spark: Any, sql: str, message: str) -> None:
 def test_digests_need_the_datas_types() -> None:
     with pytest.raises(LibraryFunctionError, match="needs the data's types"):
         Q.expr("digest_to_longs('MD5', s)")
+
+
+def fed_little_endian(row: tuple[Any, ...]) -> bytes:
+    """As :func:`fed`, with ints and longs little-endian (Guava's ``Hasher.putInt/putLong``)."""
+    i, n, s, b, d, t, bn = row
+    out = b""
+    out += b"" if i is None else struct.pack("<i", i)
+    out += b"" if n is None else struct.pack("<q", n)
+    out += b"" if s is None else s.encode("utf-8")
+    out += b"" if b is None else struct.pack("<i", 1 if b else 0)
+    out += b"" if d is None else struct.pack("<i", (d - EPOCH).days)
+    if t is not None:
+        micros = (t - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(
+            microseconds=1
+        )
+        out += struct.pack("<q", micros)
+    out += b"" if bn is None else bytes(bn)
+    return out
+
+
+@pytest.mark.parametrize(("name", "algorithm"), [("MD5", "md5"), ("SHA-256", "sha256")])
+def test_hash_with_feeds_little_endian_as_guava(data: Any, name: str, algorithm: str) -> None:
+    df, source = data
+    out = df.select(
+        Q.expr(f"hash_with('{name}', i, n, s, b, d, t, bin)", over=df).alias("h"),
+        Q.expr(f"hashWithStruct('{name}', i, n, s, b, d, t, bin)", over=df).alias("st"),
+        Q.expr(f"hash_field_based_id('k', '{name}', i, n, s, b, d, t, bin)", over=df).alias("id"),
+    ).collect()
+    for row, r in zip(source, out, strict=True):
+        want = longs(hashlib.new(algorithm, fed_little_endian(row)).digest())
+        assert r.h == want and list(r.st) == want, row
+        assert (r.id.k_base, r.id.k_i0) == (len(want), want[0])
+
+
+def test_hashers_spark_lacks_are_refused(spark: Any) -> None:
+    df = spark.createDataFrame([("a",)], "s string")
+    suite = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(2, 1), [Rule(Id(9, 1), "hash_with('MURMUR3_128', s)[0] > 0")])],
+    )
+    with pytest.raises(LibraryFunctionError, match="no built-in") as err:
+        add_data_quality(df, suite)
+    assert err.value.item_id == Id(9, 1)
