@@ -23,7 +23,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
-from quality_py.sql.build import field, paren, substitute
+from quality_py.sql.build import field, named_struct, paren, substitute
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.library import register
@@ -158,3 +158,55 @@ def _comparable_maps(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _reverse_comparable_maps(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The map of an array made by ``comparable_maps``."""
     return _expand("map_from_entries(__a0)", *args)
+
+
+# rng_uuid: java.util.UUID(most, least) with the version-4 and IETF-variant bits set, as Spark's
+# own uuid() does; a struct gives most = higher and least = lower, 16 bytes give two
+# little-endian longs (most from bytes 0-7).
+_VERSIONED = (
+    "named_struct("
+    "'lower', (TRY_CAST(__a0 AS BIGINT) | shiftleft(CAST(1 AS BIGINT), 63)) "
+    "& ~shiftleft(CAST(1 AS BIGINT), 62), "
+    "'higher', (TRY_CAST(__a1 AS BIGINT) & ~CAST(61440 AS BIGINT)) | CAST(16384 AS BIGINT))"
+)
+
+
+def _little_endian_long(hexed: exp.Expr, start: int) -> exp.Expr:
+    """The signed long of 8 bytes read little-endian from hex ``hexed`` at byte ``start``."""
+    pairs = ", ".join(f"substr(__a0, {1 + 2 * (start + 7 - i)}, 2)" for i in range(8))
+    return _expand(f"CAST(conv(concat({pairs}), 16, -10) AS BIGINT)", hexed)
+
+
+@register("rng_uuid", 1)
+def _rng_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """A version-4 uuid string of a lower/higher long pair or of 16 bytes (the original's)."""
+    arg = args[0]
+    kind = ctx.type_of(arg.sql(dialect=DIALECT)) if ctx.type_of is not None else None
+    if kind == "binary":
+        hexed = _expand("IF(length(__a0) = 16, hex(__a0), NULL)", arg)
+        most, least = _little_endian_long(hexed, 0), _little_endian_long(hexed, 8)
+    else:
+        most, least = field(arg, "higher"), field(arg, "lower")
+    pair = _expand(_VERSIONED, least, most)
+    return _expand(_AS_UUID, field(pair, "lower"), field(pair, "higher"))
+
+
+@register("provided_id", 2)
+def _provided_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<p_base, p_i0, ...>`` of an id provided as a struct of longs (its field count is
+    the base, as in the original)."""
+    prefix = _name_literal(args[0], "provided_id", "prefix", ctx)
+    if len(prefix) != 1:
+        raise _error(ctx, "provided_id takes a prefix, not a path", args[0])
+    kind = ctx.type_of(args[1].sql(dialect=DIALECT)) if ctx.type_of is not None else None
+    fields = [
+        part.split(":", 1) for part in (kind or "")[len("struct<") : -1].split(",") if ":" in part
+    ]
+    if not (kind or "").startswith("struct<") or any(t.strip() != "bigint" for _, t in fields):
+        raise _error(
+            ctx, "provided_id takes a struct of BIGINT fields (e.g. long_pair(lo, hi))", args[1]
+        )
+    names = [n.strip() for n, _ in fields]
+    pairs: list[tuple[str, exp.Expr]] = [(f"{prefix[0]}_base", exp.Literal.number(len(names)))]
+    pairs += [(f"{prefix[0]}_i{i}", field(args[1], n)) for i, n in enumerate(names)]
+    return named_struct(*pairs)

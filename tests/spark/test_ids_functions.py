@@ -141,3 +141,41 @@ def test_misuse_is_refused_with_the_rule_named(sql: str, message: str) -> None:
     with pytest.raises(LibraryFunctionError) as err:
         compile_suite(suite)
     assert message in str(err.value) and err.value.item_id == Id(7, 3)
+
+
+def version4(most: int, least: int) -> str:
+    """java.util.UUID(most, least) with Spark's uuid() version and variant bits, in Python."""
+    most = (most & 0xFFFFFFFFFFFF0FFF) | 0x4000
+    least = (least | 0x8000000000000000) & 0xBFFFFFFFFFFFFFFF
+    return str(uuid.UUID(int=((most & MASK) << 64) | (least & MASK)))
+
+
+def test_rng_uuid_of_long_pairs_and_bytes(spark: Any) -> None:
+    pairs = longs(4, 100)[:-2]
+    df = spark.createDataFrame(pairs, "lo bigint, hi bigint").selectExpr(
+        "lo", "hi", "unhex(concat(lpad(hex(lo), 16, '0'), lpad(hex(hi), 16, '0'))) AS raw"
+    )
+    rows = df.select(
+        "lo",
+        "hi",
+        "raw",
+        Q.expr("rng_uuid(long_pair(lo, hi))", over=df).alias("u"),
+        Q.expr("rngUUID(raw)", over=df).alias("b"),
+    ).collect()
+    for r in rows:
+        assert r.u == version4(r.hi, r.lo)
+        # bytes: most from bytes 0-7 read little-endian, least from bytes 8-15
+        most = int.from_bytes(bytes(r.raw[:8]), "little", signed=True)
+        least = int.from_bytes(bytes(r.raw[8:]), "little", signed=True)
+        assert r.b == version4(most, least)
+        assert uuid.UUID(r.u).version == 4
+
+
+def test_provided_id_from_a_struct_of_longs(spark: Any) -> None:
+    df = spark.createDataFrame([(5, -6)], "lo bigint, hi bigint").selectExpr(
+        "named_struct('lower', lo, 'higher', hi) AS p"
+    )
+    r = df.select(Q.expr("provided_id('x', p)", over=df).alias("id")).first().id
+    assert (r.x_base, r.x_i0, r.x_i1) == (2, 5, -6)
+    with pytest.raises(LibraryFunctionError, match="struct of BIGINT"):
+        Q.expr("provided_id('x', named_struct('a', 'text'))", over=df)
