@@ -70,6 +70,7 @@ def expr(
     """
     from pyspark.sql import functions as F
 
+    from quality_py.runners.arrow_functions import register_arrow_functions
     from quality_py.runners.staging import type_oracle
 
     tree = compile_expression(
@@ -80,7 +81,9 @@ def expr(
         policy=policy,
         type_of=type_oracle(over) if over is not None else None,
     )
-    return F.expr(to_sql(tree))
+    sql = to_sql(tree)
+    register_arrow_functions(over.sparkSession if over is not None else None, [sql])
+    return F.expr(sql)
 
 
 def _arg_node(value: object) -> exp.Expr:

@@ -59,7 +59,7 @@ def fails_any_sql(
     >>> fails_any_sql(["a", "b"], 0.8).startswith("exists(array(a, b), c -> coalesce(c = 0 OR")
     True
     >>> fails_any_sql(["a", "b", "x"], 0.8, ["boolean", "boolean", "number"]).split(" OR ")[0]
-    '(least(a, b) = 0'
+    '(least(a, b) = 0)'
     """
     if not codes:
         return "false"

@@ -55,6 +55,9 @@ def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]
     prepared = prepared.with_policy(replace(prepared.policy, allow_aggregates=True))
     compiled = compile_suite(prepared, type_of=type_oracle(df))
     sqls = [r.sql for r in compiled.rules]
+    from quality_py.runners.arrow_functions import register_arrow_functions
+
+    register_arrow_functions(df.sparkSession, sqls)
     base = input_frame(df, sqls)
     aggregates = [r for r in compiled.rules if r.tree.find(exp.AggFunc)]
     if aggregates and len(aggregates) != len(compiled.rules):

@@ -283,6 +283,9 @@ def stage_rule_codes(
         # such a compile refuses.
         compiled = compile_suite(prepared, type_of=type_of or type_oracle(df))
     extra = list(probe(compiled)) if probe is not None else []
+    from quality_py.runners.arrow_functions import register_arrow_functions
+
+    register_arrow_functions(df.sparkSession, [*(r.sql for r in compiled.rules), *extra])
     # One analysis decides the naming and, when no implicit cast needs containing, is the
     # values projection itself (each analysis of 1000 rules costs ~0.2 s).
     analysed = _analysed_on_alias(df, compiled, extra)

@@ -245,7 +245,25 @@ def _id_raw_type(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 
 # --- hash_with: the original's Guava hashers, for the digests Spark has ----------------------
 
-_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512")
+_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512", "MURMUR3_128")
+#: The Arrow function computing MurmurHash3 x64 128 (quality_py/runners/arrow_functions.py).
+MURMUR3_X64_128 = "qp_murmur3_x64_128"
+
+
+def _hash_longs(
+    args: list[exp.Expr], fn: str, ctx: PassContext
+) -> tuple[list[exp.Expr], exp.Expr | None]:
+    """The longs of a ``hash_with``-style hash of ``args[1:]`` named by ``args[0]``; for murmur3
+    also the one Arrow-function call they read (the caller keeps it to one evaluation)."""
+    name = str(args[0].this).upper()
+    if name != "MURMUR3_128":
+        digest, count = _digest_hex(args, fn, ctx, little_endian=True)
+        return _longs(digest, count), None
+    if len(args) < 2:
+        raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
+    hexes = [_field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
+    hashed = call(MURMUR3_X64_128, call("unhex", call("concat", *hexes)))
+    return [call("element_at", hashed, lit(1)), call("element_at", hashed, lit(2))], hashed
 
 
 def _hasher_args(args: list[exp.Expr], ctx: PassContext, fn: str) -> list[exp.Expr]:
@@ -255,8 +273,8 @@ def _hasher_args(args: list[exp.Expr], ctx: PassContext, fn: str) -> list[exp.Ex
     if name not in _HASHERS:
         raise _error(
             ctx,
-            f"{fn}: {args[0].this!r} is not available here: Spark has no built-in for it and "
-            f"quality_py ships no code that runs per row; use one of {', '.join(_HASHERS)}",
+            f"{fn}: {args[0].this!r} is not available here (Spark has no built-in for it); "
+            f"use one of {', '.join(_HASHERS)}",
             args[0],
         )
     return args
@@ -267,16 +285,16 @@ def _hash_with(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``array<bigint>`` of a hash ('MD5', 'SHA-256', ...) of the fields, fed little-endian as
     the original's Guava hashers are."""
     args = _hasher_args(args, ctx, "hash_with")
-    digest, count = _digest_hex(args, "hash_with", ctx, little_endian=True)
-    return call("array", *_longs(digest, count))
+    longs, hashed = _hash_longs(args, "hash_with", ctx)
+    return hashed if hashed is not None else call("array", *longs)
 
 
 @register("hash_with_struct")
 def _hash_with_struct(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``struct<i0: bigint, ...>`` of :func:`hash_with`."""
     args = _hasher_args(args, ctx, "hash_with_struct")
-    digest, count = _digest_hex(args, "hash_with_struct", ctx, little_endian=True)
-    return named_struct(*[(f"i{i}", e) for i, e in enumerate(_longs(digest, count))])
+    longs, _ = _hash_longs(args, "hash_with_struct", ctx)
+    return named_struct(*[(f"i{i}", e) for i, e in enumerate(longs)])
 
 
 @register("hash_field_based_id")
@@ -286,7 +304,19 @@ def _hash_field_based_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
         raise _error(ctx, "hash_field_based_id takes a prefix, a hash name and fields", args[0])
     prefix = _string_literal(args[0], "hash_field_based_id", "prefix", ctx)
     rest = _hasher_args(args[1:], ctx, "hash_field_based_id")
-    digest, count = _digest_hex(rest, "hash_field_based_id", ctx, little_endian=True)
-    pairs = [(f"{prefix}_base", lit(count))]
-    pairs += [(f"{prefix}_i{i}", e) for i, e in enumerate(_longs(digest, count))]
+    longs, _ = _hash_longs(rest, "hash_field_based_id", ctx)
+    pairs = [(f"{prefix}_base", lit(len(longs)))]
+    pairs += [(f"{prefix}_i{i}", e) for i, e in enumerate(longs)]
+    return named_struct(*pairs)
+
+
+@register("murmur3_id")
+def _murmur3_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``struct<p_base, p_i0, p_i1>``: a 160-bit id from MurmurHash3 x64 128 of the fields."""
+    if len(args) < 2:
+        raise _error(ctx, "murmur3_id takes a prefix and at least one field", args[0])
+    prefix = _string_literal(args[0], "murmur3_id", "prefix", ctx)
+    longs, _ = _hash_longs([lit("MURMUR3_128"), *args[1:]], "murmur3_id", ctx)
+    pairs = [(f"{prefix}_base", lit(2))]
+    pairs += [(f"{prefix}_i{i}", e) for i, e in enumerate(longs)]
     return named_struct(*pairs)

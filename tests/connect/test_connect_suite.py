@@ -207,12 +207,17 @@ def test_the_originals_functions_on_connect(connect: Any) -> None:
         Q.expr("bloom_contains(k, 'qp_connect_evens')", policy=policy).alias("even"),
         Q.expr("as_uuid(lo, hi)").alias("u"),
         Q.expr("digest_to_longs('MD5', c)", over=df).alias("d"),
+        Q.expr("murmur3_id('m', c)", over=df).alias("m"),
     ).collect()
     assert [r.name for r in rows] == ["United", None]
     assert [r.even for r in rows] == [True, None]  # 4 was added; a null value is unknown
     assert rows[0].u == str(uuid.UUID(int=(2 << 64) | 1))
     digest = hashlib.md5(b"UA").digest()
     assert rows[0].d == list(struct.unpack(">qq", digest))
+    import mmh3
+
+    murmur = struct.unpack(">qq", mmh3.hash_bytes(b"UA", 0, True))
+    assert (rows[0].m.m_base, rows[0].m.m_i0, rows[0].m.m_i1) == (2, *murmur)
     measures = RuleSuite(Id(3, 1), [RuleSet(Id(30, 1), [Rule(Id(300, 1), "sum(k)")])])
     result = df.select(expression_runner(df, measures)).first().expressionResults
     assert result.ruleSetResults[Id(30, 1).packed][Id(300, 1).packed].result == "4"
