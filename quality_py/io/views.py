@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
-from quality_py.sql.library_lookups import KEY, VALUE
+from quality_py.sql.library_lookups import KEY
+from quality_py.sql.names import map_view_sql
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -264,20 +265,20 @@ def load_views(
     sizes = {}
     for m in maps:
         try:
-            frame = spark.table(m.view).select(
-                F.expr(m.key).alias(KEY), F.expr(m.value).alias(VALUE)
-            )
+            spark.sql(map_view_sql(m.name, m.view, m.key, m.value))
+            frame = spark.table(m.name)
             stats = frame.agg(F.count(KEY).alias("n"), F.count_distinct(KEY).alias("keys")).first()
-        except (AnalysisException, ParseException) as err:
+        except (AnalysisException, ParseException, ValueError) as err:
+            spark.catalog.dropTempView(m.name)
             raise _error(f"map {m.name!r} cannot load: {str(err).splitlines()[0]}") from None
         assert stats is not None
         if stats.n != stats.keys:
             repeated = frame.groupBy(KEY).count().where("count > 1").limit(3).collect()
             examples = ", ".join(repr(r[KEY]) for r in repeated)
+            spark.catalog.dropTempView(m.name)  # a map that cannot look up is not left behind
             raise _error(
                 f"map {m.name!r}: keys repeat ({stats.n} rows, {stats.keys} distinct keys; "
                 f"e.g. {examples}): a lookup must find one value"
             )
-        frame.createOrReplaceTempView(m.name)
         sizes[m.name] = int(stats.n)
     return LoadedViews(tuple(loaded), tuple(m.name for m in maps), sizes)

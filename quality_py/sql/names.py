@@ -87,3 +87,40 @@ def query_tables(sql: str) -> set[str]:
     tree = statements[0]
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     return {t.name.lower() for t in tree.find_all(exp.Table) if t.name.lower() not in ctes}
+
+
+def map_view_sql(name: str, view: str, key: str, value: str) -> str:
+    """``CREATE OR REPLACE TEMPORARY VIEW name AS SELECT key AS __qp_key, value AS __qp_value
+    FROM view``, built as a tree from the two expressions (each must be exactly one).
+
+    A view created from SQL is analysed afresh wherever a query reads it, so two lookups of one
+    map in a rule do not share attribute ids (Spark 3.5 refuses that in decorrelated subqueries).
+
+    >>> sql = map_view_sql("m", "airlines", "upper(carrier)", "name")
+    >>> for part in sql.split(" AS SELECT "):
+    ...     print(part)
+    CREATE OR REPLACE TEMPORARY VIEW `m`
+    UPPER(carrier) AS __qp_key, name AS __qp_value FROM `airlines`
+    """
+    from quality_py.sql.dialect import DIALECT
+
+    parts = []
+    for what, text in (("key", key), ("value", value)):
+        try:
+            parsed = DIALECT.parse(text)
+        except Exception as err:
+            raise ValueError(f"its {what} does not parse: {str(err).splitlines()[0]}") from None
+        if len(parsed) != 1 or parsed[0] is None or isinstance(parsed[0], exp.Query):
+            raise ValueError(f"its {what} must be one expression")
+        parts.append(parsed[0])
+    select = exp.select(exp.alias_(parts[0], "__qp_key"), exp.alias_(parts[1], "__qp_value")).from_(
+        exp.Table(this=exp.to_identifier(view, quoted=True))
+    )
+    create = exp.Create(
+        this=exp.Table(this=exp.to_identifier(name, quoted=True)),
+        kind="VIEW",
+        replace=True,
+        expression=select,
+        properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
+    )
+    return str(create.sql(dialect=DIALECT))

@@ -142,3 +142,29 @@ rule_sets:
     assert sorted(r.id for r in valid.collect()) == [1, 2]
     assert main(["validate", str(files / "rules.yaml"), "--schema", "carrier STRING",
                  "--views", str(files / "views.yaml")]) == 0  # fmt: skip
+
+
+def test_views_declared_in_a_table(spark: Any, files: Path) -> None:
+    from quality_py.io.views import views_from_table
+
+    table = spark.createDataFrame(
+        [
+            (
+                "qp_t_top",
+                None,
+                None,
+                "SELECT * FROM qp_t_airlines WHERE carrier = 'UA'",
+                None,
+                None,
+            ),
+            ("qp_t_airlines", str(files / "airlines.csv"), "csv", None, "carrier <> 'B6'", None),
+        ],
+        "name string, source string, format string, sql string, filter string, depends_on string",
+    )
+    maps = spark.createDataFrame(
+        [("qp_t_names", "qp_t_airlines", "carrier", "name")],
+        "name string, view string, key string, value string",
+    )
+    loaded = load_views(spark, *views_from_table(table, maps))
+    assert loaded.views == ("qp_t_airlines", "qp_t_top") and loaded.map_sizes == {"qp_t_names": 2}
+    assert [r.carrier for r in spark.table("qp_t_top").collect()] == ["UA"]
