@@ -42,6 +42,9 @@ class RulePolicy:
     #: aggregate functions (sum, count, avg, ...) at the top of an expression: the expression
     #: runners evaluate rules over the whole input and turn this on for their suites
     allow_aggregates: bool = False
+    #: random and unique ids (rng, rng_id, rng_bytes, unique_id): a rerun gives other values, so
+    #: the safe policy refuses every rule Spark finds nondeterministic
+    allow_random: bool = False
     #: bloom filters rules may test with ``probability_in`` (loaded by ``io.blooms.load_bloom``)
     blooms: frozenset[BloomSpec] = frozenset()
 

@@ -121,7 +121,7 @@ def _with_rule_values(
         if not problems:  # pragma: no cover - the whole failed but no part did
             raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
         raise _rule_errors(problems) from None
-    if not compiled.policy.trusted:
+    if not (compiled.policy.trusted or compiled.policy.allow_random):
         _require_deterministic(base, values, compiled, sqls)
     families = [family_of(f.dataType.simpleString()) for f in fields]
     bad = [
@@ -174,7 +174,11 @@ def _require_deterministic(
     if _deterministic(values) is not False:
         return
     bad = [
-        (rule, "Spark finds this rule nondeterministic; the rule policy refuses it")
+        (
+            rule,
+            "Spark finds this rule nondeterministic (a rerun would give other results); the "
+            "rule policy refuses it unless it allows random ids (RulePolicy(allow_random=True))",
+        )
         for rule, sql in zip(compiled.rules, sqls, strict=True)
         if _deterministic(base.selectExpr(sql)) is False
     ]

@@ -490,3 +490,4 @@ from quality_py.sql import library_digests as _library_digests  # noqa: E402,F40
 from quality_py.sql import library_expressions as _library_expressions  # noqa: E402,F401
 from quality_py.sql import library_ids as _library_ids  # noqa: E402,F401
 from quality_py.sql import library_lookups as _library_lookups  # noqa: E402,F401
+from quality_py.sql import library_random as _library_random  # noqa: E402,F401

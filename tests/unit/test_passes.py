@@ -41,9 +41,11 @@ def test_inline_lambdas_golden(case) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=[c.title for c in LIBRARY_CASES])
 def test_library_functions_golden(case) -> None:  # type: ignore[no-untyped-def]
     shapes = {k: parse_shape(v) for k, v in LIBRARY_SHAPES.items()}
-    # a map "countries" and a bloom "ids" (128 bits, 2 hashes) are loaded for these cases
+    # a map "countries" and a bloom "ids" (128 bits, 2 hashes) are loaded, random ids allowed
     policy = (
-        RulePolicy().with_views("countries").with_blooms(BloomSpec("ids", 128, 2, 0.01, "bigint"))
+        RulePolicy(allow_random=True)
+        .with_views("countries")
+        .with_blooms(BloomSpec("ids", 128, 2, 0.01, "bigint"))
     )
     ctx = PassContext(
         shapes=shapes, type_of=lambda sql: LIBRARY_TYPES.get(sql.lower()), policy=policy
