@@ -66,15 +66,22 @@ def lookup(name: str) -> LibraryFunction | None:
     return REGISTRY.get(canonical(name))
 
 
-def _error(ctx: PassContext, message: str, node: exp.Expr | None = None) -> Exception:
+def library_error(
+    ctx: PassContext, message: str, node: exp.Expr | None = None, code: str = "LIBRARY_TYPE"
+) -> LibraryFunctionError:
+    """The error of a library call in the item ``ctx`` compiles, pointing at ``node``."""
     return LibraryFunctionError(
         message,
         item_id=ctx.item_id,
         item_kind=ctx.item_kind,
         source=ctx.source,
         span=ctx.span_of(node) if node is not None else None,
-        code="LIBRARY_TYPE",
+        code=code,
     )
+
+
+def _error(ctx: PassContext, message: str, node: exp.Expr | None = None) -> Exception:
+    return library_error(ctx, message, node)
 
 
 def _int_literal(node: exp.Expr) -> int | None:

@@ -25,7 +25,7 @@ from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, cast, paren
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
-from quality_py.sql.library import canonical, register
+from quality_py.sql.library import canonical, library_error, register
 
 #: Helpers that only mean something as an argument of agg_expr: agg_expr reads them itself, so
 #: they are not library functions, and a suite's own lambda of the same name (``inc`` is a
@@ -34,14 +34,7 @@ HELPERS = ("sum_with", "inc", "results_with", "return_sum", "meanf")
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code="LIBRARY_ARGUMENTS",
-    )
+    return library_error(ctx, message, node, "LIBRARY_ARGUMENTS")
 
 
 def _ddl(node: exp.Expr, ctx: PassContext, fn: str) -> str:

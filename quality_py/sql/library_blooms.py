@@ -20,7 +20,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.model.blooms import BloomSpec
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import register
+from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
 #: Types a bloom may be built from (its header names one; nothing else reaches the SQL).
@@ -28,14 +28,7 @@ BLOOM_TYPES = ("tinyint", "smallint", "int", "bigint", "string", "binary", "date
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr, code: str) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code=code,
-    )
+    return library_error(ctx, message, node, code)
 
 
 def _spec(args: list[exp.Expr], ctx: PassContext, fn: str) -> BloomSpec:

@@ -25,7 +25,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, field, lit, named_struct, paren, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import register
+from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
 #: Digest name -> (Spark template over the binary ``__a0``, digest length in bytes).
@@ -53,14 +53,7 @@ _HEX_OF = {
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code="LIBRARY_TYPE",
-    )
+    return library_error(ctx, message, node, "LIBRARY_TYPE")
 
 
 def _string_literal(node: exp.Expr, fn: str, what: str, ctx: PassContext) -> str:

@@ -14,18 +14,11 @@ from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, field, lit, named_struct
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
-from quality_py.sql.library import register
+from quality_py.sql.library import library_error, register
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code="LIBRARY_ARGUMENTS",
-    )
+    return library_error(ctx, message, node, "LIBRARY_ARGUMENTS")
 
 
 def to_yaml_sql(value: exp.Expr) -> exp.Expr:

@@ -26,7 +26,7 @@ from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import field, named_struct, paren, substitute
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
-from quality_py.sql.library import register
+from quality_py.sql.library import library_error, register
 
 _TEMPLATES: dict[str, exp.Expr] = {}
 
@@ -44,14 +44,7 @@ def _expand(template: str, *args: exp.Expr) -> exp.Expr:
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code="LIBRARY_TYPE",
-    )
+    return library_error(ctx, message, node, "LIBRARY_TYPE")
 
 
 def _name_literal(node: exp.Expr, fn: str, what: str, ctx: PassContext) -> list[str]:

@@ -19,7 +19,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import paren
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import register
+from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
 #: The columns of a loaded map's view (reserved names: see the module docs).
@@ -47,14 +47,7 @@ def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Tab
 def _error(
     ctx: PassContext, message: str, node: exp.Expr, code: str = "LIBRARY_ARGUMENTS"
 ) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code=code,
-    )
+    return library_error(ctx, message, node, code)
 
 
 # The map is broadcast, as the original keeps its maps in memory: without the hint Spark joins a

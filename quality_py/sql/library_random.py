@@ -27,7 +27,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, lit, named_struct
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import register
+from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
 MAX_RANDOM_BYTES = 1024
@@ -35,14 +35,7 @@ UNIQUE_BASE = (1 << 24) | 2
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node),
-        code="LIBRARY_ARGUMENTS",
-    )
+    return library_error(ctx, message, node, "LIBRARY_ARGUMENTS")
 
 
 def _allowed(ctx: PassContext, fn: str, node: exp.Expr | None) -> None:
@@ -50,14 +43,12 @@ def _allowed(ctx: PassContext, fn: str, node: exp.Expr | None) -> None:
     too, where Spark's own determinism flag cannot be read)."""
     if ctx.policy.allow_random or ctx.policy.trusted:
         return
-    raise LibraryFunctionError(
+    raise library_error(
+        ctx,
         f"{fn} gives other values on every run; the rule policy refuses random ids unless it "
         "allows them (RulePolicy(allow_random=True))",
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node) if node is not None else None,
-        code="POLICY",
+        node,
+        "POLICY",
     )
 
 

@@ -28,19 +28,21 @@ SCHEMA = "i int, n bigint, s string, b boolean, d date, t timestamp, bin binary"
 EPOCH = dt.date(1970, 1, 1)
 
 
-def fed(row: tuple[Any, ...]) -> bytes:
+def fed(row: tuple[Any, ...], order: str = ">") -> bytes:
+    """The bytes the fields feed: ints 4 bytes and longs 8, in ``order`` (">" big-endian as
+    Spark's hash functions feed MessageDigest, "<" little-endian as Guava's hashers take them)."""
     i, n, s, b, d, t, bn = row
     out = b""
-    out += b"" if i is None else struct.pack(">i", i)
-    out += b"" if n is None else struct.pack(">q", n)
+    out += b"" if i is None else struct.pack(f"{order}i", i)
+    out += b"" if n is None else struct.pack(f"{order}q", n)
     out += b"" if s is None else s.encode("utf-8")
-    out += b"" if b is None else struct.pack(">i", 1 if b else 0)
-    out += b"" if d is None else struct.pack(">i", (d - EPOCH).days)
+    out += b"" if b is None else struct.pack(f"{order}i", 1 if b else 0)
+    out += b"" if d is None else struct.pack(f"{order}i", (d - EPOCH).days)
     if t is not None:
         micros = (t - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(
             microseconds=1
         )
-        out += struct.pack(">q", micros)
+        out += struct.pack(f"{order}q", micros)
     out += b"" if bn is None else bytes(bn)
     return out
 
@@ -179,24 +181,6 @@ def test_digests_need_the_datas_types() -> None:
         Q.expr("digest_to_longs('MD5', s)")
 
 
-def fed_little_endian(row: tuple[Any, ...]) -> bytes:
-    """As :func:`fed`, with ints and longs little-endian (Guava's ``Hasher.putInt/putLong``)."""
-    i, n, s, b, d, t, bn = row
-    out = b""
-    out += b"" if i is None else struct.pack("<i", i)
-    out += b"" if n is None else struct.pack("<q", n)
-    out += b"" if s is None else s.encode("utf-8")
-    out += b"" if b is None else struct.pack("<i", 1 if b else 0)
-    out += b"" if d is None else struct.pack("<i", (d - EPOCH).days)
-    if t is not None:
-        micros = (t - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(
-            microseconds=1
-        )
-        out += struct.pack("<q", micros)
-    out += b"" if bn is None else bytes(bn)
-    return out
-
-
 @pytest.mark.parametrize(("name", "algorithm"), [("MD5", "md5"), ("SHA-256", "sha256")])
 def test_hash_with_feeds_little_endian_as_guava(data: Any, name: str, algorithm: str) -> None:
     df, source = data
@@ -206,7 +190,7 @@ def test_hash_with_feeds_little_endian_as_guava(data: Any, name: str, algorithm:
         Q.expr(f"hash_field_based_id('k', '{name}', i, n, s, b, d, t, bin)", over=df).alias("id"),
     ).collect()
     for row, r in zip(source, out, strict=True):
-        want = longs(hashlib.new(algorithm, fed_little_endian(row)).digest())
+        want = longs(hashlib.new(algorithm, fed(row, "<")).digest())
         assert r.h == want and list(r.st) == want, row
         assert (r.id.k_base, r.id.k_i0) == (len(want), want[0])
 
@@ -223,7 +207,7 @@ def test_murmur3_ids_match_mmh3_over_guavas_bytes(data: Any) -> None:
         Q.expr("hash_with('MURMUR3_128', i, n, s, b, d, t, bin)", over=df).alias("h"),
     ).collect()
     for row, r in zip(source, out, strict=True):
-        want = list(struct.unpack(">qq", mmh3.hash_bytes(fed_little_endian(row), 0, True)))
+        want = list(struct.unpack(">qq", mmh3.hash_bytes(fed(row, "<"), 0, True)))
         assert (r.id.m_base, [r.id.m_i0, r.id.m_i1]) == (2, want), row
         assert r.h == want
 
