@@ -102,11 +102,13 @@ def interleaved(cases: dict[str, Any], runs: int) -> dict[str, dict[str, Any]]:
 
 
 def _jvm_heap_used(spark: Any) -> int:
-    """Bytes of driver heap in use after a full collection (classic sessions only)."""
+    """Bytes of driver heap in use after three full collections (classic sessions only)."""
     jvm = spark.sparkContext._jvm
-    jvm.java.lang.System.gc()
-    runtime = jvm.java.lang.Runtime.getRuntime()
-    return int(runtime.totalMemory() - runtime.freeMemory())
+    for _ in range(3):
+        jvm.java.lang.System.gc()
+        time.sleep(0.5)
+    bean = jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+    return int(bean.getHeapMemoryUsage().getUsed())
 
 
 def planning(df: Any, n: int, repeats: int = 3) -> dict[str, float]:
@@ -129,10 +131,14 @@ def planning(df: Any, n: int, repeats: int = 3) -> dict[str, float]:
         plan_s = time.perf_counter() - start
         rows.append((compile_s, build_s, plan_s))
         del checked
+    # what built and planned DataFrames hold, per DataFrame: three held at once (one alone is
+    # within the heap's noise at small sizes)
     before = _jvm_heap_used(df.sparkSession)
-    checked = add_data_quality(df, suite, layout="compact")
-    checked._jdf.queryExecution().executedPlan()
-    held = _jvm_heap_used(df.sparkSession) - before
+    frames = [add_data_quality(df, suite, layout="compact") for _ in range(3)]
+    for frame in frames:
+        frame._jdf.queryExecution().executedPlan()
+    held = (_jvm_heap_used(df.sparkSession) - before) / len(frames)
+    del frames
     tracemalloc.start()
     compile_suite(suite)
     python_peak = tracemalloc.get_traced_memory()[1]
