@@ -135,6 +135,25 @@ def _declared_reference(args: argparse.Namespace) -> Any:
     return load_view_file(args.views)
 
 
+def _declared_blooms(args: argparse.Namespace) -> list[Any]:
+    """The blooms of ``--views FILE``, read (checksums checked) before any Spark session."""
+    if not getattr(args, "views", None):
+        return []
+    cached = getattr(args, "_blooms", None)
+    if cached is None:
+        from dataclasses import replace
+
+        from quality_py.io.blooms import Bloom, read_bloom
+        from quality_py.io.views import bloom_files
+
+        cached = []
+        for name, file in bloom_files(args.views):
+            bloom = read_bloom(file)
+            cached.append(Bloom(replace(bloom.spec, name=name), bloom.words))
+        args._blooms = cached
+    return list(cached)
+
+
 def _reference_names(args: argparse.Namespace) -> list[str]:
     """Every view a command's rules may read: ``--view NAME=PATH`` and ``--views FILE``."""
     views, maps = _declared_reference(args)
@@ -150,6 +169,10 @@ def _load_reference(spark: SparkSession, args: argparse.Namespace) -> list[str]:
     views, maps = _declared_reference(args)
     if views or maps:
         names += list(load_views(spark, views, maps).names)
+    from quality_py.io.blooms import register_bloom
+
+    for bloom in _declared_blooms(args):
+        register_bloom(spark, bloom)
     return names
 
 
@@ -160,7 +183,8 @@ def _policy(args: argparse.Namespace, views: Sequence[str]) -> Any:
 
     source = getattr(args, "input", None) or ""
     sample = SAMPLE_VIEWS.get(source.split(":", 1)[1], ()) if source.startswith("sample:") else ()
-    return RulePolicy().with_views(*views, *sample)
+    blooms = [b.spec for b in _declared_blooms(args)]
+    return RulePolicy().with_views(*views, *sample).with_blooms(*blooms)
 
 
 def _warn_if_unhardened(spark: SparkSession) -> None:

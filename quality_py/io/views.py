@@ -143,14 +143,42 @@ def views_from_dicts(
 
 
 def load_view_file(path: str | Path) -> tuple[tuple[ViewConfig, ...], tuple[MapConfig, ...]]:
-    """Configs from a YAML file with ``views:`` and ``maps:`` lists (sources relative to it)."""
+    """Configs from a YAML file with ``views:`` and ``maps:`` lists (sources relative to it;
+    its ``blooms:`` are read by :func:`bloom_files`)."""
+    path = Path(path).resolve()  # sources are read by Spark, whose working directory may differ
+    data = _reference_yaml(path)
+    return views_from_dicts(data.get("views") or [], data.get("maps") or [], path.parent)
+
+
+def _reference_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
-    path = Path(path).resolve()  # sources are read by Spark, whose working directory may differ
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict) or set(data) - {"views", "maps"}:
-        raise _error(f"{path}: expected a mapping with 'views' and 'maps' lists")
-    return views_from_dicts(data.get("views") or [], data.get("maps") or [], path.parent)
+    if not isinstance(data, dict) or set(data) - {"views", "maps", "blooms"}:
+        raise _error(f"{path}: expected a mapping with 'views', 'maps' and 'blooms' lists")
+    return data
+
+
+def bloom_files(path: str | Path) -> tuple[tuple[str, str], ...]:
+    """The ``blooms:`` of a reference-data YAML file: (name, bloom file) pairs, the files
+    relative to the YAML (stored by ``quality_py.io.blooms.save_bloom``).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "ref.yaml").write_text("blooms: [{name: planes, path: planes.qpbloom}]")
+    >>> [(n, pathlib.Path(p).name) for n, p in bloom_files(folder / "ref.yaml")]
+    [('planes', 'planes.qpbloom')]
+    """
+    path = Path(path).resolve()
+    out = []
+    for i, item in enumerate(_reference_yaml(path).get("blooms") or []):
+        if not isinstance(item, dict) or set(item) != {"name", "path"}:
+            raise _error(f"bloom {i + 1}: expected a mapping with name and path")
+        file = str(item["path"])
+        if "://" not in file and not Path(file).is_absolute():
+            file = str(path.parent / file)
+        out.append((str(item["name"]), file))
+    return tuple(out)
 
 
 def views_from_table(

@@ -131,6 +131,18 @@ rule_sets:
       - {id: 10, expression: "map_contains('qp_carrier_names', carrier)", action_if_failed: drop}
 """
     )
+    from quality_py.io.blooms import build_bloom, save_bloom
+
+    # a bloom of the known flight ids, stored beside the YAML and declared in it
+    ids = spark.createDataFrame([(1,), (3,)], "id int")
+    save_bloom(build_bloom(ids, "id", "known_ids"), str(files / "ids.qpbloom"))
+    (files / "views.yaml").write_text(
+        VIEWS + "blooms:\n  - {name: qp_known_ids, path: ids.qpbloom}\n"
+    )
+    (files / "rules.yaml").write_text(
+        (files / "rules.yaml").read_text()
+        + "      - {id: 11, expression: \"bloom_contains(id, 'qp_known_ids')\", action_if_failed: drop}\n"
+    )
     code = main(
         [
             "run", str(files / "rules.yaml"), "--input", str(files / "flights.csv"),
@@ -139,8 +151,9 @@ rule_sets:
     )  # fmt: skip
     assert code == 0, capsys.readouterr().err
     valid = spark.read.parquet(str(files / "valid"))
-    assert sorted(r.id for r in valid.collect()) == [1, 2]
-    assert main(["validate", str(files / "rules.yaml"), "--schema", "carrier STRING",
+    # ids 1 and 2 have a known carrier (3: ZZ, 4: none); of those only 1 is a known id
+    assert sorted(r.id for r in valid.collect()) == [1]
+    assert main(["validate", str(files / "rules.yaml"), "--schema", "id INT, carrier STRING",
                  "--views", str(files / "views.yaml")]) == 0  # fmt: skip
 
 
