@@ -48,7 +48,13 @@ def _sql_type(simple: str) -> str:
 def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]]:
     """The suite compiled for ``df`` (aggregates allowed) and each rule's Spark type."""
     from quality_py.prepare import prepare_for_schema
-    from quality_py.runners.staging import _analysis_errors, _rule_errors, input_frame, type_oracle
+    from quality_py.runners.staging import (
+        _analysis_errors,
+        _rule_errors,
+        _value_sqls,
+        input_frame,
+        type_oracle,
+    )
     from quality_py.sql.compiler import compile_suite
 
     prepared = prepare_for_schema(suite, df.schema)
@@ -68,16 +74,19 @@ def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]
             f"{[r.rule_id for r in plain]}",
             item_id=plain[0].rule_id,
         )
-    types = []
+    # one analysis types every rule; only when it fails is each rule analysed to name the culprits
+    try:
+        fields = base.selectExpr(*_value_sqls(compiled)).schema.fields
+        return compiled, [f.dataType.simpleString() for f in fields]
+    except _analysis_errors():
+        pass
     problems = []
     for rule, sql in zip(compiled.rules, sqls, strict=True):
         try:
-            types.append(base.selectExpr(sql).schema.fields[0].dataType.simpleString())
+            base.selectExpr(sql).schema  # noqa: B018 - analysis only
         except _analysis_errors() as err:
             problems.append((rule, str(err).strip().split("\n", 1)[0][:500]))
-    if problems:
-        raise _rule_errors(problems)
-    return compiled, types
+    raise _rule_errors(problems or [(compiled.rules[0], "the suite does not analyse")])
 
 
 def _results(compiled: CompiledSuite, values: list[exp.Expr]) -> exp.Expr:
