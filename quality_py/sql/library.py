@@ -498,3 +498,4 @@ from quality_py.sql import library_expressions as _library_expressions  # noqa: 
 from quality_py.sql import library_ids as _library_ids  # noqa: E402,F401
 from quality_py.sql import library_lookups as _library_lookups  # noqa: E402,F401
 from quality_py.sql import library_random as _library_random  # noqa: E402,F401
+from quality_py.sql import library_za as _library_za  # noqa: E402,F401

@@ -234,3 +234,111 @@ def test_hashers_spark_lacks_are_refused(spark: Any) -> None:
     with pytest.raises(LibraryFunctionError, match="no built-in") as err:
         add_data_quality(df, suite)
     assert err.value.item_id == Id(9, 1)
+
+
+# --- za_*: XXH64 (written here from its specification) and mmh3's 64-bit halves --------------
+
+_P1, _P2, _P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+_P4, _P5, _MASK = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5, (1 << 64) - 1
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (64 - r))) & _MASK
+
+
+def _round(acc: int, lane: int) -> int:
+    return (_rotl((acc + lane * _P2) & _MASK, 31) * _P1) & _MASK
+
+
+def xxh64(data: bytes, seed: int) -> int:
+    """XXH64 of ``data`` as a signed long (the reference algorithm, no library)."""
+    n, pos = len(data), 0
+    if n >= 32:
+        v = [(seed + _P1 + _P2) & _MASK, (seed + _P2) & _MASK, seed, (seed - _P1) & _MASK]
+        while pos + 32 <= n:
+            for k in range(4):
+                v[k] = _round(v[k], struct.unpack_from("<Q", data, pos + 8 * k)[0])
+            pos += 32
+        h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & _MASK
+        for lane in v:
+            h = ((h ^ _round(0, lane)) * _P1 + _P4) & _MASK
+    else:
+        h = (seed + _P5) & _MASK
+    h = (h + n) & _MASK
+    while pos + 8 <= n:
+        h ^= _round(0, struct.unpack_from("<Q", data, pos)[0])
+        h = (_rotl(h, 27) * _P1 + _P4) & _MASK
+        pos += 8
+    if pos + 4 <= n:
+        h ^= (struct.unpack_from("<I", data, pos)[0] * _P1) & _MASK
+        h = (_rotl(h, 23) * _P2 + _P3) & _MASK
+        pos += 4
+    for byte in data[pos:]:
+        h ^= (byte * _P5) & _MASK
+        h = (_rotl(h, 11) * _P1) & _MASK
+    h ^= h >> 33
+    h = (h * _P2) & _MASK
+    h ^= h >> 29
+    h = (h * _P3) & _MASK
+    h ^= h >> 32
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def test_the_reference_xxh64_matches_published_vectors() -> None:
+    assert xxh64(b"", 0) == 0xEF46DB3751D8E999 - (1 << 64)
+    assert xxh64(b"a", 0) == 0xD24EC4F1A98C6E5B - (1 << 64)
+    assert xxh64(b"abc", 0) == 0x44BC2CF5AD770999
+    # 39 bytes: the 32-byte stripe path (python-xxhash's README example)
+    assert xxh64(b"Nobody inspects the spammish repetition", 0) == 0xFBCEA83C8A378BF1 - (1 << 64)
+
+
+def test_za_xx_hashes_are_xxh64_seed_42_of_the_fed_bytes(data: Any) -> None:
+    df, source = data
+    out = df.select(
+        Q.expr("za_hash_with('XX', i, n, s, b, d, t, bin)", over=df).alias("h"),
+        Q.expr("zaHashWithStruct('xx', i, n, s, b, d, t, bin)", over=df).alias("st"),
+        Q.expr("za_field_based_id('z', 'XX', i, n, s, b, d, t, bin)", over=df).alias("id"),
+    ).collect()
+    for row, r in zip(source, out, strict=True):
+        want = xxh64(fed(row, "<"), 42)
+        assert r.h == [want] and r.st.i0 == want, row
+        assert (r.id.z_base, r.id.z_i0) == (1, want)
+
+
+@needs_arrow_udf
+def test_za_murmur_hashes_are_mmh3_halves(data: Any) -> None:
+    import mmh3
+
+    df, source = data
+    out = df.select(
+        Q.expr("za_hash_with('MURMUR3_64', i, n, s, b, d, t, bin)", over=df).alias("h64"),
+        Q.expr("za_hash_longs_with('MURMUR3_128', i, n, s, b, d, t, bin)", over=df).alias("h"),
+        Q.expr("za_hash_longs_with_struct('MURMUR3_128', s, n)", over=df).alias("st"),
+        Q.expr("za_longs_field_based_id('z', 'MURMUR3_128', i, n, s, b, d, t, bin)", over=df).alias(
+            "id"
+        ),
+    ).collect()
+    for row, r in zip(source, out, strict=True):
+        h1, h2 = mmh3.hash64(fed(row, "<"), 0, True)
+        assert r.h64 == [h1] and r.h == [h1, h2], row
+        assert (r.id.z_base, r.id.z_i0, r.id.z_i1) == (2, h1, h2)
+        s, n = row[2], row[1]
+        short = (b"" if s is None else s.encode()) + (b"" if n is None else struct.pack("<q", n))
+        assert (r.st.i0, r.st.i1) == mmh3.hash64(short, 0, True)
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("za_hash_with('CITY_1_1', s)[0]", "no implementation"),
+        ("za_hash_longs_with('XXH3', s)[0]", "no implementation"),
+        ("za_hash_with('MURMUR3_128', s)[0]", "not one of its hashes"),
+        ("za_field_based_id('p', 'XX').p_i0", "at least one field"),
+    ],
+)
+def test_za_hashes_refuse_what_they_cannot_compute(spark: Any, sql: str, message: str) -> None:
+    df = spark.createDataFrame([("a",)], "s string")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(9, 2), f"{sql} > 0")])])
+    with pytest.raises(LibraryFunctionError, match=message) as err:
+        add_data_quality(df, suite)
+    assert err.value.item_id == Id(9, 2)
