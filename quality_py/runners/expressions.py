@@ -19,6 +19,8 @@ reads one rule's value from any of these shapes.
 
 from __future__ import annotations
 
+import re
+import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -39,10 +41,38 @@ if TYPE_CHECKING:
 def _sql_type(simple: str) -> str:
     """Spark's ``simpleString`` of a type as its SQL form (``decimal(38,18)`` ->
     ``DECIMAL(38,18)``, ``struct<a:int>`` -> ``STRUCT<a: INT>``)."""
-    import re
-
     sql = exp.DataType.build(simple, dialect=DIALECT).sql(dialect=DIALECT)
     return re.sub(r"\((\d+), (\d+)\)", r"(\1,\2)", sql)  # DECIMAL(20,2), as Spark writes it
+
+
+_GROUPS_INPUT = re.compile(r"map_?with\s*\(", re.IGNORECASE)
+
+
+def _input_view(df: DataFrame, suite: RuleSuite) -> str | None:
+    """A temporary view of ``df`` when a rule groups the input (``map_with``), else None.
+
+    The view lives as long as the session (as loaded reference data does); its name is unique
+    per call, so concurrent runners never read each other's input.
+    """
+    texts = [rule.expression for _, rule in suite.iter_rules()]
+    texts += [lam.expression for lam in suite.lambdas]
+    if not any(_GROUPS_INPUT.search(text) for text in texts):
+        return None
+    name = f"__qp_input_{uuid.uuid4().hex}"
+    df.createOrReplaceTempView(name)
+    return name
+
+
+def _aggregates(tree: exp.Expr) -> bool:
+    """Whether the rule aggregates the input: an aggregate function outside any subquery (a
+    subquery's own aggregates are over what it reads)."""
+    queries = (exp.Subquery, exp.Select, exp.Exists)
+    from quality_py.sql.enforce import is_aggregate
+
+    return any(
+        is_aggregate(node)
+        for node in tree.walk(prune=lambda n: n is not tree and isinstance(n, queries))
+    )
 
 
 def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]]:
@@ -59,15 +89,15 @@ def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]
 
     prepared = prepare_for_schema(suite, df.schema)
     prepared = prepared.with_policy(replace(prepared.policy, allow_aggregates=True))
-    compiled = compile_suite(prepared, type_of=type_oracle(df))
+    compiled = compile_suite(prepared, type_of=type_oracle(df), input_view=_input_view(df, suite))
     sqls = [r.sql for r in compiled.rules]
     from quality_py.runners.arrow_functions import register_arrow_functions
 
     register_arrow_functions(df.sparkSession, sqls)
     base = input_frame(df, sqls)
-    aggregates = [r for r in compiled.rules if r.tree.find(exp.AggFunc)]
+    aggregates = [r for r in compiled.rules if _aggregates(r.tree)]
     if aggregates and len(aggregates) != len(compiled.rules):
-        plain = [r for r in compiled.rules if not r.tree.find(exp.AggFunc)]
+        plain = [r for r in compiled.rules if not _aggregates(r.tree)]
         raise RuleAnalysisError(
             "a suite's expressions are all aggregates (one result for the input) or none (one "
             f"per row): aggregates {[r.rule_id for r in aggregates]}, per row "

@@ -370,11 +370,13 @@ def compile_suite(
     policy: RulePolicy | None = None,
     type_of: TypeOracle | None = None,
     collect: bool = False,
+    input_view: str | None = None,
 ) -> CompiledSuite:
     """Compile every rule of ``suite`` (lambda errors surface here, naming the lambda).
 
     ``collect=True``: record every problem in ``issues`` instead of raising the first, and also
     compile every output expression (engine outputs fully, folder outputs up to the policy).
+    ``input_view``: a view of the whole input, for rules that group it (``map_with``).
 
     >>> from quality_py.model import Rule, RuleSet
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
@@ -390,7 +392,14 @@ def compile_suite(
     compiled = []
     for rule_set, rule in suite.iter_rules():
         ctx = PassContext(
-            rule.id, "rule", rule.expression, lambdas, layout, policy=policy, type_of=type_of
+            rule.id,
+            "rule",
+            rule.expression,
+            lambdas,
+            layout,
+            policy=policy,
+            type_of=type_of,
+            input_view=input_view,
         )
         parsed = None
         try:

@@ -125,6 +125,8 @@ class PassContext:
     #: Spark's type (DDL) of a SQL expression over the input, or None when it does not analyse;
     #: given by runners that hold a DataFrame (update_field on any struct expression).
     type_of: Callable[[str], str | None] | None = None
+    #: The view of the whole input, registered by the expression runner (``map_with`` groups it).
+    input_view: str | None = None
 
     def fresh_name(self, hint: str) -> str:
         """A lambda-variable name that cannot clash with user columns."""

@@ -102,6 +102,18 @@ _SUBQUERY = (
     exp.AggFunc,
 )
 _FORBIDDEN_NAMES = {"reflect", "java_method", "try_reflect", "identifier"}
+#: Spark aggregate functions sqlglot parses as plain (anonymous) calls: aggregates all the same.
+ANONYMOUS_AGGREGATES = frozenset(
+    {"any", "count_min_sketch", "every", "histogram_numeric", "hll_sketch_agg", "hll_union_agg",
+     "mean", "some", "std", "try_avg", "try_sum"}
+)  # fmt: skip
+
+
+def is_aggregate(node: exp.Expr) -> bool:
+    """Whether ``node`` is a call of a Spark aggregate function."""
+    if isinstance(node, exp.AggFunc):
+        return True
+    return isinstance(node, exp.Anonymous) and str(node.this).lower() in ANONYMOUS_AGGREGATES
 
 
 def policy_error(ctx: PassContext, message: str, node: exp.Expr) -> PolicyError:
@@ -162,7 +174,9 @@ def _check_function(
                 ctx, f"{name}() reads the clock, which this rule policy refuses (allow_clock)", node
             )
         return
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, exp.Anonymous) and name.lower() in ANONYMOUS_AGGREGATES:
+        ok = policy.allow_aggregates or _in_subquery(node)
+    elif isinstance(node, exp.Anonymous):
         ok = (
             name in ALLOWED_FUNCTIONS
             or name in policy.allowed_functions

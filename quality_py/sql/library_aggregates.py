@@ -13,8 +13,18 @@ overflowing sum is null instead of aborting the job):
   row matched).
 
 The sum starts at zero of ``ddl`` (BIGINT unless given), as in the original. A sum lambda that
-is not ``entry + x`` is refused (it cannot be merged across partitions); ``map_with`` is not
-supported yet (group by the key instead); these helpers are refused outside ``agg_expr``.
+is not ``entry + x`` is refused (it cannot be merged across partitions); these helpers are
+refused outside ``agg_expr``.
+
+``agg_expr('MAP<K, V>', filter, map_with(key, entry -> entry + x), result)`` sums ``x`` per
+``key`` into a ``map<K, V>``. Spark has no aggregate that sums into a map, and folding rows into
+a map one by one would hold every matching row on one executor; so it is compiled into a
+grouped aggregation over the expression runner's input (an uncorrelated scalar subquery,
+``SELECT map_from_entries(collect_list(...)) FROM (SELECT key, try_sum(x) ... GROUP BY key)``):
+partial aggregation per key, one extra Spark job, memory per distinct key. Rows whose key is
+null are left out (a map cannot hold a null key); ``count`` in ``results_with`` is still the
+number of matching rows. It needs the runner's input (``expression_runner`` registers it as a
+view), so it is refused elsewhere.
 """
 
 from __future__ import annotations
@@ -26,11 +36,12 @@ from quality_py.sql.build import call, cast, paren
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.library import canonical, library_error, register
+from quality_py.sql.library_ids import _expand
 
 #: Helpers that only mean something as an argument of agg_expr: agg_expr reads them itself, so
 #: they are not library functions, and a suite's own lambda of the same name (``inc`` is a
 #: common one) shadows them.
-HELPERS = ("sum_with", "inc", "results_with", "return_sum", "meanf")
+HELPERS = ("sum_with", "inc", "results_with", "return_sum", "meanf", "map_with")
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
@@ -76,9 +87,13 @@ def _summand(node: exp.Expr, ctx: PassContext) -> tuple[exp.Expr, str | None]:
     if kind != "sumwith" or not args or len(args) > 2:
         raise _error(ctx, "agg_expr's sum is sum_with([ddl], entry -> entry + x) or inc([x])", node)
     ddl = _ddl(args[0], ctx, "sum_with") if len(args) == 2 else None
-    lam = args[-1]
+    return _added(args[-1], "sum_with", ctx), ddl
+
+
+def _added(lam: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
+    """``x`` of the sum lambda ``entry -> entry + x`` (or ``x + entry``)."""
     if not isinstance(lam, exp.Lambda) or len(lam.expressions) != 1:
-        raise _error(ctx, "sum_with takes a one-parameter lambda: entry -> entry + x", lam)
+        raise _error(ctx, f"{fn} takes a one-parameter lambda: entry -> entry + x", lam)
     entry = lam.expressions[0].name
     body = lam.this
     while isinstance(body, exp.Paren):
@@ -96,7 +111,7 @@ def _summand(node: exp.Expr, ctx: PassContext) -> tuple[exp.Expr, str | None]:
     if pair is not None:
         for mine, other in (pair, pair[::-1]):
             if _is_variable(mine, entry) and not any(_is_variable(n, entry) for n in other.walk()):
-                return other, ddl
+                return other
     raise _error(
         ctx,
         "a sum must add to the entry (entry -> entry + x): partial sums are merged by addition",
@@ -104,12 +119,16 @@ def _summand(node: exp.Expr, ctx: PassContext) -> tuple[exp.Expr, str | None]:
     )
 
 
-def _result(node: exp.Expr, total: exp.Expr, count: exp.Expr, ctx: PassContext) -> exp.Expr:
+def _result(
+    node: exp.Expr, total: exp.Expr, count: exp.Expr, ctx: PassContext, grouped: bool = False
+) -> exp.Expr:
     kind = _helper(node)
     args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
     if kind == "returnsum":
         return total
     if kind == "meanf":
+        if grouped:
+            raise _error(ctx, "meanF() needs a number: a map_with sum is a map", node)
         return call("try_divide", cast(total, "DOUBLE"), count)
     if kind != "resultswith" or not args or len(args) > 3:
         raise _error(
@@ -139,6 +158,10 @@ def _agg_expr(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``agg_expr([ddl], filter, sum, result)``: the result of a filtered additive sum."""
     ddl = _ddl(args[0], ctx, "agg_expr") if len(args) == 4 else "BIGINT"
     condition, summing, result = args[-3:]
+    count = exp.CountIf(this=paren(condition.copy()))
+    if _helper(summing) == "mapwith":
+        total = _grouped_sum(summing, ddl, condition, ctx)
+        return _result(result, total, count, ctx, grouped=True)
     summand, sum_ddl = _summand(summing, ctx)
     kind = sum_ddl or ddl
     matched = exp.If(
@@ -153,8 +176,41 @@ def _agg_expr(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
         cast(call("try_sum", matched), kind),
         cast(exp.Literal.number(0), kind),
     )
-    count = call("count_if", paren(condition.copy()))
     return _result(result, total, count, ctx)
+
+
+def _grouped_sum(node: exp.Expr, ddl: str, condition: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """``map_with(key, entry -> entry + x)``: the per-key sums as a grouped scalar subquery."""
+    args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
+    if len(args) != 2:
+        raise _error(ctx, "map_with takes a key and a lambda (entry -> entry + x)", node)
+    kind = exp.DataType.build(ddl, dialect=DIALECT)
+    if kind.this != exp.DataType.Type.MAP or len(kind.expressions) != 2:
+        raise _error(ctx, "agg_expr with map_with takes the map's type first: 'MAP<K, V>'", node)
+    if ctx.input_view is None:
+        raise _error(
+            ctx,
+            "map_with groups the input by its key: it runs in expression_runner, which gives it "
+            "the input",
+            node,
+        )
+    key_type, value_type = (t.sql(dialect=DIALECT) for t in kind.expressions)
+    added = _added(args[1], "map_with", ctx)
+    template = (
+        "(SELECT map_from_entries(collect_list(named_struct('k', __qp_k, 'v', __qp_s))) FROM "
+        f"(SELECT CAST(__a0 AS {key_type}) AS __qp_k, coalesce(try_sum(TRY_CAST(__a1 AS "
+        f"{value_type})), CAST(0 AS {value_type})) AS __qp_s FROM __qp_input "
+        f"WHERE coalesce(__a2, false) AND __a0 IS NOT NULL GROUP BY CAST(__a0 AS {key_type})))"
+    )
+    out = _expand(template, paren(args[0].copy()), paren(added.copy()), paren(condition.copy()))
+    for table in list(out.find_all(exp.Table)):
+        if table.name == "__qp_input":
+            table.replace(exp.Table(this=exp.to_identifier(ctx.input_view, quoted=True)))
+    # The rule must aggregate the input like any agg_expr (one result, not one per row), but
+    # an aggregate *of* the map (any_value) runs as a sort aggregate over every row: 5x slower.
+    # A count beside it makes the select an aggregate and leaves the once-computed map as is.
+    counted = exp.Not(this=exp.Is(this=exp.Count(this=exp.Star()), expression=exp.Null()))
+    return exp.If(this=counted, true=out, false=exp.Null())
 
 
 def leftover_helpers(tree: exp.Expr, ctx: PassContext) -> None:

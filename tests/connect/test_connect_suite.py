@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -218,6 +219,13 @@ def test_the_originals_functions_on_connect(connect: Any) -> None:
 
     murmur = struct.unpack(">qq", mmh3.hash_bytes(b"UA", 0, True))
     assert (rows[0].m.m_base, rows[0].m.m_i0, rows[0].m.m_i1) == (2, *murmur)
-    measures = RuleSuite(Id(3, 1), [RuleSet(Id(30, 1), [Rule(Id(300, 1), "sum(k)")])])
+    by_code = "agg_expr('MAP<STRING, BIGINT>', 1 > 0, map_with(c, e -> e + lo), return_sum())"
+    measures = RuleSuite(
+        Id(3, 1), [RuleSet(Id(30, 1), [Rule(Id(300, 1), "sum(k)"), Rule(Id(301, 1), by_code)])]
+    )
     result = df.select(expression_runner(df, measures)).first().expressionResults
     assert result.ruleSetResults[Id(30, 1).packed][Id(300, 1).packed].result == "4"
+    sums = result.ruleSetResults[Id(30, 1).packed][Id(301, 1).packed].result
+    assert json.loads(sums) == {"UA": 1, "ZZ": -1}
+    (mm,) = df.where("c = 'UA'").select(Q.expr("za_hash_with('MURMUR3_64', c)", over=df)).first()
+    assert mm == [mmh3.hash64(b"UA", 0, True)[0]]

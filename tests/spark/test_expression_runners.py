@@ -98,13 +98,29 @@ def test_a_suite_mixing_aggregates_and_row_values_is_refused(spark: Any) -> None
         expression_runner(df, _suite((50, 100, "sum(n)"), (50, 101, "n + 1")))
 
 
-def test_aggregates_stay_refused_in_data_quality_rules(spark: Any) -> None:
+@pytest.mark.parametrize("text", ["sum(n) > 0", "try_avg(n) > 0", "every(n > 0)"])
+def test_aggregates_stay_refused_in_data_quality_rules(spark: Any, text: str) -> None:
     from quality_py import add_data_quality
     from quality_py.errors import PolicyError
 
     df = spark.createDataFrame(ROWS, SCHEMA)
-    with pytest.raises(PolicyError):
-        add_data_quality(df, _suite((50, 100, "sum(n) > 0")))
+    with pytest.raises(PolicyError, match="not allowed"):
+        add_data_quality(df, _suite((50, 100, text)))
+
+
+def test_aggregates_sqlglot_does_not_model_are_aggregates(spark: Any) -> None:
+    """try_avg, every, std parse as plain calls: still one result for the input, and a suite
+    mixing them with per-row expressions is refused."""
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    suite = _suite((50, 100, "try_avg(n)"), (50, 101, "every(n > 0)"), (50, 102, "std(n)"))
+    rows = df.select(expression_runner(df, suite)).collect()
+    values = rows[0].expressionResults.ruleSetResults[packed(50)]
+    assert len(rows) == 1 and json.loads(values[packed(100)].result) == 2.0
+    assert values[packed(101)].result == "true"
+    assert json.loads(values[packed(102)].result) == pytest.approx(1.0)  # sample stddev of 1,2,3
+    with pytest.raises(RuleAnalysisError, match="all aggregates") as err:
+        expression_runner(df, _suite((50, 100, "try_avg(n)"), (50, 101, "n + 1")))
+    assert err.value.item_id == Id(101, 1)
 
 
 def test_agg_expr_as_the_original_documents_it(spark: Any) -> None:
@@ -147,3 +163,69 @@ def test_agg_expr_misuse_names_the_rule(spark: Any, text: str, message: str) -> 
     with pytest.raises(LibraryFunctionError) as err:
         expression_runner(df, _suite((50, 107, text)))
     assert message in str(err.value) and err.value.item_id == Id(107, 1)
+
+
+SALES = [
+    ("2024-01-01", "tea", "CHF", 10.0, 1.0),
+    ("2024-01-01", "tea", "EUR", 4.0, 1.1),
+    ("2024-01-02", "tea", "CHF", 2.5, 1.0),
+    ("2024-01-01", "cake", "USD", 3.0, 0.9),
+    ("2024-01-01", None, "CHF", 7.0, 1.0),  # a null key: left out of the map, still counted
+]
+
+
+def test_map_with_counts_and_sums_per_key_as_the_original_documents(spark: Any) -> None:
+    df = spark.createDataFrame(SALES, "date string, product string, ccy string, value double, "
+                                      "ccyrate double")  # fmt: skip
+    suite = _suite(
+        (50, 110, "agg_expr('MAP<STRING, BIGINT>', 1 > 0, map_with(date || ', ' || product, "
+                  "entry -> entry + 1), results_with((sum, count) -> sum))"),
+        (50, 111, "agg_expr('MAP<STRING, DOUBLE>', 1 > 0, mapWith(date || ', ' || product, "
+                  "entry -> entry + IF(ccy = 'CHF', value, value * ccyrate)), return_sum())"),
+        (50, 112, "agg_expr('MAP<STRING, BIGINT>', ccy = 'CHF', map_with(product, "
+                  "entry -> entry + 1), results_with((sum, count) -> count))"),
+        (50, 113, "agg_expr('MAP<STRING, BIGINT>', value > 100, map_with(product, "
+                  "entry -> entry + 1), return_sum())"),
+    )  # fmt: skip
+    counts: dict[str, int] = {}
+    sums: dict[str, float] = {}
+    for date, product, ccy, value, rate in SALES:
+        if product is None:
+            continue
+        key = f"{date}, {product}"
+        counts[key] = counts.get(key, 0) + 1
+        sums[key] = sums.get(key, 0.0) + (value if ccy == "CHF" else value * rate)
+    chf_rows = sum(1 for row in SALES if row[2] == "CHF")
+    values = df.select(expression_runner(df, suite)).first().expressionResults
+    results = values.ruleSetResults[packed(50)]
+    assert json.loads(results[packed(110)].result) == counts
+    assert results[packed(110)].resultDDL == "MAP<STRING, BIGINT>"
+    assert json.loads(results[packed(111)].result) == pytest.approx(sums)
+    assert json.loads(results[packed(112)].result) == chf_rows
+    assert json.loads(results[packed(113)].result) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("agg_expr(1 > 0, map_with(s, e -> e + 1), return_sum())", "'MAP<K, V>'"),
+        ("agg_expr('MAP<STRING, BIGINT>', 1 > 0, map_with(s, e -> e * 2), return_sum())",
+         "must add to the entry"),
+        ("agg_expr('MAP<STRING, BIGINT>', 1 > 0, map_with(s, e -> e + 1), meanF())",
+         "a map_with sum is a map"),
+    ],
+)  # fmt: skip
+def test_map_with_misuse_names_the_rule(spark: Any, text: str, message: str) -> None:
+    from quality_py.errors import LibraryFunctionError
+
+    df = spark.createDataFrame([("a",)], "s string")
+    with pytest.raises(LibraryFunctionError) as err:
+        expression_runner(df, _suite((50, 108, text)))
+    assert message in str(err.value) and err.value.item_id == Id(108, 1)
+
+
+def test_map_with_needs_the_expression_runners_input(spark: Any) -> None:
+    from quality_py.errors import LibraryFunctionError
+
+    with pytest.raises(LibraryFunctionError, match="runs in expression_runner"):
+        Q.expr("agg_expr('MAP<STRING, BIGINT>', 1 > 0, map_with(s, e -> e + 1), return_sum())")
