@@ -238,7 +238,7 @@ def _id_raw_type(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 
 # --- hash_with: the original's Guava hashers, for the digests Spark has ----------------------
 
-_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512", "MURMUR3_128")
+_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512", "MURMUR3_128", "CRC32")
 #: The Arrow function computing MurmurHash3 x64 128 (quality_py/runners/arrow_functions.py).
 MURMUR3_X64_128 = "qp_murmur3_x64_128"
 
@@ -249,6 +249,14 @@ def _hash_longs(
     """The longs of a ``hash_with``-style hash of ``args[1:]`` named by ``args[0]``; for murmur3
     also the one Arrow-function call they read (the caller keeps it to one evaluation)."""
     name = str(args[0].this).upper()
+    if name == "CRC32":
+        # Guava's crc32 is a 4-byte hash code written little-endian; as one long, padded
+        if len(args) < 2:
+            raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
+        hexes = [_field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
+        crc = call("crc32", call("unhex", call("concat", *hexes)))
+        code = _expand(f"rpad({_little_endian(_HEX_INT, 4)}, 16, '0')", crc)
+        return _longs(code, 1), None
     if name != "MURMUR3_128":
         digest, count = _digest_hex(args, fn, ctx, little_endian=True)
         return _longs(digest, count), None
@@ -260,8 +268,8 @@ def _hash_longs(
 
 
 def _hasher_args(args: list[exp.Expr], ctx: PassContext, fn: str) -> list[exp.Expr]:
-    """Refuse the hashers Spark has no function for (the original's Guava MURMUR3_*, ADLER32,
-    CRC32, SIPHASH24; it falls back to MURMUR3_128 for unknown names)."""
+    """Refuse the hashers Spark has no function for (the original's Guava MURMUR3_32, ADLER32,
+    SIPHASH24; it falls back to MURMUR3_128 for unknown names)."""
     name = _string_literal(args[0], fn, "hash name", ctx).upper()
     if name not in _HASHERS:
         raise _error(

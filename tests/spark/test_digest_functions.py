@@ -225,6 +225,20 @@ def test_murmur3_ids_in_a_rule_suite(spark: Any) -> None:
     assert [r.DataQuality.overallResult for r in out] == [100000, 0]
 
 
+def test_hash_with_crc32_is_guavas_four_bytes_as_one_long(data: Any) -> None:
+    import zlib
+
+    df, source = data
+    out = df.select(
+        Q.expr("hash_with('CRC32', i, n, s, b, d, t, bin)", over=df).alias("h"),
+        Q.expr("hash_field_based_id('k', 'crc32', i, n, s, b, d, t, bin)", over=df).alias("id"),
+    ).collect()
+    for row, r in zip(source, out, strict=True):
+        code = zlib.crc32(fed(row, "<")).to_bytes(4, "little") + b"\0" * 4
+        want = struct.unpack(">q", code)[0]
+        assert r.h == [want] and (r.id.k_base, r.id.k_i0) == (1, want), row
+
+
 def test_hashers_spark_lacks_are_refused(spark: Any) -> None:
     df = spark.createDataFrame([("a",)], "s string")
     suite = RuleSuite(
