@@ -7,6 +7,7 @@ A block may use the names a reader has in a notebook: ``spark``, ``df`` (orders:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -137,6 +138,14 @@ def _check_readme_functions(ns: dict[str, Any]) -> None:
     values = ns["batch"].ruleSetResults[(30 << 32) | 1]
     assert int(values[(300 << 32) | 1].result) == len(flights) - len(delays)
     assert float(values[(301 << 32) | 1].result) == round(sum(delays) / len(delays), 2)
+    late: dict[str, int] = {}
+    for f in flights:
+        if f["dep_delay"] not in ("", "NA") and float(f["dep_delay"]) > 60:
+            late[f["carrier"]] = late.get(f["carrier"], 0) + 1
+    assert json.loads(values[(302 << 32) | 1].result) == late
+    explained = ns["explained"]  # the last rule's: the bloom, planned over the flights
+    assert explained.rule_id.id == 201 and "bloom_contains" in explained.source
+    assert explained.plan is not None and "airport_codes" in explained.compiled_sql
 
 
 def test_actions_doc(notebook: dict[str, Any]) -> None:
