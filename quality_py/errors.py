@@ -37,6 +37,7 @@ ERROR_CODES: tuple[str, ...] = (
     "DUPLICATE_ID",
     "DUPLICATE_LAMBDA",
     "FOLDER_OUTPUT",
+    "HISTORY",
     "INPUT",
     "INVALID_ID",
     "INVALID_MODEL",
@@ -199,6 +200,12 @@ class InputError(QualityError, ValueError):
     """An input the command line was given cannot be read (missing file, wrong format)."""
 
     code = "INPUT"
+
+
+class HistoryError(QualityError):
+    """A stored run record is corrupt, of another format, or cannot be written."""
+
+    code = "HISTORY"
 
 
 class ReferenceDataError(QualityError, ValueError):

@@ -20,15 +20,22 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from quality_py.actions.flags import RuleRef, failed_rules_sql, fails_any_sql, rule_refs
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
+from quality_py.history.recording import (
+    anomaly_messages,
+    judge_summary,
+    save_quietly,
+    summary_record,
+    with_anomalies,
+)
 from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
@@ -148,6 +155,10 @@ class QualityRun:
     _stats_frame: Any = None
     #: each rule's value family (``boolean`` rules are counted with fewer aggregates)
     families: tuple[str | None, ...] = ()
+    #: where the run's record is kept (quality_py.history), its tags and anomaly checks
+    history: Any = None
+    tags: dict[str, str] = field(default_factory=dict)
+    anomaly_checks: tuple[Any, ...] = ()
 
     @property
     def input_columns(self) -> list[str]:
@@ -243,6 +254,7 @@ class QualityRun:
         from quality_py.actions.outputs import OutputWriter
 
         started = time.perf_counter()
+        outcomes: list[Any] = []
         try:
             with OutputWriter([target, quarantine, stats], format, publish) as out:
                 valid, counts, finish = self._observed_valid()
@@ -260,19 +272,34 @@ class QualityRun:
                     valid.write.format("noop").mode("overwrite").save()  # still count everything
                 verification = finish() if finish is not None else self.precheck
                 summary = self._summary(counts.get, verification, started)
+                outcomes = judge_summary(summary, self.anomaly_checks, self.history, self.tags)
+                summary = cast(RunSummary, with_anomalies(summary, outcomes))
+                if anomaly_messages(outcomes, "error"):  # nothing is published
+                    raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
                 self.summary = summary
                 if stats is not None:
                     frame = self.stats_frame(summary)
                     out.write(frame, stats, "overwrite", "qp_run_id", self.run_id)
                 out.commit()
+        except QualityRunFailed as err:
+            self._record(err.summary, outcomes)
+            notify_all(self.notifiers, "failure", err.summary)
+            raise
         except Exception as err:
             failed = RunSummary(
                 self.run_id, self.run_time, _suite_name(self.suite), RunStatus.FAILED
             )
+            self._record(failed, (), message=f"{type(err).__name__}: {err}")
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
+        self._record(summary, outcomes)
         notify_all(self.notifiers, "success", summary)
         return summary
+
+    def _record(self, summary: RunSummary, outcomes: Any, message: str | None = None) -> None:
+        """Keep the run's record in the history (when the run has one)."""
+        if self.history is not None:
+            save_quietly(self.history, summary_record(summary, self.tags, outcomes, message))
 
     def _summary(
         self, values: dict[str, Any], verification: VerificationResult | None, started: float
@@ -354,6 +381,9 @@ def run_quality(
     keys: Sequence[str] | None = None,
     notifiers: Sequence[Notifier] = (),
     compiled: CompiledSuite | None = None,
+    history: Any = None,
+    tags: Mapping[str, str] | None = None,
+    anomaly_checks: Sequence[Any] = (),
 ) -> QualityRun:
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks).
 
@@ -363,6 +393,11 @@ def run_quality(
     Raises :class:`QualityRunFailed` here when a ``fail`` rule or ``fail`` check fails (one
     aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
     written). ``keys`` name the columns shown as sample failing rows (default: the first three).
+
+    ``history`` (a :mod:`quality_py.history` repository) keeps the run's record, with ``tags``
+    (table, partition, ...), when the run is written or fails; ``anomaly_checks`` judge the
+    run's metrics against that history before anything is published (an ``error``-level
+    anomaly fails the run, a ``warning`` is reported in the summary).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -394,8 +429,13 @@ def run_quality(
             code="DUPLICATE_COLUMNS",
         )
     run_id = run_id or uuid.uuid4().hex
-    run_time = datetime.now(timezone.utc).replace(microsecond=0)
+    run_time = datetime.now(timezone.utc)
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
+    tag_map = {str(k): str(v) for k, v in (tags or {}).items()}
+    if anomaly_checks and history is None:
+        from quality_py.errors import ModelError
+
+        raise ModelError("anomaly checks judge a run against its history: give history=...")
     notify_all(tuple(notifiers), "start", started)
     try:
         require_new_columns(df, name)
@@ -438,14 +478,24 @@ def run_quality(
             run_time,
             tuple(notifiers),
             families=tuple(staged.families),
+            history=history,
+            tags=tag_map,
+            anomaly_checks=tuple(anomaly_checks),
         )
         fail_checks = [c for c in checks if c.action == "fail"]
         if any(r.action == "fail" for r in refs) or fail_checks:
             _precheck(run, keys)
     except QualityRunFailed as err:
+        if history is not None:
+            save_quietly(history, summary_record(err.summary, tag_map))
         notify_all(tuple(notifiers), "failure", err.summary)
         raise
     except Exception as err:
+        if history is not None:
+            failed = replace(started, status=RunStatus.FAILED)
+            save_quietly(
+                history, summary_record(failed, tag_map, (), f"{type(err).__name__}: {err}")
+            )
         notify_all(tuple(notifiers), "failure", started, error=err)
         raise
     return run

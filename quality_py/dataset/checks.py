@@ -447,8 +447,23 @@ def _as_double(metric: Any) -> float | None:
     return None if metric is None else float(metric)
 
 
-def verify(df: DataFrame, checks: Sequence[Check], *, policy: Any = None) -> VerificationResult:
+def verify(
+    df: DataFrame,
+    checks: Sequence[Check],
+    *,
+    policy: Any = None,
+    history: Any = None,
+    tags: Any = None,
+    suite: str | None = None,
+    anomaly_checks: Sequence[Any] = (),
+    run_id: str | None = None,
+) -> VerificationResult:
     """Run the checks' analyzers (one shared scan + one query per grouping set) and assess them.
+
+    With ``history`` (a :mod:`quality_py.history` repository) the metrics and outcomes are
+    kept as a run record of ``suite`` (a name for this series of verifications) with ``tags``;
+    ``anomaly_checks`` judge this verification's metrics (``metric:Size(*)``, ...) against the
+    earlier ones and are reported among the results (check ``anomaly``).
 
     >>> df = spark.createDataFrame([(1, "a"), (2, None)], "k int, s string")
     >>> result = verify(df, [Check("warning", "t").is_complete("s").has_size("== 2")])
@@ -461,7 +476,48 @@ def verify(df: DataFrame, checks: Sequence[Check], *, policy: Any = None) -> Ver
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
     metrics = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY).metrics
-    return assess(checks, metrics)
+    result = assess(checks, metrics)
+    if history is None:
+        if anomaly_checks:
+            raise ModelError("anomaly checks judge a run against its history: give history=...")
+        return result
+    return _recorded(result, metrics, history, tags, suite, anomaly_checks, run_id)
+
+
+def _recorded(
+    result: VerificationResult,
+    metrics: Any,
+    history: Any,
+    tags: Any,
+    suite: str | None,
+    anomaly_checks: Sequence[Any],
+    run_id: str | None,
+) -> VerificationResult:
+    """``result`` with its anomaly checks' outcomes, saved in ``history``."""
+    import uuid
+    from datetime import datetime, timezone
+
+    from quality_py.history.anomaly_checks import judge_all
+    from quality_py.history.recording import save_quietly, verification_record
+
+    run_id = run_id or uuid.uuid4().hex
+    now = datetime.now(timezone.utc)
+    record = verification_record(result, metrics, run_id, now, suite, tags)
+    outcomes = judge_all(anomaly_checks, record, history)
+    result = VerificationResult(
+        (
+            *result.results,
+            *[
+                ConstraintResult(
+                    "anomaly", o.group or "error", o.entity, o.status == "passed", o.value,
+                    o.message or "",
+                )
+                for o in outcomes
+            ],
+        )
+    )  # fmt: skip
+    save_quietly(history, verification_record(result, metrics, run_id, now, suite, tags))
+    return result
 
 
 def assess(checks: Sequence[Check], metrics: Any) -> VerificationResult:

@@ -1,0 +1,46 @@
+"""Quality over time: run records in a metrics repository, and anomaly checks over them."""
+
+from __future__ import annotations
+
+from quality_py.history.anomalies import (
+    AbsoluteChange,
+    Anomaly,
+    BatchNormal,
+    OnlineNormal,
+    RateOfChange,
+    RelativeRateOfChange,
+    SimpleThresholds,
+    strategy_from_dict,
+)
+from quality_py.history.anomaly_checks import AnomalyCheck, judge_all, metric_key
+from quality_py.history.records import Metric, RunRecord
+from quality_py.history.repository import (
+    FileMetricsRepository,
+    HistoryError,
+    MetricsRepository,
+    TableMetricsRepository,
+    history_frame,
+    open_repository,
+)
+
+__all__ = [
+    "AbsoluteChange",
+    "Anomaly",
+    "AnomalyCheck",
+    "BatchNormal",
+    "FileMetricsRepository",
+    "HistoryError",
+    "Metric",
+    "MetricsRepository",
+    "OnlineNormal",
+    "RateOfChange",
+    "RelativeRateOfChange",
+    "RunRecord",
+    "SimpleThresholds",
+    "TableMetricsRepository",
+    "history_frame",
+    "judge_all",
+    "metric_key",
+    "open_repository",
+    "strategy_from_dict",
+]

@@ -1,0 +1,155 @@
+"""Anomaly checks: a metric of the current run judged against its history.
+
+``AnomalyCheck(("rows", "run", "input_rows"), RelativeRateOfChange(max_decrease=0.7))`` reads
+"the row count must not drop more than 30% from the previous run". The series is the metric in
+the earlier runs of the same suite that are a baseline (not failed quality runs, not
+verifications with failed error-level constraints) (and, when the check names ``tags``, with those
+tags; a run re-using the current run id is left out), oldest first, at most ``window`` of them,
+then the current value; the check fails when the strategy finds the current (last) point
+anomalous. A metric the current run does not have fails the check (it cannot be judged, and a
+quiet pass would hide a run that stopped producing it); a history too short for the strategy
+passes, saying so.
+
+Metric shorthands (:func:`metric_key`): ``input_rows`` (any ``rows`` count), ``rule:101`` /
+``rule:101.1:failed_share``, ``check:<check>:<constraint>``, ``metric:<analyzer>``,
+``sql:<name>``; or the full ``(kind, entity, name)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quality_py.errors import ModelError
+from quality_py.history.records import Metric, RunRecord
+
+#: Runs whose metrics are no baseline: a failed quality run (nothing published) and a
+#: verification with failed error-level constraints.
+_NOT_A_BASELINE = ("failed", "error")
+_ROWS = ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows")
+
+
+def metric_key(spec: str | Sequence[str]) -> tuple[str, str, str]:
+    """``(kind, entity, name)`` of a metric shorthand.
+
+    >>> metric_key("input_rows"), metric_key("rule:101")
+    (('rows', 'run', 'input_rows'), ('rule', '101', 'failed_share'))
+    >>> metric_key("rule:101.1:pass_rate"), metric_key("metric:Size(*)")
+    (('rule', '101.1', 'pass_rate'), ('metric', 'Size(*)', 'value'))
+    """
+    if not isinstance(spec, str):
+        parts = tuple(str(p) for p in spec)
+        if len(parts) != 3:
+            raise ModelError(f"a metric is (kind, entity, name), not {spec!r}")
+        return (parts[0], parts[1], parts[2])
+    if spec in _ROWS:
+        return ("rows", "run", spec)
+    kind, _, rest = spec.partition(":")
+    if kind == "rule" and rest:
+        entity, _, name = rest.partition(":")
+        return ("rule", entity, name or "failed_share")
+    if kind == "check" and rest.count(":") >= 1:
+        check, _, constraint = rest.partition(":")
+        return ("check", check, constraint)
+    if kind in ("metric", "sql") and rest:
+        return (kind, rest, "value")
+    raise ModelError(
+        f"cannot read the metric {spec!r}: use input_rows (or valid_rows, ...), rule:ID[:name], "
+        "check:CHECK:CONSTRAINT, metric:ANALYZER or sql:NAME"
+    )
+
+
+def _value(record: RunRecord, key: tuple[str, str, str]) -> float | None:
+    """The metric ``key`` of ``record``; a rule entity without a version matches any version."""
+    kind, entity, name = key
+    for m in record.metrics:
+        if m.kind != kind or m.name != name:
+            continue
+        if m.entity == entity or (
+            kind == "rule" and "." not in entity and m.entity.split(".")[0] == entity
+        ):
+            return m.value
+    return None
+
+
+@dataclass(frozen=True)
+class AnomalyCheck:
+    """A metric judged against its history by a strategy (see the module docs).
+
+    >>> from quality_py.history.anomalies import RelativeRateOfChange
+    >>> AnomalyCheck("input_rows", RelativeRateOfChange(max_decrease=0.7)).description
+    'rows.run.input_rows by RelativeRateOfChange'
+    """
+
+    metric: str | tuple[str, str, str]
+    strategy: Any
+    level: str = "error"
+    name: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    window: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metric", metric_key(self.metric))
+        if self.level not in ("error", "warning"):
+            raise ModelError(f"an anomaly check's level is error or warning, not {self.level!r}")
+        if not hasattr(self.strategy, "detect"):
+            raise ModelError(f"{self.strategy!r} is not an anomaly strategy (it has no detect)")
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The metric's ``(kind, entity, name)``."""
+        assert isinstance(self.metric, tuple)
+        return self.metric
+
+    @property
+    def description(self) -> str:
+        """The check's name, or what it judges and how."""
+        return self.name or f"{'.'.join(self.key)} by {type(self.strategy).__name__}"
+
+    def judge(self, current: RunRecord, history: Sequence[RunRecord]) -> Metric:
+        """The check's outcome for ``current`` as a metric of kind ``anomaly``."""
+        value = _value(current, self.key)
+        if value is None:
+            return self._outcome(None, False, "the current run has no such metric")
+        earlier = [
+            r
+            for r in history
+            if r.status not in _NOT_A_BASELINE
+            and r.run_id != current.run_id
+            and r.suite == current.suite
+            and r.matches(self.tags)
+            and r.run_time <= current.run_time
+        ]
+        series = [v for v in (_value(r, self.key) for r in earlier) if v is not None]
+        if self.window is not None:
+            series = series[-self.window :]
+        values = [*series, value]
+        try:
+            found = self.strategy.detect(values, len(values) - 1)
+        except ModelError as err:
+            return self._outcome(value, True, f"not judged: {err.message}")
+        if found:
+            return self._outcome(value, False, f"anomaly: {found[-1].detail}")
+        return self._outcome(
+            value, True, f"{value:.6g} is normal against {len(series)} earlier runs"
+        )
+
+    def _outcome(self, value: float | None, passed: bool, message: str) -> Metric:
+        return Metric(
+            "anomaly",
+            self.description,
+            "value",
+            value,
+            "passed" if passed else "failed",
+            f"{self.description}: {message}",
+            group=self.level,
+        )
+
+
+def judge_all(checks: Sequence[AnomalyCheck], current: RunRecord, repository: Any) -> list[Metric]:
+    """Every check's outcome for ``current`` against the runs ``repository`` holds."""
+    if not checks:
+        return []
+    history = repository.records(suite=current.suite)
+    return [check.judge(current, history) for check in checks]

@@ -1,0 +1,85 @@
+"""Turning a quality run's summary or a verification into a run record, judged and saved."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from quality_py.history.anomaly_checks import AnomalyCheck, judge_all
+from quality_py.history.records import Metric, RunRecord, check_metrics, run_metrics
+
+
+def summary_record(
+    summary: Any,
+    tags: Mapping[str, str] | None,
+    extra: Sequence[Metric] = (),
+    message: str | None = None,
+) -> RunRecord:
+    """The record of a quality run's ``RunSummary`` (successful or failed)."""
+    text = message
+    if text is None and summary.failed_checks:
+        text = "; ".join(summary.failed_checks)
+    return RunRecord(
+        summary.run_id,
+        summary.run_time,
+        "quality_run",
+        summary.suite,
+        str(summary.status),
+        dict(tags or {}),
+        (*run_metrics(summary), *extra),
+        text,
+    )
+
+
+def judge_summary(
+    summary: Any, checks: Sequence[AnomalyCheck], repository: Any, tags: Mapping[str, str] | None
+) -> list[Metric]:
+    """The anomaly checks' outcomes for a run (nothing without checks or a repository)."""
+    if not checks or repository is None:
+        return []
+    return judge_all(checks, summary_record(summary, tags), repository)
+
+
+def anomaly_messages(outcomes: Sequence[Metric], level: str | None = None) -> tuple[str, ...]:
+    """The messages of the failed outcomes (of one level, or all)."""
+    return tuple(
+        f"[anomaly {m.group}] {m.message}"
+        for m in outcomes
+        if m.status == "failed" and (level is None or m.group == level)
+    )
+
+
+def with_anomalies(summary: Any, outcomes: Sequence[Metric]) -> Any:
+    """``summary`` with failed anomaly checks among its failed checks."""
+    failed = anomaly_messages(outcomes)
+    return replace(summary, failed_checks=(*summary.failed_checks, *failed)) if failed else summary
+
+
+def save_quietly(repository: Any, record: RunRecord) -> None:
+    """Save ``record``; a history that cannot be written never hides the run's own outcome, so
+    the error is logged (the run's result or error stands)."""
+    import logging
+
+    try:
+        repository.save(record)
+    except Exception as err:  # the run's own error is the one the caller must see
+        logging.getLogger("quality_py").error("could not save run %s: %s", record.run_id, err)
+
+
+def verification_record(
+    result: Any,
+    metrics: Mapping[Any, Any],
+    run_id: str,
+    run_time: datetime,
+    suite: str | None,
+    tags: Mapping[str, str] | None,
+) -> RunRecord:
+    """The record of a ``verify``: every analyzer's metric and every constraint's outcome."""
+    out = []
+    for analyzer, value in metrics.items():
+        number = float(value) if isinstance(value, int | float) else None
+        out.append(Metric("metric", str(getattr(analyzer, "name", analyzer)), "value", number))
+    out += check_metrics(result.results)
+    return RunRecord(run_id, run_time, "verify", suite, result.status, dict(tags or {}), tuple(out))

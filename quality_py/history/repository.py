@@ -1,0 +1,273 @@
+"""Metrics repositories: where run records are kept and read back, on files or in a table.
+
+:class:`FileMetricsRepository` keeps one JSON file per run under ``<root>/<yyyy-mm-dd>/`` (the
+run's UTC day), written as the state store writes (:mod:`quality_py.dataset.store`): a
+temporary file, flushed, then linked to the first free name (``os.link`` fails if the name is
+taken, so concurrent writers never overwrite each other) on a local path; on a pyarrow URI
+(``s3://``, ``gs://``, ``hdfs://``) a temporary object renamed. Every file carries the record
+format and a SHA-256 of the record; a file that does not match is refused with its name (never
+silently skipped: a history with holes would hide the anomalies it exists to find). Reading by
+time lists only the days asked for.
+
+:class:`TableMetricsRepository` appends one row per run (the same JSON and checksum) to a Spark
+table (Delta or parquet, created on first save); Delta's commits make each append atomic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from quality_py.errors import HistoryError
+from quality_py.history.records import RECORD_FORMAT, RunRecord
+
+#: The long form of the history: one row per metric of each run.
+HISTORY_DDL = (
+    "run_id STRING, run_time TIMESTAMP, source STRING, suite STRING, run_status STRING, "
+    "tags MAP<STRING, STRING>, kind STRING, entity STRING, name STRING, value DOUBLE, "
+    "status STRING, message STRING, `group` STRING"
+)
+
+
+def _digest(record: Mapping[str, Any]) -> str:
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def encode(record: RunRecord) -> bytes:
+    """The stored bytes of ``record``: format, checksum, record."""
+    body = record.to_dict()
+    payload = {"format": RECORD_FORMAT, "sha256": _digest(body), "record": body}
+    return json.dumps(payload, sort_keys=True).encode("utf-8")
+
+
+def decode(data: bytes, where: str) -> RunRecord:
+    """The record stored in ``data`` (read from ``where``), checked."""
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise HistoryError(f"run record {where} is not JSON ({err})", item_kind="history") from None
+    if not isinstance(payload, dict) or payload.get("format") != RECORD_FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else None
+        raise HistoryError(
+            f"run record {where} has format {found!r}, not {RECORD_FORMAT!r}", item_kind="history"
+        )
+    body = payload.get("record")
+    if not isinstance(body, dict) or _digest(body) != payload.get("sha256"):
+        raise HistoryError(
+            f"run record {where} does not match its checksum (changed or damaged after it was "
+            "written): restore or delete it",
+            item_kind="history",
+        )
+    try:
+        return RunRecord.from_dict(body)
+    except (KeyError, TypeError, ValueError) as err:
+        raise HistoryError(
+            f"run record {where} is incomplete ({err})", item_kind="history"
+        ) from None
+
+
+def _utc(when: datetime | date | str | None) -> datetime | None:
+    if when is None:
+        return None
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
+    if not isinstance(when, datetime):
+        when = datetime(when.year, when.month, when.day)
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def select(
+    records: Sequence[RunRecord],
+    since: datetime | date | str | None = None,
+    until: datetime | date | str | None = None,
+    tags: Mapping[str, str] | None = None,
+    suite: str | None = None,
+    source: str | None = None,
+) -> list[RunRecord]:
+    """``records`` in ``[since, until)`` with all ``tags`` (and the suite, source), by time."""
+    lo, hi = _utc(since), _utc(until)
+    chosen = [
+        r
+        for r in records
+        if (lo is None or r.run_time >= lo)
+        and (hi is None or r.run_time < hi)
+        and r.matches(tags)
+        and (suite is None or r.suite == suite)
+        and (source is None or r.source == source)
+    ]
+    return sorted(chosen, key=lambda r: (r.run_time, r.run_id))
+
+
+class MetricsRepository(Protocol):
+    """Where run records are saved and read back (files or a table)."""
+
+    def save(self, record: RunRecord) -> None:
+        """Keep ``record`` (atomically: readers see all of it or nothing)."""
+
+    def records(
+        self,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        tags: Mapping[str, str] | None = None,
+        suite: str | None = None,
+        source: str | None = None,
+    ) -> list[RunRecord]:
+        """The records in ``[since, until)`` with ``tags``, oldest first."""
+
+
+def history_rows(records: Sequence[RunRecord]) -> list[tuple[Any, ...]]:
+    """The rows of :func:`history_frame` (``HISTORY_DDL`` order)."""
+    rows = []
+    for r in records:
+        head = (r.run_id, r.run_time, r.source, r.suite, r.status, dict(r.tags))
+        for m in r.metrics:
+            rows.append((*head, m.kind, m.entity, m.name, m.value, m.status, m.message, m.group))
+    return rows
+
+
+def history_frame(spark: Any, records: Sequence[RunRecord]) -> Any:
+    """The records as a DataFrame, one row per metric (``HISTORY_DDL``).
+
+    >>> rec = RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success", {"t": "x"})
+    >>> history_frame(spark, [rec]).count()
+    0
+    """
+    return spark.createDataFrame(history_rows(records), HISTORY_DDL)
+
+
+class FileMetricsRepository:
+    """Run records under ``root``: a local folder or a pyarrow filesystem URI.
+
+    >>> import tempfile
+    >>> from quality_py.history.records import Metric
+    >>> repo = FileMetricsRepository(tempfile.mkdtemp())
+    >>> repo.save(RunRecord("r1", datetime(2026, 1, 2, 3, 4), "verify", None, "success",
+    ...                     {"table": "t"}, (Metric("rows", "run", "input_rows", 7.0),)))
+    >>> [r.run_id for r in repo.records(since="2026-01-01", tags={"table": "t"})]
+    ['r1']
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        from quality_py.dataset.store import _ArrowFiles, _LocalFiles
+
+        text = str(root)
+        self.root = text
+        self._files: _LocalFiles | _ArrowFiles = (
+            _ArrowFiles(text) if "://" in text else _LocalFiles(text)
+        )
+
+    def save(self, record: RunRecord) -> None:
+        """Write ``record`` as a new file of its day (never replacing another)."""
+        day = record.run_time.date().isoformat()
+        try:
+            self._files.publish(day, encode(record), 1)
+        except OSError as err:
+            raise HistoryError(
+                f"cannot write run record {record.run_id} under {self.root}: {err}",
+                item_kind="history",
+            ) from None
+
+    def _days(self, lo: datetime | None, hi: datetime | None) -> list[str]:
+        days = []
+        for name in self._files.names(""):
+            try:
+                day = date.fromisoformat(name)
+            except ValueError:
+                continue  # not a day folder of ours
+            if lo is not None and day < lo.date():
+                continue
+            if hi is not None and datetime(day.year, day.month, day.day, tzinfo=timezone.utc) >= hi:
+                continue
+            days.append(name)
+        return sorted(days)
+
+    def records(
+        self,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        tags: Mapping[str, str] | None = None,
+        suite: str | None = None,
+        source: str | None = None,
+    ) -> list[RunRecord]:
+        """The records in ``[since, until)`` with ``tags``, oldest first."""
+        lo, hi = _utc(since), _utc(until)
+        found = []
+        for day in self._days(lo, hi):
+            for name in sorted(self._files.names(day)):
+                if name.startswith("v") and name.endswith(".json"):
+                    rel = f"{day}/{name}"
+                    found.append(decode(self._files.read(rel), self._files.uri(rel)))
+        return select(found, lo, hi, tags, suite, source)
+
+    def frame(self, spark: Any, **filters: Any) -> Any:
+        """The selected records as a DataFrame, one row per metric (see :func:`history_frame`)."""
+        return history_frame(spark, self.records(**filters))
+
+
+class TableMetricsRepository:
+    """Run records as rows of a Spark table (``run_id, run_time, day, payload``), appended.
+
+    >>> import uuid
+    >>> table = f"qp_history_{uuid.uuid4().hex[:8]}"
+    >>> repo = TableMetricsRepository(spark, table)
+    >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+    >>> [r.run_id for r in repo.records()]
+    ['r1']
+    >>> _ = spark.sql(f"DROP TABLE {table}")
+    """
+
+    _DDL = "run_id STRING, run_time TIMESTAMP, day DATE, payload STRING"
+
+    def __init__(self, spark: Any, table: str, format: str | None = None) -> None:
+        self.spark = spark
+        self.table = table
+        self.format = format
+
+    def save(self, record: RunRecord) -> None:
+        """Append ``record`` (one Spark write: one commit on Delta)."""
+        row = (record.run_id, record.run_time, record.run_time.date(), encode(record).decode())
+        frame = self.spark.createDataFrame([row], self._DDL)
+        writer = frame.write.mode("append")
+        if self.format:
+            writer = writer.format(self.format)
+        writer.saveAsTable(self.table)
+
+    def records(
+        self,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        tags: Mapping[str, str] | None = None,
+        suite: str | None = None,
+        source: str | None = None,
+    ) -> list[RunRecord]:
+        """The records in ``[since, until)`` with ``tags``, oldest first (the time filter runs
+        in Spark on the ``day`` column, the rest on the decoded records)."""
+        if not self.spark.catalog.tableExists(self.table):
+            return []
+        lo, hi = _utc(since), _utc(until)
+        frame = self.spark.table(self.table)
+        if lo is not None:
+            frame = frame.where(frame["day"] >= lo.date())
+        if hi is not None:
+            frame = frame.where(frame["day"] <= hi.date())
+        rows = frame.select("run_id", "payload").collect()
+        found = [decode(str(r.payload).encode(), f"{self.table} run {r.run_id}") for r in rows]
+        return select(found, lo, hi, tags, suite, source)
+
+    def frame(self, spark: Any | None = None, **filters: Any) -> Any:
+        """The selected records as a DataFrame, one row per metric."""
+        return history_frame(spark or self.spark, self.records(**filters))
+
+
+def open_repository(target: str, spark: Any | None = None) -> FileMetricsRepository | Any:
+    """A repository from a command-line target: ``table:NAME`` for a table, else a path/URI."""
+    if target.startswith("table:"):
+        if spark is None:
+            raise HistoryError("a history table needs a Spark session", item_kind="history")
+        return TableMetricsRepository(spark, target[len("table:") :])
+    return FileMetricsRepository(target)
