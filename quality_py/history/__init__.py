@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from quality_py.errors import HistoryError
 from quality_py.history.anomalies import (
     AbsoluteChange,
     Anomaly,
@@ -16,7 +17,6 @@ from quality_py.history.anomaly_checks import AnomalyCheck, judge_all, metric_ke
 from quality_py.history.records import Metric, RunRecord
 from quality_py.history.repository import (
     FileMetricsRepository,
-    HistoryError,
     MetricsRepository,
     TableMetricsRepository,
     history_frame,
