@@ -1,0 +1,144 @@
+"""Quality runs and verifications keep their records; anomaly checks judge against them.
+
+Expected counts are computed in Python from the rows written here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quality_py import Id, QualityRunFailed, Rule, RuleSet, RuleSuite, run_quality
+from quality_py.dataset import Check, verify
+from quality_py.history import (
+    AnomalyCheck,
+    FileMetricsRepository,
+    RelativeRateOfChange,
+    SimpleThresholds,
+    TableMetricsRepository,
+)
+
+SUITE = RuleSuite(
+    Id(1, 1),
+    [
+        RuleSet(
+            Id(10, 1),
+            [
+                Rule(Id(101, 1), "a >= 0", action_if_failed="drop"),
+                Rule(Id(102, 1), "b IS NOT NULL"),
+                Rule(Id(103, 1), "a < 1000000", action_if_failed="fail"),
+            ],
+        )
+    ],
+)
+
+
+def batch(spark: Any, n: int, negative_every: int = 10) -> tuple[Any, list[tuple[int, Any]]]:
+    rows = [(-i if i % negative_every == 0 else i, None if i % 7 == 0 else "x") for i in range(n)]
+    return spark.createDataFrame(rows, "a int, b string"), rows
+
+
+def test_a_written_run_keeps_its_counts(spark: Any, tmp_path: Path) -> None:
+    repo = FileMetricsRepository(tmp_path / "history")
+    df, rows = batch(spark, 200)
+    run = run_quality(df, SUITE, history=repo, tags={"table": "t", "month": "1"}, run_id="m1")
+    summary = run.write(str(tmp_path / "valid"))
+    (record,) = repo.records()
+    negatives = sum(1 for a, _ in rows if a < 0)
+    nulls = sum(1 for _, b in rows if b is None)
+    either = sum(1 for a, b in rows if a < 0 or b is None)
+    assert (record.run_id, record.status, record.suite) == ("m1", "success", "1.1")
+    assert record.tags == {"month": "1", "table": "t"}
+    assert record.value("rows", "run", "input_rows") == 200
+    assert record.value("rows", "run", "dropped_rows") == negatives == summary.dropped_rows
+    assert record.value("rows", "run", "quarantined_rows") == either
+    assert record.value("rule", "101.1", "failed") == negatives
+    assert record.value("rule", "102.1", "failed_share") == pytest.approx(nulls / 200)
+    frame = repo.frame(spark, tags={"table": "t"})
+    got = frame.where("kind = 'rule' AND name = 'failed'").select("entity", "value").collect()
+    assert sorted((r.entity, r.value) for r in got) == [
+        ("101.1", negatives), ("102.1", nulls), ("103.1", 0),
+    ]  # fmt: skip
+
+
+def test_a_failed_run_leaves_its_record(spark: Any, tmp_path: Path) -> None:
+    repo = FileMetricsRepository(tmp_path)
+    rows = [(5, "x"), (2_000_000, "y"), (3_000_000, "z")]
+    df = spark.createDataFrame(rows, "a int, b string")
+    with pytest.raises(QualityRunFailed):
+        run_quality(df, SUITE, history=repo, run_id="bad")
+    (record,) = repo.records()
+    assert (record.run_id, record.status) == ("bad", "failed")
+    assert record.value("rule", "103.1", "failing") == 2  # rows with a >= 1000000
+    broken = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(104, 1), "nope(a)")])])
+    with pytest.raises(Exception, match="nope"):
+        run_quality(df, broken, history=repo, run_id="typo")
+    typo = next(r for r in repo.records() if r.run_id == "typo")
+    assert typo.status == "failed" and "nope" in (typo.message or "")
+
+
+def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: Path) -> None:
+    repo = FileMetricsRepository(tmp_path / "history")
+    checks = [
+        AnomalyCheck("input_rows", RelativeRateOfChange(max_decrease=0.7), name="row count"),
+        AnomalyCheck("rule:102", SimpleThresholds(upper=0.3), level="warning", name="null b share"),
+    ]
+    target = tmp_path / "valid"
+    for month, n in enumerate([300, 320, 310], start=1):
+        df, _ = batch(spark, n)
+        summary = run_quality(
+            df, SUITE, history=repo, anomaly_checks=checks, run_id=f"m{month}"
+        ).write(str(target))
+        assert not summary.failed_checks  # normal months
+    small, _ = batch(spark, 100)  # a third of the last month: a drop of 68%
+    with pytest.raises(QualityRunFailed, match="row count"):
+        run_quality(small, SUITE, history=repo, anomaly_checks=checks, run_id="m4").write(
+            str(target)
+        )
+    month3 = sum(1 for i in range(310) if not (i % 10 == 0 and i > 0))  # a >= 0 kept
+    assert spark.read.parquet(str(target)).count() == month3  # month 3 stays published
+    last = repo.records()[-1]
+    assert (last.run_id, last.status) == ("m4", "failed")
+    assert last.value("anomaly", "row count", "value") == 100
+    # a warning-level anomaly is reported, the batch still published
+    nulls = spark.createDataFrame(
+        [(i, None if i % 2 else "x") for i in range(300)], "a int, b string"
+    )
+    summary = run_quality(nulls, SUITE, history=repo, anomaly_checks=checks, run_id="m5").write(
+        str(target)
+    )
+    assert [m for m in summary.failed_checks if "null b share" in m]
+    assert spark.read.parquet(str(target)).count() == 300
+
+
+def test_verify_keeps_metrics_and_judges_anomalies(spark: Any, tmp_path: Path) -> None:
+    repo = FileMetricsRepository(tmp_path)
+    check = Check("error", "sizes").has_size(">= 1")
+    size = AnomalyCheck("metric:Size()", RelativeRateOfChange(0.5, 2.0), name="size")
+    for n in (100, 110, 90):
+        result = verify(spark.range(n), [check], history=repo, suite="ids", anomaly_checks=[size])
+        assert result.status == "success"
+    result = verify(spark.range(400), [check], history=repo, suite="ids", anomaly_checks=[size])
+    assert result.status == "error"
+    (judged,) = [r for r in result.results if r.check == "anomaly"]
+    assert not judged.passed and judged.metric == 400
+    values = [r.value("metric", "Size()", "value") for r in repo.records(suite="ids")]
+    assert values == [100, 110, 90, 400]
+
+
+def test_a_table_repository(spark: Any) -> None:
+    import uuid
+
+    table = f"qp_history_{uuid.uuid4().hex[:8]}"
+    repo = TableMetricsRepository(spark, table)
+    try:
+        for i, n in enumerate((10, 20)):
+            df, _ = batch(spark, n)
+            run_quality(df, SUITE, history=repo, tags={"part": str(i)}, run_id=f"t{i}").write()
+        assert [r.run_id for r in repo.records()] == ["t0", "t1"]
+        rows = repo.frame(tags={"part": "1"}).where("name = 'input_rows'").collect()
+        assert [(r.run_id, r.value, r.tags["part"]) for r in rows] == [("t1", 20.0, "1")]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
