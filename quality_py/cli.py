@@ -218,9 +218,21 @@ def quality_run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
+    if args.where:
+        df = df.where(args.where)
+    history, anomalies = _history(args, spark)
     try:
         run = run_quality(
-            df, suite, checks, args.run_id, name=args.name, layout=args.layout, compiled=compiled
+            df,
+            suite,
+            checks,
+            args.run_id,
+            name=args.name,
+            layout=args.layout,
+            compiled=compiled,
+            history=history,
+            tags=_tags(args.tag),
+            anomaly_checks=anomalies,
         )
         summary = run.write(args.valid, args.quarantine, args.stats)
     except QualityRunFailed as err:
@@ -244,9 +256,36 @@ def quality_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tags(pairs: Sequence[str] | None) -> dict[str, str]:
+    """``--tag K=V`` options as a mapping."""
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--tag takes KEY=VALUE, not {pair!r}")
+        out[key] = value
+    return out
+
+
+def _history(args: argparse.Namespace, spark: SparkSession) -> tuple[Any, tuple[Any, ...]]:
+    """The run's metrics repository (``--history``) and the ruleset's anomaly checks."""
+    from quality_py.history import open_repository
+    from quality_py.io.yaml_anomalies import load_anomalies
+
+    anomalies = load_anomalies(args.ruleset)
+    if not args.history:
+        if anomalies:
+            print(
+                f"note: {len(anomalies)} anomaly check(s) need a history (--history): not judged",
+                file=sys.stderr,
+            )
+        return None, ()
+    return open_repository(args.history, spark), anomalies
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``run`` command."""
-    if args.valid or args.quarantine or args.stats:
+    if args.valid or args.quarantine or args.stats or args.history:
         return quality_run(args)
     if not args.output:
         raise SystemExit("run: give --output, or --valid/--quarantine/--stats for a quality run")
@@ -266,6 +305,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
+    if args.where:
+        df = df.where(args.where)
     checked = add_data_quality(df, suite, args.name, layout=args.layout, compiled=compiled)
     from quality_py.runners.summary import layout_of
 
@@ -476,6 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quarantine", help="quality run: write failing rows with reasons here")
     r.add_argument("--stats", help="quality run: write the run's stats here")
     r.add_argument("--run-id", help="quality run id (re-running an id replaces its outputs)")
+    r.add_argument("--where", help="check only the input rows matching this SQL condition")
+    r.add_argument("--history", help="quality run: keep its metrics here (path or table:NAME)")
+    r.add_argument("--tag", action="append", help="quality run: tag its metrics KEY=VALUE")
     r.add_argument("--format", choices=FORMATS, help="input format (default: by suffix)")
     r.add_argument("--layout", choices=["map", "compact"], default="map")
     r.add_argument("--name", default="DataQuality", help="name of the result column")

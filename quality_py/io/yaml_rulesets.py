@@ -267,7 +267,7 @@ def loads_ruleset_and_checks(
     if root is None:
         raise ctx.error(None, "the ruleset is empty")
     fields = _mapping(root, ctx, "the ruleset")
-    top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks"}
+    top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks", "anomalies"}
     _check_keys(fields, top, ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")

@@ -1,0 +1,90 @@
+"""Anomaly checks declared in a YAML ruleset (the ``anomalies`` key), judged against the
+metrics history of the runs (``run --history``).
+
+Each entry names the metric (see :func:`quality_py.history.anomaly_checks.metric_key`), the
+strategy and its parameters, and optionally a ``name``, a ``level`` (``error`` fails the run
+before anything is published, ``warning`` reports it), the ``tags`` the earlier runs must carry,
+and a ``window`` of earlier runs.
+
+.. code-block:: yaml
+
+    anomalies:
+      - name: flights per month
+        metric: input_rows
+        strategy: relative_rate_of_change
+        max_decrease: 0.7          # may not drop more than 30% from the previous month
+      - metric: rule:101           # the share of rows failing rule 101
+        strategy: online_normal
+        upper_factor: 3
+        level: warning
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from quality_py.errors import ModelError
+from quality_py.history.anomalies import strategy_from_dict
+from quality_py.history.anomaly_checks import AnomalyCheck
+from quality_py.io.yaml_checks import _children, _error, refuse_aliases
+
+_OWN_KEYS = {"name", "metric", "level", "tags", "window", "strategy"}
+
+
+def anomalies_from_node(node: yaml.Node | None, origin: str) -> tuple[AnomalyCheck, ...]:
+    """The anomaly checks of an ``anomalies:`` node."""
+    if node is None:
+        return ()
+    specs = yaml.SafeLoader("").construct_document(node)
+    if not specs:
+        return ()
+    if not isinstance(specs, list):
+        raise _error(origin, node, "'anomalies' must be a list")
+    out = []
+    for i, (spec, child) in enumerate(zip(specs, _children(node), strict=True)):
+        where = f"anomaly check {i + 1}"
+        if not isinstance(spec, dict) or "metric" not in spec or "strategy" not in spec:
+            raise _error(origin, child, f"{where}: a mapping with at least metric and strategy")
+        params: dict[str, Any] = {k: v for k, v in spec.items() if k not in _OWN_KEYS}
+        try:
+            strategy = strategy_from_dict({"strategy": spec["strategy"], **params})
+            out.append(
+                AnomalyCheck(
+                    str(spec["metric"]),
+                    strategy,
+                    level=str(spec.get("level", "error")),
+                    name=None if spec.get("name") is None else str(spec["name"]),
+                    tags={str(k): str(v) for k, v in (spec.get("tags") or {}).items()},
+                    window=None if spec.get("window") is None else int(spec["window"]),
+                )
+            )
+        except (ModelError, TypeError, ValueError) as err:
+            raise _error(origin, child, f"{where}: {err}") from None
+    return tuple(out)
+
+
+def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, ...]:
+    """The anomaly checks of a YAML ruleset's text (empty when it has none).
+
+    >>> [c.description for c in loads_anomalies('''
+    ... anomalies:
+    ...   - {metric: input_rows, strategy: relative_rate_of_change, max_decrease: 0.7}
+    ... ''')]
+    ['rows.run.input_rows by RelativeRateOfChange']
+    """
+    refuse_aliases(text, origin)
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if not isinstance(root, yaml.MappingNode):
+        return ()
+    return anomalies_from_node(
+        next((v for k, v in root.value if k.value == "anomalies"), None), origin
+    )
+
+
+def load_anomalies(path: str | Path) -> tuple[AnomalyCheck, ...]:
+    """The anomaly checks of a YAML ruleset file (errors name the file, line and column)."""
+    p = Path(path)
+    return loads_anomalies(p.read_text(encoding="utf-8"), str(p))
