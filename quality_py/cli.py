@@ -550,6 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(c, schema=False)
     c.add_argument("dest", help="a .yaml file or a folder for the tables")
     c.set_defaults(func=convert_command)
+    from quality_py.cli_over_time import add_parsers
+
+    add_parsers(sub)
     return parser
 
 

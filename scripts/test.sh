@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: lint + types, unit tier (no JVM), Spark tier with doctests, Spark Connect,
-# the flights job on a standalone cluster (a master and two workers), the Spark tier on 3.5.
+# the flights job on a standalone cluster (a master and two workers), the Spark tier on 3.5;
+# headless Chromium (installed where missing) loads the HTML report.
 # Each step prints its duration; the whole command stays under 15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,15 @@ step() {
   echo "   [$name: $((SECONDS - t0)) s]"
 }
 step "bootstrap" bash scripts/bootstrap.sh
+# headless Chromium for the report tests, from the system packages where missing
+browser() {
+  command -v chromium >/dev/null 2>&1 && return 0
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get install -y -q chromium >/dev/null 2>&1 ||
+    { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q chromium >/dev/null; }
+}
+step "chromium" browser
 export PYSPARK_PYTHON="$PWD/.venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 py=.venv/bin/python
 step "ruff" bash -c "$py -m ruff check . && $py -m ruff format --check ."

@@ -32,6 +32,8 @@ from quality_py.errors import QualityError
 from quality_py.history.recording import (
     anomaly_messages,
     judge_summary,
+    rule_metrics,
+    sample_metrics,
     save_quietly,
     summary_record,
     with_anomalies,
@@ -159,6 +161,8 @@ class QualityRun:
     history: Any = None
     tags: dict[str, str] = field(default_factory=dict)
     anomaly_checks: tuple[Any, ...] = ()
+    #: the columns shown as a failing row's keys (default: the first three)
+    keys: tuple[str, ...] = ()
 
     @property
     def input_columns(self) -> list[str]:
@@ -297,9 +301,17 @@ class QualityRun:
         return summary
 
     def _record(self, summary: RunSummary, outcomes: Any, message: str | None = None) -> None:
-        """Keep the run's record in the history (when the run has one)."""
-        if self.history is not None:
-            save_quietly(self.history, summary_record(summary, self.tags, outcomes, message))
+        """Keep the run's record in the history (when the run has one), with each rule's action
+        and description and the keys of a few failing rows (one small job stopping at 5 rows)."""
+        if self.history is None:
+            return
+        samples: list[dict[str, Any]] = list(summary.sample_keys)
+        if not samples and summary.quarantined_rows:
+            shown = list(self.keys) or self.input_columns[:3]
+            rows = self.flagged.where(ANY).select(*[_q(c) for c in shown]).limit(5).collect()
+            samples = [r.asDict() for r in rows]
+        extra = [*rule_metrics(self.refs), *sample_metrics(samples), *outcomes]
+        save_quietly(self.history, summary_record(summary, self.tags, extra, message))
 
     def _summary(
         self, values: dict[str, Any], verification: VerificationResult | None, started: float
@@ -481,6 +493,7 @@ def run_quality(
             history=history,
             tags=tag_map,
             anomaly_checks=tuple(anomaly_checks),
+            keys=tuple(keys or ()),
         )
         fail_checks = [c for c in checks if c.action == "fail"]
         if any(r.action == "fail" for r in refs) or fail_checks:

@@ -139,7 +139,7 @@ class AnomalyCheck:
         return Metric(
             "anomaly",
             self.description,
-            "value",
+            ".".join(self.key),  # the judged metric: reports mark it on that metric's trend
             value,
             "passed" if passed else "failed",
             f"{self.description}: {message}",

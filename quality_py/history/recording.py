@@ -57,6 +57,32 @@ def with_anomalies(summary: Any, outcomes: Sequence[Metric]) -> Any:
     return replace(summary, failed_checks=(*summary.failed_checks, *failed)) if failed else summary
 
 
+def rule_metrics(refs: Sequence[Any]) -> list[Metric]:
+    """Each rule's action and description (metric ``rule/<id>/action``, no value)."""
+    return [
+        Metric(
+            "rule",
+            f"{r.rule.id}.{r.rule.version}",
+            "action",
+            None,
+            r.action,
+            r.description,
+            group=f"{r.rule_set.id}.{r.rule_set.version}",
+        )
+        for r in refs
+    ]
+
+
+def sample_metrics(rows: Sequence[Mapping[str, Any]]) -> list[Metric]:
+    """A few failing rows' key columns (metric ``sample/row <i>/keys``, the keys as JSON)."""
+    import json
+
+    return [
+        Metric("sample", f"row {i + 1}", "keys", None, None, json.dumps(row, default=str))
+        for i, row in enumerate(rows)
+    ]
+
+
 def save_quietly(repository: Any, record: RunRecord) -> None:
     """Save ``record``; a history that cannot be written never hides the run's own outcome, so
     the error is logged (the run's result or error stands)."""

@@ -14,7 +14,9 @@ kind        entity                      names
 ``check``   the check's description     the constraint's description (value: the metric)
 ``metric``  the analyzer (``Size(*)``)  ``value``
 ``sql``     the SQL check's name        ``value`` (status passed / failed)
-``anomaly`` the anomaly check's name    ``value`` (the metric judged; status passed / failed)
+``anomaly`` the anomaly check's name    the judged metric's ``kind.entity.name`` (value: the
+                                        metric's value; status passed / failed)
+``sample``  ``row <i>``                 ``keys`` (message: a failing row's key columns, JSON)
 ``timing``  ``run``                     seconds of each step
 ==========  ==========================  =================================================
 """

@@ -101,7 +101,7 @@ def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: P
     assert spark.read.parquet(str(target)).count() == month3  # month 3 stays published
     last = repo.records()[-1]
     assert (last.run_id, last.status) == ("m4", "failed")
-    assert last.value("anomaly", "row count", "value") == 100
+    assert last.value("anomaly", "row count", "rows.run.input_rows") == 100
     # a warning-level anomaly is reported, the batch still published
     nulls = spark.createDataFrame(
         [(i, None if i % 2 else "x") for i in range(300)], "a int, b string"

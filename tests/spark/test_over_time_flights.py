@@ -1,0 +1,132 @@
+"""Quality over time on the flights, end to end through the command line (in this process):
+three monthly runs build a history, a broken fourth month is flagged by an anomaly check and not
+published, ``profile`` suggests checks that hold on the months they were learned from, and the
+report, loaded in headless Chromium, shows it all. Expected numbers come from the flights CSV
+read by Python's csv module.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quality_py.cli import main
+from quality_py.history import FileMetricsRepository
+from tests.browser import Elements, dump_dom, screenshot
+
+RULESET = Path(__file__).resolve().parents[2] / "rulesets" / "flights.yaml"
+
+
+def _flights() -> list[dict[str, str]]:
+    from quality_py.spark.samples import _package_data
+
+    with zipfile.ZipFile(_package_data() / "flights.csv.zip") as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".csv"))
+        return list(csv.DictReader(io.TextIOWrapper(zf.open(name), encoding="utf-8")))
+
+
+def _run(history: Path, out: Path, where: str, run_id: str, month: int) -> int:
+    return main(
+        ["run", str(RULESET), "--input", "sample:flights", "--where", where,
+         "--valid", str(out / "valid"), "--history", str(history), "--run-id", run_id,
+         "--tag", "table=flights", "--tag", f"month={month}", "--layout", "compact"]
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def history(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("over-time")
+    store, out = root / "history", root / "out"
+    for month in (1, 2, 3):
+        assert _run(store, out, f"month = {month}", f"2013-0{month}", month) == 0
+    # the deliberately broken month: an extract that stopped after 5 days
+    assert _run(store, out, "month = 4 AND day <= 5", "2013-04", 4) == 1
+    suggested = root / "suggested.yaml"
+    assert main(
+        ["profile", "--input", "sample:flights", "--where", "month <= 3", "--suggest",
+         str(suggested), "--history", str(store), "--suite", "1.1"]
+    ) == 0  # fmt: skip
+    return store, root
+
+
+def test_three_months_build_a_history_and_the_broken_one_is_flagged(
+    history: tuple[Path, Path],
+) -> None:
+    store, root = history
+    flights = _flights()
+    by_month = {m: sum(1 for f in flights if f["month"] == str(m)) for m in (1, 2, 3)}
+    broken = sum(1 for f in flights if f["month"] == "4" and int(f["day"]) <= 5)
+    runs = FileMetricsRepository(store).records(source="quality_run")
+    assert [(r.run_id, r.status) for r in runs] == [
+        ("2013-01", "success"), ("2013-02", "success"), ("2013-03", "success"),
+        ("2013-04", "failed"),
+    ]  # fmt: skip
+    assert [r.value("rows", "run", "input_rows") for r in runs] == [*by_month.values(), broken]
+    judged = runs[-1].value("anomaly", "flights per month", "rows.run.input_rows")
+    assert judged == broken
+    flagged = [m for m in runs[-1].metrics if m.kind == "anomaly" and m.status == "failed"]
+    assert [m.entity for m in flagged] == ["flights per month"]
+    # nothing of the broken month was published: the valid rows are March's
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    assert spark is not None
+    valid = spark.read.parquet(str(root / "out" / "valid"))
+    assert valid.select("month").distinct().collect()[0].month == 3
+
+
+def test_suggested_checks_hold_on_the_months_they_were_learned_from(
+    history: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, root = history
+    suggested = root / "suggested.yaml"
+    text = suggested.read_text()
+    assert "is_complete" in text and "origin IS NULL OR origin IN ('EWR', 'JFK', 'LGA')" in text
+    out = root / "suggested-run"
+    code = main(
+        ["run", str(suggested), "--input", "sample:flights", "--where", "month <= 3",
+         "--valid", str(out / "valid"), "--quarantine", str(out / "quarantine")]
+    )  # fmt: skip
+    assert code == 0  # every suggested check holds (an error-level check would exit 1)
+    rows = sum(1 for f in _flights() if int(f["month"]) <= 3)
+    printed = capsys.readouterr().out
+    assert f"rows: {rows} in, {rows} valid, 0 quarantined" in printed  # every row rule holds
+    assert " FAIL " not in printed and "status: success" in printed
+
+
+def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -> None:
+    store, root = history
+    page = root / "report.html"
+    assert main(["report", "--history", str(store), "--out", str(page)]) == 0
+    dom = Elements(dump_dom(page))
+    runs = FileMetricsRepository(store).records(source="quality_run")
+    latest = runs[-1]
+    (section,) = dom.find("section", id="latest-run")
+    assert section["attrs"]["data-run-id"] == "2013-04"
+    for name in ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows"):
+        (cell,) = [e for e in dom.find("td", data_metric=name)][:1]
+        assert float(cell["text"]) == latest.value("rows", "run", name), name
+    (failed,) = dom.find("td", data_count="failed")[1:2]  # rule 101.1: no tail number
+    assert dom.find("tr", data_rule="101.1")
+    assert float(failed["text"]) == latest.value("rule", "101.1", "failed")
+    # the input-rows trend has one point per run, the broken month's marked
+    points = dom.find("circle")
+    trend = [p for p in points if p["attrs"].get("data-run") == "2013-04"]
+    assert any("anomaly" in p["attrs"]["class"] for p in trend)
+    marked = {p["attrs"]["data-run"] for p in points if "anomaly" in p["attrs"]["class"]}
+    assert marked == {"2013-04"}
+    # the profile: completeness of dep_time over months 1-3, by Python
+    flights = [f for f in _flights() if int(f["month"]) <= 3]
+    share = sum(1 for f in flights if f["dep_time"] not in ("", "NA")) / len(flights)
+    (row,) = dom.find("tr", data_column="dep_time")
+    cells = [e for e in dom.items if e["attrs"].get("data-stat") == "completeness"]
+    index = [e["attrs"].get("data-column") for e in dom.find("tr") if "data-column" in e["attrs"]]
+    assert float(cells[index.index("dep_time")]["text"]) == pytest.approx(share, abs=5e-5)
+    assert row and dom.find("svg", data_column="origin")
+    shot = screenshot(page, "flights-report")
+    assert shot.stat().st_size > 50_000
