@@ -221,6 +221,9 @@ def quality_run(args: argparse.Namespace) -> int:
     if args.where:
         df = df.where(args.where)
     history, anomalies = _history(args, spark)
+    from quality_py.io.yaml_anomalies import loads_error_rates, loads_sql_checks
+
+    text = Path(args.ruleset).read_text(encoding="utf-8")
     try:
         run = run_quality(
             df,
@@ -233,6 +236,9 @@ def quality_run(args: argparse.Namespace) -> int:
             history=history,
             tags=_tags(args.tag),
             anomaly_checks=anomalies,
+            sql_checks=loads_sql_checks(text, args.ruleset),
+            error_rates=loads_error_rates(text, args.ruleset),
+            notifiers=_notifiers(args),
         )
         summary = run.write(args.valid, args.quarantine, args.stats)
     except QualityRunFailed as err:
@@ -264,6 +270,15 @@ def _tags(pairs: Sequence[str] | None) -> dict[str, str]:
         if not sep or not key:
             raise SystemExit(f"--tag takes KEY=VALUE, not {pair!r}")
         out[key] = value
+    return out
+
+
+def _notifiers(args: argparse.Namespace) -> list[Any]:
+    """``--notify PATH`` (JSON lines) and ``--webhook URL`` notifiers."""
+    from quality_py.actions.notify import JsonLinesNotifier, WebhookNotifier
+
+    out: list[Any] = [JsonLinesNotifier(p) for p in args.notify or ()]
+    out += [WebhookNotifier(u) for u in args.webhook or ()]
     return out
 
 
@@ -520,6 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--where", help="check only the input rows matching this SQL condition")
     r.add_argument("--history", help="quality run: keep its metrics here (path or table:NAME)")
     r.add_argument("--tag", action="append", help="quality run: tag its metrics KEY=VALUE")
+    r.add_argument("--notify", action="append", help="quality run: append events (JSON lines)")
+    r.add_argument("--webhook", action="append", help="quality run: POST events to this URL")
     r.add_argument("--format", choices=FORMATS, help="input format (default: by suffix)")
     r.add_argument("--layout", choices=["map", "compact"], default="map")
     r.add_argument("--name", default="DataQuality", help="name of the result column")

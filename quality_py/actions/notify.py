@@ -1,8 +1,9 @@
 """Run notifications: start, success and failure events to callbacks, files or webhooks.
 
 A notifier is any object with ``notify(event: dict)``; the event has ``event`` (``start``,
-``success`` or ``failure``), the run summary's fields and, on errors, ``error``. A notifier that
-raises never breaks the run: the problem is logged and the run goes on.
+``success``, ``failure``, or ``alert`` with ``alerts``: failed warnings and exceeded error
+rates), the run summary's fields and, on errors, ``error``. A notifier that raises never breaks
+the run: the problem is logged and the run goes on.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class CallbackNotifier:
     on_start: Callable[[dict[str, Any]], Any] | None = None
     on_success: Callable[[dict[str, Any]], Any] | None = None
     on_failure: Callable[[dict[str, Any]], Any] | None = None
+    on_alert: Callable[[dict[str, Any]], Any] | None = None
 
     def notify(self, event: dict[str, Any]) -> None:
         """Dispatch to the callback of the event's kind, if any.
@@ -81,7 +83,7 @@ class WebhookNotifier:
         *,
         timeout: float = 10.0,
         headers: dict[str, str] | None = None,
-        events: Sequence[str] = ("start", "success", "failure"),
+        events: Sequence[str] = ("start", "success", "failure", "alert"),
     ) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"a webhook URL must be http(s), got {url!r}")
@@ -104,7 +106,11 @@ class WebhookNotifier:
 
 
 def notify_all(
-    notifiers: Sequence[Notifier], kind: str, summary: Any, error: BaseException | None = None
+    notifiers: Sequence[Notifier],
+    kind: str,
+    summary: Any,
+    error: BaseException | None = None,
+    alerts: Sequence[str] = (),
 ) -> None:
     """Send one event to every notifier; failures of a notifier are logged, not raised."""
     if not notifiers:
@@ -112,6 +118,8 @@ def notify_all(
     event = {"event": kind, **summary.to_dict()}
     if error is not None:
         event["error"] = f"{type(error).__name__}: {error}"
+    if alerts:
+        event["alerts"] = list(alerts)
     for notifier in notifiers:
         try:
             notifier.notify(event)

@@ -26,17 +26,15 @@ from datetime import datetime, timezone
 from typing import Any, cast
 
 from quality_py.actions.flags import RuleRef, failed_rules_sql, fails_any_sql, rule_refs
+from quality_py.actions.judging import ErrorRates, judge_written
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
 from quality_py.history.recording import (
-    anomaly_messages,
-    judge_summary,
     rule_metrics,
     sample_metrics,
     save_quietly,
     summary_record,
-    with_anomalies,
 )
 from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
@@ -163,6 +161,8 @@ class QualityRun:
     anomaly_checks: tuple[Any, ...] = ()
     #: the columns shown as a failing row's keys (default: the first three)
     keys: tuple[str, ...] = ()
+    sql_checks: tuple[Any, ...] = ()
+    error_rates: ErrorRates | None = None
 
     @property
     def input_columns(self) -> list[str]:
@@ -276,9 +276,9 @@ class QualityRun:
                     valid.write.format("noop").mode("overwrite").save()  # still count everything
                 verification = finish() if finish is not None else self.precheck
                 summary = self._summary(counts.get, verification, started)
-                outcomes = judge_summary(summary, self.anomaly_checks, self.history, self.tags)
-                summary = cast(RunSummary, with_anomalies(summary, outcomes))
-                if anomaly_messages(outcomes, "error"):  # nothing is published
+                judged, outcomes, failing = judge_written(self, summary)
+                summary = cast(RunSummary, judged)
+                if failing:  # an error-level anomaly or SQL check: nothing is published
                     raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
                 self.summary = summary
                 if stats is not None:
@@ -297,6 +297,9 @@ class QualityRun:
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
         self._record(summary, outcomes)
+        alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
+        if alerts:
+            notify_all(self.notifiers, "alert", summary, alerts=alerts)
         notify_all(self.notifiers, "success", summary)
         return summary
 
@@ -396,6 +399,8 @@ def run_quality(
     history: Any = None,
     tags: Mapping[str, str] | None = None,
     anomaly_checks: Sequence[Any] = (),
+    sql_checks: Sequence[Any] = (),
+    error_rates: ErrorRates | None = None,
 ) -> QualityRun:
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks).
 
@@ -409,7 +414,9 @@ def run_quality(
     ``history`` (a :mod:`quality_py.history` repository) keeps the run's record, with ``tags``
     (table, partition, ...), when the run is written or fails; ``anomaly_checks`` judge the
     run's metrics against that history before anything is published (an ``error``-level
-    anomaly fails the run, a ``warning`` is reported in the summary).
+    anomaly fails the run, a ``warning`` is reported in the summary). ``sql_checks``
+    (:class:`~quality_py.actions.sql_checks.SqlCheck`) are judged on the source and the outputs
+    the same way; ``error_rates`` alert through the notifiers.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -421,6 +428,7 @@ def run_quality(
     """
     from pyspark.sql import functions as F
 
+    from quality_py.actions.sql_checks import compile_check
     from quality_py.runners.staging import (
         as_layout,
         require_new_columns,
@@ -494,7 +502,11 @@ def run_quality(
             tags=tag_map,
             anomaly_checks=tuple(anomaly_checks),
             keys=tuple(keys or ()),
+            sql_checks=tuple(sql_checks),
+            error_rates=error_rates,
         )
+        for sql_check in sql_checks:  # refuse a bad SQL check before any job
+            compile_check(sql_check, suite.policy)
         fail_checks = [c for c in checks if c.action == "fail"]
         if any(r.action == "fail" for r in refs) or fail_checks:
             _precheck(run, keys)

@@ -1,5 +1,11 @@
-"""Anomaly checks declared in a YAML ruleset (the ``anomalies`` key), judged against the
-metrics history of the runs (``run --history``).
+"""What a YAML ruleset declares for judging runs over time: anomaly checks (``anomalies``),
+SQL checks (``sql_checks``) and alert thresholds (``error_rates``).
+
+``sql_checks`` entries are :class:`~quality_py.actions.sql_checks.SqlCheck` fields (``name``,
+``sql``, ``on``, ``assertion``, ``level``); ``error_rates`` is ``{run: share, rules: {id:
+share}}`` (:class:`~quality_py.actions.judging.ErrorRates`).
+
+Anomaly checks are judged against the metrics history of the runs (``run --history``).
 
 Each entry names the metric (see :func:`quality_py.history.anomaly_checks.metric_key`), the
 strategy and its parameters, and optionally a ``name``, a ``level`` (``error`` fails the run
@@ -26,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from quality_py.errors import ModelError
+from quality_py.errors import ModelError, QualityError
 from quality_py.history.anomalies import strategy_from_dict
 from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.io.yaml_checks import _children, _error, refuse_aliases
@@ -82,6 +88,54 @@ def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, 
     return anomalies_from_node(
         next((v for k, v in root.value if k.value == "anomalies"), None), origin
     )
+
+
+def _top(text: str, origin: str, key: str) -> Any:
+    refuse_aliases(text, origin)
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if not isinstance(root, yaml.MappingNode):
+        return None, None
+    node = next((v for k, v in root.value if k.value == key), None)
+    return node, (None if node is None else yaml.SafeLoader("").construct_document(node))
+
+
+def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[Any, ...]:
+    """The SQL checks of a YAML ruleset's text.
+
+    >>> [(c.name, c.on) for c in loads_sql_checks(
+    ...     "sql_checks: [{name: some rows, sql: count(*) > 0, on: valid}]")]
+    [('some rows', 'valid')]
+    """
+    from quality_py.actions.sql_checks import sql_checks_from_specs
+
+    node, specs = _top(text, origin, "sql_checks")
+    if not specs:
+        return ()
+    if not isinstance(specs, list) or not all(isinstance(s, dict) for s in specs):
+        raise _error(origin, node, "'sql_checks' must be a list of mappings")
+    try:
+        return sql_checks_from_specs(specs)
+    except QualityError as err:
+        raise _error(origin, node, err.message) from None
+
+
+def loads_error_rates(text: str, origin: str = "<string>") -> Any:
+    """The alert thresholds of a YAML ruleset's text (None when it has none).
+
+    >>> loads_error_rates("error_rates: {run: 0.1, rules: {101: 0.02}}")
+    ErrorRates(run=0.1, rules={'101': 0.02})
+    """
+    from quality_py.actions.judging import ErrorRates
+
+    node, spec = _top(text, origin, "error_rates")
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or set(spec) - {"run", "rules"}:
+        raise _error(origin, node, "'error_rates' takes run: SHARE and rules: {ID: SHARE}")
+    try:
+        return ErrorRates(spec.get("run"), spec.get("rules") or {})
+    except (TypeError, ValueError, AttributeError) as err:
+        raise _error(origin, node, f"error_rates: {err}") from None
 
 
 def load_anomalies(path: str | Path) -> tuple[AnomalyCheck, ...]:

@@ -267,7 +267,8 @@ def loads_ruleset_and_checks(
     if root is None:
         raise ctx.error(None, "the ruleset is empty")
     fields = _mapping(root, ctx, "the ruleset")
-    top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks", "anomalies"}
+    top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks"}
+    top |= {"anomalies", "sql_checks", "error_rates"}  # judging runs: io/yaml_anomalies.py
     _check_keys(fields, top, ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")

@@ -1,0 +1,84 @@
+"""What a written quality run is judged on before it is published: anomaly checks against the
+history, SQL checks on the source and the outputs, and error-rate thresholds (alerts).
+
+Failed ``error``-level anomaly and SQL checks fail the run (nothing is published); ``warning``
+ones and exceeded error rates are reported in the summary's failed checks, kept in the history
+(kinds ``anomaly``, ``sql``, ``alert``) and sent to the notifiers as an ``alert`` event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from quality_py.history.records import Metric
+
+
+@dataclass(frozen=True)
+class ErrorRates:
+    """Alert thresholds: the share of input rows quarantined by the run, and per rule (by id,
+    any version, or ``"id.version"``) the share of input rows failing it.
+
+    >>> ErrorRates(run=0.05, rules={101: 0.01}).rules
+    {'101': 0.01}
+    """
+
+    run: float | None = None
+    rules: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", {str(k): float(v) for k, v in self.rules.items()})
+
+    def exceeded(self, summary: Any) -> list[Metric]:
+        """One ``alert`` metric per exceeded threshold."""
+        out = []
+        rows = summary.input_rows or 0
+        if self.run is not None and rows and summary.quarantined_rows is not None:
+            rate = summary.quarantined_rows / rows
+            if rate > self.run:
+                out.append(
+                    Metric("alert", "run", "quarantined_share", rate, "failed",
+                           f"error rate {rate:.4f} of the run exceeds {self.run}", group="warning")
+                )  # fmt: skip
+        stats = summary.rules.rules if summary.rules is not None else ()
+        for r in stats:
+            full = f"{r.rule_id.id}.{r.rule_id.version}"
+            limit = self.rules.get(full, self.rules.get(str(r.rule_id.id)))
+            failing = r.failing if r.failing is not None else r.failed
+            if limit is None or not rows:
+                continue
+            rate = failing / rows
+            if rate > limit:
+                out.append(
+                    Metric("alert", full, "failed_share", rate, "failed",
+                           f"rule {full} fails {rate:.4f} of the rows, over {limit}",
+                           group="warning")
+                )  # fmt: skip
+        return out
+
+
+def failed_messages(outcomes: list[Metric], level: str | None = None) -> tuple[str, ...]:
+    """``[kind level] message`` of each failed outcome (of one level, or all)."""
+    return tuple(
+        f"[{m.kind} {m.group}] {m.message}"
+        for m in outcomes
+        if m.status == "failed" and (level is None or m.group == level)
+    )
+
+
+def judge_written(run: Any, summary: Any) -> tuple[Any, list[Metric], bool]:
+    """The run's summary with its failed judgements, every outcome, and whether it must fail."""
+    from quality_py.actions.sql_checks import run_sql_checks
+    from quality_py.history.recording import judge_summary
+
+    outcomes = judge_summary(summary, run.anomaly_checks, run.history, run.tags)
+    if run.sql_checks:
+        frames = {"source": run.source, "valid": run.valid, "quarantine": run.quarantine}
+        outcomes += run_sql_checks(run.sql_checks, frames, run.suite.policy)
+    if run.error_rates is not None:
+        outcomes += run.error_rates.exceeded(summary)
+    failed = failed_messages(outcomes)
+    if failed:
+        summary = replace(summary, failed_checks=(*summary.failed_checks, *failed))
+    return summary, outcomes, bool(failed_messages(outcomes, "error"))

@@ -1,0 +1,208 @@
+"""SQL checks: free-form aggregate and query checks on the source or the validated output.
+
+Two forms, both under the rule policy (allowlisted functions, no reflection, files or clocks):
+
+* an **aggregate** over one frame: ``SqlCheck("late flights", "count_if(dep_delay > 600)",
+  on="valid", assertion="== 0")``. Without ``assertion`` the aggregate must be true
+  (``"count(*) > 0"``).
+* a **query** (``SELECT ...``) reading the frames by name, ``source``, ``valid`` and
+  ``quarantine`` (and any view the policy names), for comparisons across them:
+  ``SELECT (SELECT count(*) FROM valid) = (SELECT count(*) FROM source) - (SELECT count(*) FROM
+  quarantine WHERE NOT qp_kept_in_valid)``. Its first column of its one row is the value.
+
+The text is parsed with sqlglot and checked before any job; the frame names are replaced in the
+tree by unique temporary views (never by pasting text), which are dropped afterwards. Each check
+costs one Spark job over what it reads. In a quality run, SQL checks are judged after the
+outputs are written and before they are published: a failed ``error`` check fails the run
+(nothing is published), a ``warning`` is reported.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlglot import exp
+
+from quality_py.dataset.checks import as_predicate
+from quality_py.errors import CheckDefinitionError, QualityError
+from quality_py.history.records import Metric
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.context import PassContext
+from quality_py.sql.dialect import DIALECT
+
+FRAMES = ("source", "valid", "quarantine")
+
+
+@dataclass(frozen=True)
+class SqlCheck:
+    """A named SQL check (see the module docs).
+
+    >>> SqlCheck("rows", "count(*) > 0").is_query, SqlCheck("x", "SELECT 1 = 1").is_query
+    (False, True)
+    """
+
+    name: str
+    sql: str
+    on: str = "source"
+    assertion: str | None = None
+    level: str = "error"
+
+    def __post_init__(self) -> None:
+        if self.on not in FRAMES:
+            raise CheckDefinitionError(
+                f"SQL check {self.name!r}: on is one of {', '.join(FRAMES)}, not {self.on!r}",
+                item_kind="check",
+            )
+        if self.level not in ("error", "warning"):
+            raise CheckDefinitionError(
+                f"SQL check {self.name!r}: level is error or warning, not {self.level!r}",
+                item_kind="check",
+            )
+        if self.assertion is not None:
+            try:
+                as_predicate(self.assertion)
+            except QualityError as err:
+                raise CheckDefinitionError(
+                    f"SQL check {self.name!r}: {err.message}", item_kind="check"
+                ) from None
+
+    @property
+    def is_query(self) -> bool:
+        """Whether the text is a whole query (else an aggregate over ``on``)."""
+        head = self.sql.lstrip().split(None, 1)[0].upper() if self.sql.strip() else ""
+        return head in ("SELECT", "WITH")
+
+
+def _refuse(check: SqlCheck, why: str) -> CheckDefinitionError:
+    return CheckDefinitionError(
+        f"SQL check {check.name!r}: {why}", item_kind="check", source=check.sql
+    )
+
+
+def compile_check(check: SqlCheck, policy: RulePolicy) -> exp.Select:
+    """The checked query of ``check``: frames still named ``source``, ``valid``, ``quarantine``."""
+    from quality_py.sql.enforce import enforce
+
+    if len(check.sql) > 20_000:
+        raise _refuse(check, "the text is longer than 20,000 characters")
+    try:
+        if check.is_query:
+            statements = [s for s in DIALECT.parse(check.sql) if s is not None]
+            if len(statements) != 1 or not isinstance(statements[0], exp.Select):
+                raise _refuse(check, "a query check is one SELECT statement")
+            query: exp.Select = statements[0]
+        else:
+            parsed = [s for s in DIALECT.parse(check.sql) if s is not None]
+            if len(parsed) != 1:
+                raise _refuse(check, "an aggregate check is one expression")
+            value = parsed[0]
+            if isinstance(value, exp.Query) or not isinstance(value, exp.Condition):
+                raise _refuse(check, "an aggregate check is an expression (or a SELECT query)")
+            query = exp.select(exp.alias_(value, "value")).from_(exp.to_table(check.on))
+    except QualityError:
+        raise
+    except Exception as err:  # sqlglot's parse errors
+        raise _refuse(check, f"cannot parse: {str(err).splitlines()[0]}") from None
+    readable = policy.allowed_views | set(FRAMES)
+    for table in query.find_all(exp.Table):
+        if table.args.get("db") or table.args.get("catalog") or table.name.lower() not in readable:
+            raise _refuse(
+                check, f"reads {table.sql(dialect=DIALECT)}: SQL checks read {sorted(readable)}"
+            )
+    checking = replace(policy, allowed_views=frozenset(readable), allow_aggregates=True)
+    ctx = PassContext(item_kind="check", source=check.sql, policy=checking)
+    # checked as a subquery (where aliases and reading views are allowed); a top-level SELECT
+    # of subqueries reads nothing itself, so it is checked as if reading a frame
+    checked = query.copy()
+    if not (checked.args.get("from_") or checked.args.get("from")):
+        checked = checked.from_("source")
+    try:
+        enforce(exp.Subquery(this=checked), checking, ctx)
+    except QualityError as err:
+        raise _refuse(check, err.message) from None
+    return query
+
+
+def _judge(check: SqlCheck, value: Any) -> tuple[bool, str]:
+    if check.assertion is None:
+        if not isinstance(value, bool):
+            return (
+                False,
+                f"{check.name}: the value {value!r} is not true or false (give an assertion)",
+            )
+        return value, f"{check.name}: {'holds' if value else 'does not hold'}"
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return False, f"{check.name}: the value {value!r} is not a number"
+    ok = bool(as_predicate(check.assertion)(value))
+    return ok, f"{check.name}: {value:g} {'meets' if ok else 'fails'} {check.assertion}"
+
+
+def run_sql_checks(
+    checks: Sequence[SqlCheck], frames: Mapping[str, Any], policy: RulePolicy
+) -> list[Metric]:
+    """Each check's outcome as a metric of kind ``sql`` (value, status, message)."""
+    if not checks:
+        return []
+    compiled = [(c, compile_check(c, policy)) for c in checks]
+    spark = next(iter(frames.values())).sparkSession
+    names: dict[str, str] = {}
+    try:
+        out = []
+        for check, query in compiled:
+            tree = query.copy()
+            for table in list(tree.find_all(exp.Table)):
+                frame = table.name.lower()
+                if frame in FRAMES:
+                    if frame not in names:
+                        names[frame] = f"__qp_sql_{frame}_{uuid.uuid4().hex}"
+                        frames[frame].createOrReplaceTempView(names[frame])
+                    table.set("this", exp.to_identifier(names[frame], quoted=True))
+            try:
+                row = spark.sql(tree.sql(dialect=DIALECT)).limit(2).collect()
+            except Exception as err:
+                raise _refuse(
+                    check, f"Spark cannot run it: {str(err).strip().splitlines()[0]}"
+                ) from None
+            if len(row) != 1:
+                value: Any = None
+                ok, message = False, f"{check.name}: the query returned {len(row)} rows, not one"
+            else:
+                value = row[0][0]
+                ok, message = _judge(check, value)
+            number = float(value) if isinstance(value, int | float) else None
+            out.append(
+                Metric("sql", check.name, "value", number, "passed" if ok else "failed", message,
+                       group=check.level)
+            )  # fmt: skip
+        return out
+    finally:
+        for view in names.values():
+            spark.catalog.dropTempView(view)
+
+
+def sql_checks_from_specs(specs: Sequence[Mapping[str, Any]]) -> tuple[SqlCheck, ...]:
+    """SQL checks from YAML mappings (``name``, ``sql``, ``on``, ``assertion``, ``level``)."""
+    out = []
+    for i, raw in enumerate(specs):
+        # YAML 1.1 reads an unquoted key ``on`` as the boolean true
+        spec = {("on" if k is True else str(k)): v for k, v in raw.items()}
+        unknown = set(spec) - {"name", "sql", "on", "assertion", "level"}
+        if unknown or "sql" not in spec:
+            raise CheckDefinitionError(
+                f"SQL check {i + 1}: takes sql and optionally name, on, assertion, level"
+                + (f" (unknown: {sorted(unknown)})" if unknown else ""),
+                item_kind="check",
+            )
+        out.append(
+            SqlCheck(
+                str(spec.get("name", f"sql check {i + 1}")),
+                str(spec["sql"]),
+                str(spec.get("on", "source")),
+                None if spec.get("assertion") is None else str(spec["assertion"]),
+                str(spec.get("level", "error")),
+            )
+        )
+    return tuple(out)
