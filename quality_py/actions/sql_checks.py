@@ -183,7 +183,7 @@ def run_sql_checks(
             spark.catalog.dropTempView(view)
 
 
-def sql_checks_from_specs(specs: Sequence[Mapping[str, Any]]) -> tuple[SqlCheck, ...]:
+def sql_checks_from_specs(specs: Sequence[Mapping[Any, Any]]) -> tuple[SqlCheck, ...]:
     """SQL checks from YAML mappings (``name``, ``sql``, ``on``, ``assertion``, ``level``)."""
     out = []
     for i, raw in enumerate(specs):
