@@ -203,17 +203,38 @@ def _compile_early(suite: Any) -> Any:
     return None if suite.meta_rule_sets else compile_suite(suite)
 
 
+def _run_inputs(args: argparse.Namespace) -> tuple[Any, tuple[Any, ...], Any, SparkSession]:
+    """The suite, its checks, the early compilation and the session of ``run``. A YAML
+    ruleset is read and compiled before Spark starts (errors come first); rule tables are
+    read with the session."""
+    if _is_yaml(args.ruleset):
+        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
+
+        suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
+        suite = suite.with_policy(_policy(args, _reference_names(args)))
+        compiled = _compile_early(suite)
+        return suite, checks, compiled, _session(args.master, args.remote)
+    spark = _session(args.master, args.remote)
+    _progress(f"reading the rule tables of {args.ruleset}")
+    suite, checks = _load_suite_and_checks(args.ruleset, args.suite, spark, _others(args))
+    suite = suite.with_policy(_policy(args, _reference_names(args)))
+    return suite, checks, _compile_early(suite), spark
+
+
+def _progress(message: str) -> None:
+    """A step of a long command, on stderr with the time."""
+    from quality_py.progress import step
+
+    step(message)
+
+
 def quality_run(args: argparse.Namespace) -> int:
     """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
     from quality_py.actions import QualityRunFailed, run_quality
     from quality_py.dataset.checks import format_verification
-    from quality_py.io.yaml_rulesets import load_ruleset_and_checks
     from quality_py.runners.summary import format_summary
 
-    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
-    suite = suite.with_policy(_policy(args, _reference_names(args)))
-    compiled = _compile_early(suite)
-    spark = _session(args.master, args.remote)
+    suite, checks, compiled, spark = _run_inputs(args)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
     _load_reference(spark, args)
@@ -223,7 +244,7 @@ def quality_run(args: argparse.Namespace) -> int:
     history, anomalies = _history(args, spark)
     from quality_py.io.yaml_anomalies import loads_error_rates, loads_sql_checks
 
-    text = Path(args.ruleset).read_text(encoding="utf-8")
+    text = Path(args.ruleset).read_text(encoding="utf-8") if _is_yaml(args.ruleset) else ""
     try:
         run = run_quality(
             df,
@@ -240,7 +261,10 @@ def quality_run(args: argparse.Namespace) -> int:
             error_rates=loads_error_rates(text, args.ruleset),
             notifiers=_notifiers(args),
         )
-        summary = run.write(args.valid, args.quarantine, args.stats)
+        from quality_py.progress import watching
+
+        with watching(spark, f"quality run of {args.input}: checking and writing"):
+            summary = run.write(args.valid, args.quarantine, args.stats)
     except QualityRunFailed as err:
         print(err.summary.describe(), file=sys.stderr)
         if err.summary.checks is not None:
@@ -287,7 +311,7 @@ def _history(args: argparse.Namespace, spark: SparkSession) -> tuple[Any, tuple[
     from quality_py.history import open_repository
     from quality_py.io.yaml_anomalies import load_anomalies
 
-    anomalies = load_anomalies(args.ruleset)
+    anomalies = load_anomalies(args.ruleset) if _is_yaml(args.ruleset) else ()
     if not args.history:
         if anomalies:
             print(
@@ -308,14 +332,10 @@ def run(args: argparse.Namespace) -> int:
 
     from quality_py.dataset.checks import format_verification
     from quality_py.dataset.observe import observe_checks
-    from quality_py.io.yaml_rulesets import load_ruleset_and_checks
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
 
-    suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
-    suite = suite.with_policy(_policy(args, _reference_names(args)))
-    compiled = _compile_early(suite)
-    spark = _session(args.master, args.remote)
+    suite, checks, compiled, spark = _run_inputs(args)
     _warn_if_unhardened(spark)
     started = time.perf_counter()
     _load_reference(spark, args)
@@ -342,55 +362,13 @@ def run(args: argparse.Namespace) -> int:
     return 1 if verification is not None and verification.status == "error" else 0
 
 
-TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
-
-
-def _is_yaml(source: str) -> bool:
-    return source.lower().endswith((".yaml", ".yml"))
-
-
-def _load_suite_and_checks(
-    source: str, suite: str | None, spark: SparkSession | None
-) -> tuple[Any, tuple[Any, ...]]:
-    """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
-    if _is_yaml(source):
-        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
-
-        return load_ruleset_and_checks(source)
-    return _load_suite(source, suite, spark), ()
-
-
-def _load_suite(source: str, suite: str | None, spark: SparkSession | None) -> Any:
-    """A suite from a YAML file or from a folder of rule tables."""
-    from pathlib import Path
-
-    from quality_py.io.tables import read_rule_tables
-    from quality_py.io.yaml_rulesets import load_ruleset
-    from quality_py.model.ids import Id
-
-    if _is_yaml(source):
-        return load_ruleset(source)
-    folder = Path(source)
-    if spark is None:
-        raise SystemExit(f"{source}: reading rule tables needs a Spark session")
-    frames = {
-        name: spark.read.parquet(str(folder / name)) if (folder / name).exists() else None
-        for name in TABLES
-    }
-    if frames["rules"] is None:
-        raise SystemExit(f"{source}: no 'rules' table (expected {folder / 'rules'})")
-    loaded = read_rule_tables(
-        frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]
-    )
-    if suite:
-        sid, _, version = suite.partition(".")
-        if version:
-            return loaded.suites[Id(int(sid), int(version))]
-        return loaded.latest(int(sid))
-    ids = {i.id for i in loaded.suites}
-    if len(ids) != 1:
-        raise SystemExit(f"{source} holds suites {sorted(ids)}: choose one with --suite")
-    return loaded.latest(ids.pop())
+from quality_py.cli_tables import (  # noqa: E402 - the commands above use them at run time
+    _is_yaml,
+    _load_suite,
+    _load_suite_and_checks,
+    _others,
+    convert_command,
+)
 
 
 def _schema(args: argparse.Namespace, spark: SparkSession) -> Any:
@@ -407,7 +385,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
     spark = _session(args.master, args.remote)
     views = _load_reference(spark, args)
-    suite, checks = _load_suite_and_checks(args.source, args.suite, spark)
+    suite, checks = _load_suite_and_checks(args.source, args.suite, spark, _others(args))
     suite = suite.with_policy(_policy(args, views))
     schema = _schema(args, spark)
     sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
@@ -427,7 +405,7 @@ def explain_command(args: argparse.Namespace) -> int:
 
     needs_spark = not _is_yaml(args.source) or bool(args.schema or args.input)
     spark = _session(args.master, args.remote) if needs_spark else None
-    suite = _load_suite(args.source, args.suite, spark)
+    suite = _load_suite(args.source, args.suite, spark, _others(args))
     frame = None
     if spark is not None and (args.schema or args.input):
         views = _load_reference(spark, args)
@@ -462,7 +440,7 @@ def docs_command(args: argparse.Namespace) -> int:
         if _is_yaml(args.source) and not (args.schema or args.input)
         else _session(args.master, args.remote)
     )
-    suite = _load_suite(args.source, args.suite, spark)
+    suite = _load_suite(args.source, args.suite, spark, _others(args))
     report = None
     if spark is not None and (args.schema or args.input):
         from quality_py.validation import validate
@@ -478,38 +456,22 @@ def docs_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def convert_command(args: argparse.Namespace) -> int:
-    """The ``convert`` command: YAML to rule tables (parquet folder) or back."""
-    from pathlib import Path
+_SOURCE_HELP = (
+    "YAML ruleset, or rule tables: rules.csv (a spreadsheet export), a parquet or Delta folder, "
+    "a folder of tables, or table:NAME"
+)
 
-    from quality_py.io.tables import (
-        lambdas_dataframe,
-        meta_rule_sets_dataframe,
-        outputs_dataframe,
-        rules_dataframe,
-    )
-    from quality_py.io.yaml_rulesets import dumps_ruleset
 
-    spark = _session(args.master, args.remote)
-    suite = _load_suite(args.source, args.suite, spark)
-    if _is_yaml(args.dest):
-        Path(args.dest).write_text(dumps_ruleset(suite), encoding="utf-8")
-    else:
-        frames = (
-            rules_dataframe(spark, suite),
-            lambdas_dataframe(spark, suite),
-            outputs_dataframe(spark, suite),
-            meta_rule_sets_dataframe(spark, suite),
-        )
-        for name, frame in zip(TABLES, frames, strict=True):
-            frame.write.mode("overwrite").parquet(str(Path(args.dest) / name))
-    print(f"wrote {args.dest}")
-    return 0
+def _table_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lambdas", help="the lambdas table (same forms as the rules table)")
+    p.add_argument("--outputs", help="the output expressions table")
+    p.add_argument("--meta-rule-sets", help="the meta rule sets table")
 
 
 def _common(p: argparse.ArgumentParser, schema: bool) -> None:
-    p.add_argument("source", help="YAML ruleset, or a folder of rule tables (parquet)")
+    p.add_argument("source", help=_SOURCE_HELP)
     p.add_argument("--suite", help="ID or ID.VERSION of the suite to use from tables")
+    _table_options(p)
     if schema:
         p.add_argument("--schema", help="the data's schema as DDL, e.g. 'a INT, b STRING'")
         p.add_argument("--input", help="take the schema from this parquet/CSV (or sample:...)")
@@ -525,7 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m quality_py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="add the DataQuality column, write it, print per-rule counts")
-    r.add_argument("ruleset", help="YAML ruleset file")
+    r.add_argument("ruleset", help=_SOURCE_HELP)
+    r.add_argument("--suite", help="ID or ID.VERSION of the suite to use from tables")
+    _table_options(r)
     r.add_argument("--input", required=True, help="parquet/CSV path, or sample:flights")
     r.add_argument("--output", help="write the data with the DataQuality column here (parquet)")
     r.add_argument("--valid", help="quality run: write rows passing drop rules here")

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 
-def _progress(step: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {step}", file=sys.stderr, flush=True)
+def _progress(message: str) -> None:
+    from quality_py.progress import step
+
+    step(message)
 
 
 def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | None) -> Any:
@@ -58,9 +60,11 @@ def profile_command(args: argparse.Namespace) -> int:
     df = _read_input(spark, args.input, args.format)
     if args.where:
         df = df.where(args.where)
-    _progress("profiling (at most three passes over the data)")
+    from quality_py.progress import watching
+
     started = time.perf_counter()
-    prof = profile(df, max_categories=args.max_categories)
+    with watching(spark, "profiling (at most three passes over the data)"):
+        prof = profile(df, max_categories=args.max_categories)
     _progress(
         f"profiled {prof.rows} rows in {prof.passes} passes, {time.perf_counter() - started:.1f} s"
     )

@@ -7,6 +7,7 @@ Nothing here needs Spark.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -169,6 +170,29 @@ def _as_int(value: Any) -> int | None:
     return out if INT_MIN <= out <= INT_MAX else None
 
 
+def _tags(value: Any) -> tuple[str, ...] | None:
+    """Tags from an array column, or from text (a CSV cell): a JSON list, or comma-separated
+    words; None when it is neither. (Text is never split into its characters.)
+
+    >>> _tags(["a", "b"]), _tags('["a", "b"]'), _tags("a, b"), _tags(""), _tags(None)
+    (('a', 'b'), ('a', 'b'), ('a', 'b'), (), ())
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                return None
+            return _tags(parsed) if isinstance(parsed, list) else None
+        return tuple(t.strip() for t in text.split(",") if t.strip())
+    if isinstance(value, list | tuple) and all(isinstance(t, str) for t in value):
+        return tuple(value)
+    return None
+
+
 def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     """Typed rows from raw ``{field: value}`` mappings; every broken row raises together.
 
@@ -209,7 +233,10 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
                 continue
             value = values[name]
             if name == "tags":
-                clean[name] = tuple(value or ())
+                tags = _tags(value)
+                if tags is None:
+                    problems.append(f"{name} is not a list of texts ({value!r})")
+                clean[name] = tags or ()
             elif name == "action_if_failed":
                 clean[name] = "ignore" if value is None else str(value).strip().lower()
                 if clean[name] not in ROW_ACTIONS:

@@ -1,0 +1,128 @@
+"""The command line's rule tables: reading a suite from YAML or from rule tables wherever they
+are kept (:mod:`quality_py.io.rule_sources`), and ``convert``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from quality_py.model.types import SparkSession
+
+TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
+
+
+def _is_yaml(source: str) -> bool:
+    return source.lower().endswith((".yaml", ".yml"))
+
+
+def _others(args: argparse.Namespace) -> dict[str, str | None]:
+    """``--lambdas`` / ``--outputs`` / ``--meta-rule-sets`` tables next to a rules table."""
+    return {
+        "lambdas": getattr(args, "lambdas", None),
+        "outputs": getattr(args, "outputs", None),
+        "meta_rule_sets": getattr(args, "meta_rule_sets", None),
+    }
+
+
+def _load_suite_and_checks(
+    source: str,
+    suite: str | None,
+    spark: SparkSession | None,
+    others: dict[str, str | None] | None = None,
+) -> tuple[Any, tuple[Any, ...]]:
+    """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
+    if _is_yaml(source):
+        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
+
+        return load_ruleset_and_checks(source)
+    return _load_suite(source, suite, spark, others), ()
+
+
+def _load_suite(
+    source: str,
+    suite: str | None,
+    spark: SparkSession | None,
+    others: dict[str, str | None] | None = None,
+) -> Any:
+    """A suite from a YAML file or from rule tables (:mod:`quality_py.io.rule_sources`)."""
+    from quality_py.io.tables import read_rule_tables
+    from quality_py.io.yaml_rulesets import load_ruleset
+    from quality_py.model.ids import Id
+
+    if _is_yaml(source):
+        return load_ruleset(source)
+    if spark is None:
+        raise SystemExit(f"{source}: reading rule tables needs a Spark session")
+    from quality_py.io.rule_sources import rule_table_frames
+
+    frames = rule_table_frames(spark, source, others)
+    loaded = read_rule_tables(
+        frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]
+    )
+    if suite:
+        sid, _, version = suite.partition(".")
+        if version:
+            return loaded.suites[Id(int(sid), int(version))]
+        return loaded.latest(int(sid))
+    ids = {i.id for i in loaded.suites}
+    if len(ids) != 1:
+        raise SystemExit(f"{source} holds suites {sorted(ids)}: choose one with --suite")
+    return loaded.latest(ids.pop())
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: lists (tags) as JSON, which the table reader reads back."""
+    import json
+
+    if value is None:
+        return ""
+    return json.dumps(list(value)) if isinstance(value, list | tuple) else value
+
+
+def _write_csv(frame: Any, path: Path) -> None:
+    """A small table as a CSV file with a header row (what a spreadsheet opens)."""
+    import csv
+
+    rows = frame.collect()
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(frame.columns)
+        writer.writerows([_cell(v) for v in row] for row in rows)
+
+
+def convert_command(args: argparse.Namespace) -> int:
+    """The ``convert`` command: between a YAML ruleset and rule tables (a folder of parquet
+    tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
+    beside it when the suite has them)."""
+    from quality_py.cli import _session
+    from quality_py.io.tables import (
+        lambdas_dataframe,
+        meta_rule_sets_dataframe,
+        outputs_dataframe,
+        rules_dataframe,
+    )
+    from quality_py.io.yaml_rulesets import dumps_ruleset
+
+    spark = _session(args.master, args.remote)
+    suite = _load_suite(args.source, args.suite, spark, _others(args))
+    if _is_yaml(args.dest):
+        Path(args.dest).write_text(dumps_ruleset(suite), encoding="utf-8")
+    else:
+        frames = (
+            rules_dataframe(spark, suite),
+            lambdas_dataframe(spark, suite),
+            outputs_dataframe(spark, suite),
+            meta_rule_sets_dataframe(spark, suite),
+        )
+        dest = Path(args.dest)
+        for name, frame in zip(TABLES, frames, strict=True):
+            if dest.suffix.lower() == ".csv":
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                target = dest if name == "rules" else dest.with_name(f"{name}.csv")
+                if name == "rules" or frame.count():
+                    _write_csv(frame, target)
+            else:
+                frame.write.mode("overwrite").parquet(str(dest / name))
+    print(f"wrote {args.dest}")
+    return 0

@@ -1,0 +1,149 @@
+"""Rule tables wherever analysts keep them: a CSV export, a parquet or Delta folder, a catalog
+table, or a folder holding one of those per table.
+
+A *source* names the rules table (the others are optional):
+
+* ``rules.csv`` (a spreadsheet export with a header row) or ``rules.parquet`` / ``rules.json``:
+  that file is the rules table; files named ``lambdas``, ``outputs`` and ``meta_rule_sets`` with
+  the same suffix beside it are the other tables;
+* a folder with a ``_delta_log``: a Delta table (read with Delta Lake when the session has it,
+  else from its JSON commit log: the live parquet files are the added ones not removed since);
+* a folder of plain parquet files: a parquet table;
+* a folder holding ``rules`` (a parquet or Delta folder, or ``rules.csv``/``.parquet``/``.json``)
+  and optionally the other tables the same way (what ``convert`` writes);
+* ``table:NAME`` or a bare ``db.name`` that is no path: a catalog table; with ``--lambdas``
+  and friends naming the others.
+
+Missing ids or text in a row are reported with the table, row and column by the table reader
+(:func:`quality_py.io.tables.read_rule_tables`), whatever the source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from quality_py.errors import InputError
+
+TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
+_FILE_FORMATS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
+_TABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}$")
+
+
+def _refuse(message: str) -> InputError:
+    return InputError(message, item_kind="rule table")
+
+
+def _delta_files(folder: Path) -> list[str]:
+    """The live parquet files of a Delta table, replayed from its JSON commits."""
+    log = folder / "_delta_log"
+    commits = sorted(log.glob("*.json"))
+    numbers = [int(p.stem) for p in commits if p.stem.isdigit()]
+    if not numbers or numbers != list(range(len(numbers))):
+        raise _refuse(
+            f"{folder} is a Delta table whose log starts at a checkpoint: read it in a session "
+            "with Delta Lake (delta-spark), or export it to CSV or parquet"
+        )
+    live: dict[str, None] = {}
+    for path in commits:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            action = json.loads(line)
+            if "add" in action:
+                live[action["add"]["path"]] = None
+            elif "remove" in action:
+                live.pop(action["remove"]["path"], None)
+    from urllib.parse import unquote
+
+    return [str(folder / unquote(p)) for p in live]
+
+
+def _read_delta(spark: Any, folder: Path) -> Any:
+    try:
+        return spark.read.format("delta").load(str(folder))
+    except Exception:  # no Delta Lake in this session: replay the log
+        files = _delta_files(folder)
+        if not files:
+            return None
+        return spark.read.parquet(*files)
+
+
+def _read_file(spark: Any, path: Path) -> Any:
+    kind = _FILE_FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise _refuse(f"{path}: a rule table file is .csv, .parquet or .json")
+    if kind == "csv":
+        # every column as text: the table reader checks ids and texts, naming the row
+        return spark.read.option("header", True).option("multiLine", True).csv(str(path))
+    return spark.read.format(kind).load(str(path))
+
+
+def read_table(spark: Any, source: str) -> Any:
+    """One table from a file, a folder (parquet or Delta) or a catalog name."""
+    if source.startswith("table:"):
+        return spark.table(source[len("table:") :])
+    path = Path(source)
+    if path.is_file():
+        return _read_file(spark, path)
+    if path.is_dir():
+        if (path / "_delta_log").is_dir():
+            return _read_delta(spark, path)
+        return spark.read.parquet(str(path))
+    if _TABLE_NAME.match(source) and "/" not in source:
+        return spark.table(source)
+    raise _refuse(f"{source}: no such file, folder or table")
+
+
+def _member(folder: Path, name: str) -> Path | None:
+    """The table ``name`` inside a folder of tables (a sub-folder or a file), if any."""
+    if (folder / name).is_dir():
+        return folder / name
+    for suffix in _FILE_FORMATS:
+        if (folder / f"{name}{suffix}").is_file():
+            return folder / f"{name}{suffix}"
+    return None
+
+
+def rule_table_frames(
+    spark: Any, source: str, others: dict[str, str | None] | None = None
+) -> dict[str, Any]:
+    """The DataFrames of the four tables of ``source`` (None for an absent optional table);
+    ``others`` names the lambdas/outputs/meta rule sets tables explicitly.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "rules.csv").write_text(
+    ...     "ruleSuiteId,ruleSuiteVersion,ruleSetId,ruleSetVersion,ruleId,ruleVersion,ruleExpr\\n"
+    ...     "1,1,10,1,100,1,a > 0\\n")
+    >>> frames = rule_table_frames(spark, str(folder / "rules.csv"))
+    >>> frames["rules"].count(), frames["lambdas"]
+    (1, None)
+    """
+    explicit = {k: v for k, v in (others or {}).items() if v}
+    path = Path(source)
+    frames: dict[str, Any] = dict.fromkeys(TABLES)
+    if path.is_dir() and not (path / "_delta_log").is_dir() and _member(path, "rules"):
+        for name in TABLES:
+            member = _member(path, name)
+            if member is not None:
+                frames[name] = read_table(spark, str(member))
+    else:
+        frames["rules"] = read_table(spark, source)
+        if path.is_file():  # sibling files of the same kind
+            for name in TABLES[1:]:
+                sibling = path.with_name(f"{name}{path.suffix}")
+                if sibling.is_file() and sibling != path:
+                    frames[name] = read_table(spark, str(sibling))
+    for name, where in explicit.items():
+        frames[name] = read_table(spark, where)
+    if frames["rules"] is None:
+        raise _refuse(f"{source}: no rules table")
+    return frames
+
+
+def is_rule_tables(source: str) -> bool:
+    """Whether ``source`` names rule tables rather than a YAML ruleset."""
+    return not source.lower().endswith((".yaml", ".yml"))
