@@ -26,6 +26,10 @@ from quality_py.actions import (
     with_quality,
 )
 
+# --- quality over time ----------------------------------------------------------------------------
+from quality_py.actions.judging import ErrorRates
+from quality_py.actions.sql_checks import SqlCheck
+
 # --- dataset checks (Deequ) ---------------------------------------------------------------------
 from quality_py.dataset import Check, VerificationResult, run_analyzers, verify
 from quality_py.dataset.store import FileStateStore
@@ -47,6 +51,11 @@ from quality_py.errors import (
 
 # --- library functions as Columns ---------------------------------------------------------------
 from quality_py.functions import expr, pack_ints, unpack
+from quality_py.history import (
+    AnomalyCheck,
+    FileMetricsRepository,
+    TableMetricsRepository,
+)
 
 # --- rule tables and YAML -----------------------------------------------------------------------
 from quality_py.io.tables import read_rule_tables, suite_to_tables, tables_to_suites
@@ -67,6 +76,8 @@ from quality_py.model.rules import (
     RuleSuite,
 )
 from quality_py.prepare import prepare_for_schema
+from quality_py.profile import profile, suggest
+from quality_py.report import write_report
 
 # --- runners --------------------------------------------------------------------------------------
 from quality_py.runners.data_quality import (
@@ -170,6 +181,15 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "read_outputs",
     "run_quality",
     "with_quality",
+    # quality over time
+    "AnomalyCheck",
+    "ErrorRates",
+    "FileMetricsRepository",
+    "SqlCheck",
+    "TableMetricsRepository",
+    "profile",
+    "suggest",
+    "write_report",
     # errors
     "LambdaError",
     "LibraryFunctionError",

@@ -31,7 +31,13 @@ class ErrorRates:
         object.__setattr__(self, "rules", {str(k): float(v) for k, v in self.rules.items()})
 
     def exceeded(self, summary: Any) -> list[Metric]:
-        """One ``alert`` metric per exceeded threshold."""
+        """One ``alert`` metric per exceeded threshold.
+
+        >>> from types import SimpleNamespace
+        >>> summary = SimpleNamespace(input_rows=100, quarantined_rows=30, rules=None)
+        >>> [m.message for m in ErrorRates(run=0.2).exceeded(summary)]
+        ['error rate 0.3000 of the run exceeds 0.2']
+        """
         out = []
         rows = summary.input_rows or 0
         if self.run is not None and rows and summary.quarantined_rows is not None:

@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
-
-from sqlglot import exp
 
 from quality_py.dataset.checks import as_predicate
 from quality_py.errors import CheckDefinitionError, QualityError
 from quality_py.history.records import Metric
 from quality_py.model.policy import RulePolicy
-from quality_py.sql.context import PassContext
-from quality_py.sql.dialect import DIALECT
+from quality_py.sql.check_queries import bound_sql, checked_query, frames_read, is_query
 
 FRAMES = ("source", "valid", "quarantine")
 
@@ -72,58 +69,13 @@ class SqlCheck:
     @property
     def is_query(self) -> bool:
         """Whether the text is a whole query (else an aggregate over ``on``)."""
-        head = self.sql.lstrip().split(None, 1)[0].upper() if self.sql.strip() else ""
-        return head in ("SELECT", "WITH")
+        return is_query(self.sql)
 
 
-def _refuse(check: SqlCheck, why: str) -> CheckDefinitionError:
-    return CheckDefinitionError(
-        f"SQL check {check.name!r}: {why}", item_kind="check", source=check.sql
-    )
-
-
-def compile_check(check: SqlCheck, policy: RulePolicy) -> exp.Select:
-    """The checked query of ``check``: frames still named ``source``, ``valid``, ``quarantine``."""
-    from quality_py.sql.enforce import enforce
-
-    if len(check.sql) > 20_000:
-        raise _refuse(check, "the text is longer than 20,000 characters")
-    try:
-        if check.is_query:
-            statements = [s for s in DIALECT.parse(check.sql) if s is not None]
-            if len(statements) != 1 or not isinstance(statements[0], exp.Select):
-                raise _refuse(check, "a query check is one SELECT statement")
-            query: exp.Select = statements[0]
-        else:
-            parsed = [s for s in DIALECT.parse(check.sql) if s is not None]
-            if len(parsed) != 1:
-                raise _refuse(check, "an aggregate check is one expression")
-            value = parsed[0]
-            if isinstance(value, exp.Query) or not isinstance(value, exp.Condition):
-                raise _refuse(check, "an aggregate check is an expression (or a SELECT query)")
-            query = exp.select(exp.alias_(value, "value")).from_(exp.to_table(check.on))
-    except QualityError:
-        raise
-    except Exception as err:  # sqlglot's parse errors
-        raise _refuse(check, f"cannot parse: {str(err).splitlines()[0]}") from None
-    readable = policy.allowed_views | set(FRAMES)
-    for table in query.find_all(exp.Table):
-        if table.args.get("db") or table.args.get("catalog") or table.name.lower() not in readable:
-            raise _refuse(
-                check, f"reads {table.sql(dialect=DIALECT)}: SQL checks read {sorted(readable)}"
-            )
-    checking = replace(policy, allowed_views=frozenset(readable), allow_aggregates=True)
-    ctx = PassContext(item_kind="check", source=check.sql, policy=checking)
-    # checked as a subquery (where aliases and reading views are allowed); a top-level SELECT
-    # of subqueries reads nothing itself, so it is checked as if reading a frame
-    checked = query.copy()
-    if not (checked.args.get("from_") or checked.args.get("from")):
-        checked = checked.from_("source")
-    try:
-        enforce(exp.Subquery(this=checked), checking, ctx)
-    except QualityError as err:
-        raise _refuse(check, err.message) from None
-    return query
+def compile_check(check: SqlCheck, policy: RulePolicy) -> Any:
+    """The checked query of ``check`` (its frames still named ``source``, ``valid``,
+    ``quarantine``); refused before any job with the check's name."""
+    return checked_query(check.name, check.sql, check.on, FRAMES, policy)
 
 
 def _judge(check: SqlCheck, value: Any) -> tuple[bool, str]:
@@ -152,20 +104,17 @@ def run_sql_checks(
     try:
         out = []
         for check, query in compiled:
-            tree = query.copy()
-            for table in list(tree.find_all(exp.Table)):
-                frame = table.name.lower()
-                if frame in FRAMES:
-                    if frame not in names:
-                        names[frame] = f"__qp_sql_{frame}_{uuid.uuid4().hex}"
-                        frames[frame].createOrReplaceTempView(names[frame])
-                    table.set("this", exp.to_identifier(names[frame], quoted=True))
+            for frame in frames_read(query, FRAMES):
+                if frame not in names:
+                    names[frame] = f"__qp_sql_{frame}_{uuid.uuid4().hex}"
+                    frames[frame].createOrReplaceTempView(names[frame])
+            sql = bound_sql(query, names)
             try:
-                row = spark.sql(tree.sql(dialect=DIALECT)).limit(2).collect()
+                row = spark.sql(sql).limit(2).collect()
             except Exception as err:
-                raise _refuse(
-                    check, f"Spark cannot run it: {str(err).strip().splitlines()[0]}"
-                ) from None
+                first = str(err).strip().splitlines()[0]
+                message = f"SQL check {check.name!r}: Spark cannot run it: {first}"
+                raise CheckDefinitionError(message, item_kind="check", source=check.sql) from None
             if len(row) != 1:
                 value: Any = None
                 ok, message = False, f"{check.name}: the query returned {len(row)} rows, not one"

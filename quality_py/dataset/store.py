@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import re
 import uuid
 from pathlib import Path
@@ -35,6 +34,7 @@ from quality_py.dataset.grouping import COUNT, FrequencyState, GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.states import STATE_FORMAT
 from quality_py.errors import QualityError
+from quality_py.storage import _ArrowFiles, _LocalFiles
 
 _VERSION = re.compile(r"^v(\d+)\.json$")
 _CLASSES: dict[str, type] = {
@@ -72,83 +72,6 @@ def _build(name: str, fields: dict[str, Any]) -> Any:
 def _digest(payload: dict[str, Any]) -> str:
     text = json.dumps(payload, sort_keys=True, allow_nan=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class _LocalFiles:
-    """A local directory: link-based atomic, no-overwrite publication."""
-
-    def __init__(self, root: str) -> None:
-        self.root = Path(root)
-
-    def uri(self, rel: str) -> str:
-        return str((self.root / rel).absolute())
-
-    def names(self, rel: str) -> list[str]:
-        folder = self.root / rel
-        return [p.name for p in folder.iterdir()] if folder.is_dir() else []
-
-    def read(self, rel: str) -> bytes:
-        return (self.root / rel).read_bytes()
-
-    def publish(self, rel: str, data: bytes, first: int) -> int:
-        folder = self.root / rel
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".tmp-{uuid.uuid4().hex}"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            version = first
-            while True:
-                try:
-                    os.link(tmp, folder / f"v{version}.json")  # atomic, fails if taken
-                    return version
-                except FileExistsError:
-                    version += 1  # a concurrent writer took it: take the next one
-        finally:
-            tmp.unlink(missing_ok=True)
-
-
-class _ArrowFiles:
-    """Any filesystem pyarrow opens by URI: temporary object, then rename to a free name."""
-
-    def __init__(self, root: str) -> None:
-        from pyarrow import fs
-
-        self.fs, self.base = fs.FileSystem.from_uri(root)
-        self.root = root.rstrip("/")
-
-    def uri(self, rel: str) -> str:
-        return f"{self.root}/{rel}"
-
-    def _path(self, rel: str) -> str:
-        return f"{self.base.rstrip('/')}/{rel}"
-
-    def names(self, rel: str) -> list[str]:
-        from pyarrow import fs
-
-        selector = fs.FileSelector(self._path(rel), allow_not_found=True)
-        return [info.base_name for info in self.fs.get_file_info(selector)]
-
-    def read(self, rel: str) -> bytes:
-        with self.fs.open_input_stream(self._path(rel)) as fh:
-            return bytes(fh.read())
-
-    def publish(self, rel: str, data: bytes, first: int) -> int:
-        from pyarrow import fs
-
-        self.fs.create_dir(self._path(rel), recursive=True)
-        tmp = self._path(f"{rel}/.tmp-{uuid.uuid4().hex}")
-        with self.fs.open_output_stream(tmp) as fh:
-            fh.write(data)
-        version = first
-        while (
-            self.fs.get_file_info(self._path(f"{rel}/v{version}.json")).type != fs.FileType.NotFound
-        ):
-            version += 1
-        self.fs.move(tmp, self._path(f"{rel}/v{version}.json"))
-        return version
 
 
 def _spark() -> Any:

@@ -108,7 +108,15 @@ class AnomalyCheck:
         return self.name or f"{'.'.join(self.key)} by {type(self.strategy).__name__}"
 
     def judge(self, current: RunRecord, history: Sequence[RunRecord]) -> Metric:
-        """The check's outcome for ``current`` as a metric of kind ``anomaly``."""
+        """The check's outcome for ``current`` as a metric of kind ``anomaly``.
+
+        >>> from datetime import datetime
+        >>> from quality_py.history.anomalies import SimpleThresholds
+        >>> run = RunRecord("r", datetime(2026, 1, 1), "quality_run", "1.1", "success", {},
+        ...                 (Metric("rows", "run", "input_rows", 5.0),))
+        >>> AnomalyCheck("input_rows", SimpleThresholds(lower=10)).judge(run, []).status
+        'failed'
+        """
         value = _value(current, self.key)
         if value is None:
             return self._outcome(None, False, "the current run has no such metric")

@@ -153,7 +153,7 @@ class FileMetricsRepository:
     """
 
     def __init__(self, root: str | Path) -> None:
-        from quality_py.dataset.store import _ArrowFiles, _LocalFiles
+        from quality_py.storage import _ArrowFiles, _LocalFiles
 
         text = str(root)
         self.root = text
@@ -162,7 +162,14 @@ class FileMetricsRepository:
         )
 
     def save(self, record: RunRecord) -> None:
-        """Write ``record`` as a new file of its day (never replacing another)."""
+        """Write ``record`` as a new file of its day (never replacing another).
+
+        >>> import tempfile
+        >>> repo = FileMetricsRepository(tempfile.mkdtemp())
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+        >>> [r.run_id for r in repo.records(until="2026-01-03")], repo.frame(spark).count()
+        (['r1'], 0)
+        """
         day = record.run_time.date().isoformat()
         try:
             self._files.publish(day, encode(record), 1)
@@ -194,7 +201,14 @@ class FileMetricsRepository:
         suite: str | None = None,
         source: str | None = None,
     ) -> list[RunRecord]:
-        """The records in ``[since, until)`` with ``tags``, oldest first."""
+        """The records in ``[since, until)`` with ``tags``, oldest first.
+
+        >>> import tempfile
+        >>> repo = FileMetricsRepository(tempfile.mkdtemp())
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+        >>> [r.run_id for r in repo.records(until="2026-01-03")], repo.frame(spark).count()
+        (['r1'], 0)
+        """
         lo, hi = _utc(since), _utc(until)
         found = []
         for day in self._days(lo, hi):
@@ -205,7 +219,14 @@ class FileMetricsRepository:
         return select(found, lo, hi, tags, suite, source)
 
     def frame(self, spark: Any, **filters: Any) -> Any:
-        """The selected records as a DataFrame, one row per metric (see :func:`history_frame`)."""
+        """The selected records as a DataFrame, one row per metric (see :func:`history_frame`).
+
+        >>> import tempfile
+        >>> repo = FileMetricsRepository(tempfile.mkdtemp())
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+        >>> [r.run_id for r in repo.records(until="2026-01-03")], repo.frame(spark).count()
+        (['r1'], 0)
+        """
         return history_frame(spark, self.records(**filters))
 
 
@@ -229,7 +250,15 @@ class TableMetricsRepository:
         self.format = format
 
     def save(self, record: RunRecord) -> None:
-        """Append ``record`` (one Spark write: one commit on Delta)."""
+        """Append ``record`` (one Spark write: one commit on Delta).
+
+        >>> import uuid
+        >>> repo = TableMetricsRepository(spark, f"qp_h_{uuid.uuid4().hex[:8]}")
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+        >>> [r.run_id for r in repo.records(since="2026-01-01")], repo.frame().count()
+        (['r1'], 0)
+        >>> _ = spark.sql(f"DROP TABLE {repo.table}")
+        """
         row = (record.run_id, record.run_time, record.run_time.date(), encode(record).decode())
         frame = self.spark.createDataFrame([row], self._DDL)
         writer = frame.write.mode("append")
@@ -246,7 +275,15 @@ class TableMetricsRepository:
         source: str | None = None,
     ) -> list[RunRecord]:
         """The records in ``[since, until)`` with ``tags``, oldest first (the time filter runs
-        in Spark on the ``day`` column, the rest on the decoded records)."""
+        in Spark on the ``day`` column, the rest on the decoded records).
+
+        >>> import uuid
+        >>> repo = TableMetricsRepository(spark, f"qp_h_{uuid.uuid4().hex[:8]}")
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+        >>> [r.run_id for r in repo.records(since="2026-01-01")], repo.frame().count()
+        (['r1'], 0)
+        >>> _ = spark.sql(f"DROP TABLE {repo.table}")
+        """
         if not self.spark.catalog.tableExists(self.table):
             return []
         lo, hi = _utc(since), _utc(until)
@@ -260,7 +297,15 @@ class TableMetricsRepository:
         return select(found, lo, hi, tags, suite, source)
 
     def frame(self, spark: Any | None = None, **filters: Any) -> Any:
-        """The selected records as a DataFrame, one row per metric."""
+        """The selected records as a DataFrame, one row per metric.
+
+        >>> import uuid
+        >>> repo = TableMetricsRepository(spark, f"qp_h_{uuid.uuid4().hex[:8]}")
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
+        >>> [r.run_id for r in repo.records(since="2026-01-01")], repo.frame().count()
+        (['r1'], 0)
+        >>> _ = spark.sql(f"DROP TABLE {repo.table}")
+        """
         return history_frame(spark or self.spark, self.records(**filters))
 
 

@@ -289,7 +289,16 @@ def render_report(records: Sequence[RunRecord], title: str = "Data quality repor
 def write_report(
     records: Sequence[RunRecord], out: str | Path, title: str = "Data quality report"
 ) -> Path:
-    """Write :func:`render_report` to ``out`` (atomically: a reader never sees half a page)."""
+    """Write :func:`render_report` to ``out`` (atomically: a reader never sees half a page).
+
+    >>> import tempfile
+    >>> from quality_py.history.records import Metric
+    >>> run = RunRecord("r1", datetime(2026, 1, 2), "quality_run", "1.1", "success", {},
+    ...                 (Metric("rows", "run", "input_rows", 7.0),))
+    >>> page = write_report([run], f"{tempfile.mkdtemp()}/report.html").read_text()
+    >>> '<td class="n" data-metric="input_rows">7</td>' in page
+    True
+    """
     import os
 
     path = Path(out)

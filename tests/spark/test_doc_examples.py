@@ -86,6 +86,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "actions.md",
         "dataset-checks.md",
         "functions.md",
+        "over-time.md",
         "rule-tables.md",
         "security.md",
     }
@@ -190,3 +191,27 @@ def test_security_doc(notebook: dict[str, Any], capsys: pytest.CaptureFixture[st
     ns = run_file(ROOT / "docs" / "security.md", notebook)
     assert ns["suite"].policy.trusted
     assert "hardened" in capsys.readouterr().out
+
+
+def test_over_time_doc(notebook: dict[str, Any]) -> None:
+    """The orders: 1200 rows, amount = id - 100 (ids 0..100 dropped by rule 101)."""
+    from quality_py.io.yaml_rulesets import load_ruleset_and_checks
+
+    ns = run_file(ROOT / "docs" / "over-time.md", notebook)
+    inputs = [r.value for r in ns["inputs"].collect()]
+    assert inputs == [600.0, 600.0]  # ids < 600, then ids >= 600
+    # day 3: 100 rows after 600, 100 / 600 = 0.17 < 0.7: flagged, nothing published
+    assert ns["flagged"] is not None and any("volume" in m for m in ns["flagged"])
+    statuses = [r.status for r in ns["history"].records()]
+    assert statuses == ["success", "success", "failed"]
+    # 101 of 1200 rows dropped: 8.4% quarantined > 5%: one alert; no row lost
+    (alert,) = ns["alerts"]
+    assert alert["alerts"] == [f"error rate {101 / 1200:.4f} of the run exceeds 0.05"]
+    assert ns["summary"].valid_rows == 1099 and not [
+        m for m in ns["summary"].failed_checks if "no row is lost" in m
+    ]
+    suite, checks = load_ruleset_and_checks("out/suggested.yaml")
+    assert suite.rule_count > 10 and len(checks[0].constraints) == len(ns["suggestions"])
+    assert ns["held_out"].train_rows + ns["held_out"].test_rows == ns["learned"].rows
+    page = Path("out/report.html").read_text(encoding="utf-8")
+    assert 'data-run-id="' in page and "<svg" in page

@@ -21,11 +21,16 @@ LAYERS = {
     "prepare": {"errors", "model", "sql"},
     "functions": {"errors", "model", "sql", "runners"},
     "runners": {"errors", "model", "sql", "prepare"},
-    "dataset": {"errors", "model", "sql"},
+    "storage": {"errors"},
+    "history": {"errors", "model", "storage"},
+    "dataset": {"errors", "model", "sql", "storage", "history"},
+    "profile": {"errors", "model", "dataset"},
+    "report": {"errors", "model", "history"},
+    "progress": set(),
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
     "docgen": {"errors", "model", "sql", "validation"},
-    "io": {"errors", "model", "sql", "dataset"},
-    "actions": {"errors", "model", "sql", "runners", "dataset", "validation"},
+    "io": {"errors", "model", "sql", "dataset", "history", "actions"},
+    "actions": {"errors", "model", "sql", "runners", "dataset", "validation", "history"},
     "spark": {"errors", "model", "sql"},
     "cli": {
         "errors",
@@ -40,9 +45,19 @@ LAYERS = {
         "spark",
         "types",
         "prepare",
+        "history",
+        "profile",
+        "report",
+        "progress",
+        "cli_tables",
+        "cli_over_time",
     },
     "__main__": {"cli"},
 }
+
+
+# the command line's other modules take the same place as cli
+LAYERS["cli_tables"] = LAYERS["cli_over_time"] = LAYERS["cli"] | {"cli"}
 
 
 def _modules() -> list[tuple[str, Path]]:
