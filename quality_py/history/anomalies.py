@@ -107,12 +107,8 @@ def _differences(values: Sequence[float], order: int) -> list[float]:
 
 
 @dataclass(frozen=True)
-class AbsoluteChange:
-    """The ``order``-th difference outside ``[max_decrease, max_increase]``.
-
-    >>> [a.index for a in AbsoluteChange(-2, 2).detect([10, 11, 5, 6, 12])]
-    [2, 4]
-    """
+class _ChangeBounds:
+    """Bounds on a change between a value and the one ``order`` runs before it."""
 
     max_decrease: float | None = None
     max_increase: float | None = None
@@ -121,6 +117,15 @@ class AbsoluteChange:
     def __post_init__(self) -> None:
         if self.order < 1:
             raise ModelError(f"the order of a change is at least 1, not {self.order}")
+
+
+@dataclass(frozen=True)
+class AbsoluteChange(_ChangeBounds):
+    """The ``order``-th difference outside ``[max_decrease, max_increase]``.
+
+    >>> [a.index for a in AbsoluteChange(-2, 2).detect([10, 11, 5, 6, 12])]
+    [2, 4]
+    """
 
     def detect(
         self, values: Sequence[float], start: int = 0, end: int | None = None
@@ -157,20 +162,12 @@ def _ratio(now: float, before: float) -> float:
 
 
 @dataclass(frozen=True)
-class RelativeRateOfChange:
+class RelativeRateOfChange(_ChangeBounds):
     """``x[i] / x[i-order]`` outside ``[max_decrease, max_increase]``.
 
     >>> [a.index for a in RelativeRateOfChange(0.7, 1.5).detect([100, 90, 50, 60, 100])]
     [2, 4]
     """
-
-    max_decrease: float | None = None
-    max_increase: float | None = None
-    order: int = 1
-
-    def __post_init__(self) -> None:
-        if self.order < 1:
-            raise ModelError(f"the order of a change is at least 1, not {self.order}")
 
     def detect(
         self, values: Sequence[float], start: int = 0, end: int | None = None

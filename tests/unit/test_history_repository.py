@@ -105,3 +105,12 @@ def test_records_round_trip(tags: dict[str, str], values: list[float | None]) ->
         repo = FileMetricsRepository(root)
         repo.save(rec)
         assert repo.records() == [rec]
+
+
+def test_a_pyarrow_uri_repository(tmp_path: Path) -> None:
+    """``file://`` goes through pyarrow's filesystem layer, as s3:// or gs:// would."""
+    repo = FileMetricsRepository(tmp_path.as_uri())
+    for i in range(3):
+        repo.save(record(i, table="t"))
+    assert [r.run_id for r in repo.records(tags={"table": "t"})] == ["run-0", "run-1", "run-2"]
+    assert repo.records(until=T0) == []

@@ -1,0 +1,76 @@
+"""The report's HTML from hand-made records: every section, numbers in data attributes, the
+anomalous runs marked, nothing fetched from the network."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from quality_py.history import Metric, RunRecord
+from quality_py.report import render_report
+from tests.browser import Elements
+
+T0 = datetime(2026, 2, 1, tzinfo=timezone.utc)
+
+
+def _run(i: int, rows: float, anomalous: bool = False) -> RunRecord:
+    metrics = [
+        Metric("rows", "run", "input_rows", rows),
+        Metric("rows", "run", "valid_rows", rows - 3),
+        Metric("rule", "7.1", "failed", 3.0, group="1.1"),
+        Metric("rule", "7.1", "failed_share", 3 / rows, group="1.1"),
+        Metric("rule", "7.1", "action", None, "drop", "amount is positive", group="1.1"),
+        Metric("rule", "8.1", "failed_share", 0.0, group="1.1"),
+        Metric("sample", "row 1", "keys", None, None, '{"id": 42}'),
+    ]
+    if anomalous:
+        metrics.append(
+            Metric("anomaly", "volume", "rows.run.input_rows", rows, "failed", "volume: drop",
+                   group="error")
+        )  # fmt: skip
+    status = "failed" if anomalous else "success"
+    return RunRecord(
+        f"d{i}", T0 + timedelta(days=i), "quality_run", "1.1", status, {}, tuple(metrics)
+    )
+
+
+def test_every_section_and_its_numbers() -> None:
+    verification = RunRecord(
+        "v1", T0, "verify", "orders", "warning", {},
+        (Metric("check", "basic", "size >= 10", 12.0, "passed", "ok", "error"),
+         Metric("metric", "Size()", "value", 12.0)),
+    )  # fmt: skip
+    profiled = RunRecord(
+        "p1", T0, "profile", "1.1", "success", {},
+        (Metric("profile", "*", "rows", 12.0),
+         Metric("profile", "origin", "completeness", 0.75, group="string"),
+         Metric("profile", "origin", "value:EWR", 6.0), Metric("profile", "origin", "value:JFK", 3.0)),
+    )  # fmt: skip
+    runs = [_run(0, 100), _run(1, 110), _run(2, 20, anomalous=True)]
+    page = render_report([*runs, verification, profiled])
+    dom = Elements(page)
+    (latest,) = dom.find("section", id="latest-run")
+    assert latest["attrs"]["data-run-id"] == "d2"
+    assert dom.find("td", data_metric="input_rows")[0]["text"] == "20"
+    assert [e["text"] for e in dom.find("li")] == ["volume: drop"]
+    assert [e["text"] for e in dom.find("tr", **{"class": "sample"})] == [""]
+    marked = [
+        c["attrs"]["data-run"] for c in dom.find("circle") if "anomaly" in c["attrs"]["class"]
+    ]
+    assert marked == ["d2"]  # only on the input rows trend, only the anomalous run
+    assert dom.find("svg", data_metric="rule.7.1.failed_share")
+    assert not dom.find("svg", data_metric="rule.8.1.failed_share")  # never failed: a line
+    assert "8.1" in dom.find("p", id="clean-rules")[0]["text"]
+    assert dom.find("section", id="latest-verification") and dom.find(
+        "tr", data_constraint="size >= 10"
+    )
+    assert [b["attrs"]["data-value"] for b in dom.find("rect")] == ["EWR", "JFK"]
+    assert dom.find("td", data_stat="completeness")[0]["text"] == "0.7500"
+    # self-contained: no URL is loaded
+    assert not re.search(r"(src|href)=\"?https?:", page) and "<script" not in page
+
+
+def test_text_is_escaped() -> None:
+    evil = RunRecord("<b>x</b>", T0, "quality_run", "1.1", "success", {"t": "<script>"}, ())
+    page = render_report([evil])
+    assert "<b>x</b>" not in page and "<script>" not in page and "&lt;script&gt;" in page
