@@ -229,3 +229,34 @@ def test_the_originals_functions_on_connect(connect: Any) -> None:
     assert json.loads(sums) == {"UA": 1, "ZZ": -1}
     (mm,) = df.where("c = 'UA'").select(Q.expr("za_hash_with('MURMUR3_64', c)", over=df)).first()
     assert mm == [mmh3.hash64(b"UA", 0, True)[0]]
+
+
+def test_quality_over_time_on_connect(connect: Any, tmp_path: Any) -> None:
+    """A history, an anomaly check, a SQL check and a profile through Spark Connect."""
+    from quality_py import QualityRunFailed, run_quality
+    from quality_py.actions.sql_checks import SqlCheck
+    from quality_py.history import AnomalyCheck, FileMetricsRepository, RelativeRateOfChange
+    from quality_py.profile import profile
+
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(101, 1), "a >= 0", action_if_failed="drop")])]
+    )
+    repo = FileMetricsRepository(tmp_path / "history")
+    volume = AnomalyCheck("input_rows", RelativeRateOfChange(max_decrease=0.5), name="volume")
+    lost = SqlCheck("no row lost", "SELECT (SELECT count(*) FROM valid) + (SELECT count_if(NOT "
+                    "qp_kept_in_valid) FROM quarantine) = (SELECT count(*) FROM source)")  # fmt: skip
+    for n in (100, 90):
+        frame = connect.range(n).selectExpr("CAST(id - 5 AS INT) AS a")
+        summary = run_quality(
+            frame, suite, history=repo, anomaly_checks=[volume], sql_checks=[lost]
+        ).write(str(tmp_path / "valid"))
+        assert summary.dropped_rows == 5 and not summary.failed_checks
+    small = run_quality(
+        connect.range(10).selectExpr("CAST(id AS INT) AS a"), suite, history=repo,
+        anomaly_checks=[volume],
+    )  # fmt: skip
+    with pytest.raises(QualityRunFailed, match="volume"):
+        small.write()
+    assert [r.status for r in repo.records()] == ["success", "success", "failed"]
+    learned = profile(connect.range(50).selectExpr("CAST(id % 3 AS INT) AS k"))
+    assert learned.rows == 50 and learned.column("k").histogram == {"0": 17, "1": 17, "2": 16}
