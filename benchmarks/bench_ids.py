@@ -7,6 +7,11 @@ to ``noop``; cases interleaved, medians:
 * ``md5``: ``field_based_id('k', 'MD5', `0`, `1`, `2`)`` (Spark's ``md5``, generated code);
 * ``murmur3``: ``murmur3_id('k', `0`, `1`, `2`)`` (MurmurHash3 x64 128 in an Arrow UDF over
   ``mmh3``: Spark has no 128-bit murmur3);
+* ``za_xx``: ``za_field_based_id('k', 'XX', ...)`` (XXH64 chained over the fields, seeded by the
+  previous field's hash, in an Arrow UDF over ``xxhash``);
+* ``za_xxh3``: ``za_longs_field_based_id('k', 'XXH3', ...)`` (XXH3 128, chained likewise);
+* ``za_murmur3_128``: ``za_longs_field_based_id('k', 'MURMUR3_128', ...)`` (chained with 64-bit
+  seeds: MurmurHash3 in Python after the first field);
 * ``xxhash64``: Spark's ``xxhash64(`0`, `1`, `2`)``, a 64-bit hash for scale (not an id of the
   original's).
 
@@ -39,6 +44,13 @@ def main() -> None:
         "noop": df,
         "md5": df.select("*", Q.expr("field_based_id('k', 'MD5', `0`, `1`, `2`)", over=df)),
         "murmur3": df.select("*", Q.expr("murmur3_id('k', `0`, `1`, `2`)", over=df)),
+        "za_xx": df.select("*", Q.expr("za_field_based_id('k', 'XX', `0`, `1`, `2`)", over=df)),
+        "za_xxh3": df.select(
+            "*", Q.expr("za_longs_field_based_id('k', 'XXH3', `0`, `1`, `2`)", over=df)
+        ),
+        "za_murmur3_128": df.select(
+            "*", Q.expr("za_longs_field_based_id('k', 'MURMUR3_128', `0`, `1`, `2`)", over=df)
+        ),
         "xxhash64": df.select("*", F.expr("xxhash64(`0`, `1`, `2`)")),
     }
     times = interleaved(cases, args.runs)

@@ -1,15 +1,16 @@
-"""The one function we run per row in Python: 128-bit murmur3, which Spark does not have.
+"""The functions we run per row in Python: the hashes Spark does not have.
 
-``murmur3_id``, ``hash_with('MURMUR3_128', ...)`` and the ``za_*`` murmur hashes feed their
-fields to the hash in SQL (the bytes the original's Guava hasher takes, built with built-ins) and
-call
-``qp_murmur3_x64_128(bytes)``, an Arrow UDF over ``mmh3`` (MurmurHash3 x64 128, seed 0, the
-algorithm of Guava's ``Hashing.murmur3_128``), or ``qp_murmur3_longs(bytes)`` for its two
-64-bit halves as zero-allocation hashers return them: a whole Arrow batch per call, no pandas. It is
-registered in the session (``spark.udf.register``) only when compiled SQL names it, just before
-Spark analyses that SQL; rule text cannot name it (the rule policy refuses unknown functions).
-Arrow UDFs exist from pyspark 4.1; on older versions the function is refused with a message.
-``benchmarks/bench_ids.py`` measures its cost against MD5 ids computed by Spark.
+* ``murmur3_id`` and ``hash_with('MURMUR3_128', ...)`` feed their fields in SQL (the bytes the
+  original's Guava hasher takes, built with built-ins) and call ``qp_murmur3_x64_128(bytes)``,
+  over ``mmh3`` (MurmurHash3 x64 128, seed 0, the algorithm of Guava's ``Hashing.murmur3_128``);
+* the ``za_*`` hashes build each field's bytes in SQL and call ``qp_za_<hash>(array<binary>)``,
+  which hashes field after field, each seeded by the last (:mod:`.zero_allocation`).
+
+Each is an Arrow UDF (a whole Arrow batch per call, no pandas), registered in the session
+(``spark.udf.register``) only when compiled SQL names it, just before Spark analyses that SQL;
+rule text cannot name it (the rule policy refuses unknown functions). Arrow UDFs exist from
+pyspark 4.1; on older versions these functions are refused with a message.
+``benchmarks/bench_ids.py`` measures their cost against MD5 ids computed by Spark.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.library_digests import MURMUR3_X64_128
-from quality_py.sql.library_za import MURMUR3_LONGS
+from quality_py.sql.library_za import ZA_FUNCTIONS
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["MURMUR3_LONGS", "MURMUR3_X64_128", "register_arrow_functions"]
+__all__ = ["MURMUR3_X64_128", "ZA_FUNCTIONS", "register_arrow_functions"]
 
 
 def _murmur3_batch(data: Any) -> Any:
@@ -44,17 +45,20 @@ def _murmur3_batch(data: Any) -> Any:
     return pa.array(out, type=pa.list_(pa.int64()))
 
 
-def _murmur3_longs_batch(data: Any) -> Any:
-    """Each binary value's MurmurHash3 x64 128 as its two 64-bit halves ``h1, h2`` (the values
-    zero-allocation hashers return, ``mmh3.hash64``), null for null."""
-    import mmh3
-    import pyarrow as pa
+def _za_batch(name: str) -> Any:
+    """The batch function of the ``za_*`` hash ``name``: each row's list of field bytes
+    (null elements for null fields) to the chain's longs; a null list gives null."""
 
-    out = [
-        None if value is None else list(mmh3.hash64(bytes(value), 0, True))
-        for value in data.to_pylist()
-    ]
-    return pa.array(out, type=pa.list_(pa.int64()))
+    def batch(data: Any) -> Any:
+        import pyarrow as pa
+
+        from quality_py.runners.zero_allocation import za_hash
+
+        out = [None if fields is None else za_hash(name, fields) for fields in data.to_pylist()]
+        return pa.array(out, type=pa.list_(pa.int64()))
+
+    batch.__name__ = f"za_{name.lower()}"
+    return batch
 
 
 def _udf(batch: Any = _murmur3_batch) -> Any:
@@ -62,7 +66,7 @@ def _udf(batch: Any = _murmur3_batch) -> Any:
 
     if not hasattr(F, "arrow_udf"):
         raise LibraryFunctionError(
-            "murmur3 hashes need an Arrow function, which needs pyspark 4.1 or later",
+            "murmur3 and za_* hashes need an Arrow function, which needs pyspark 4.1 or later",
             code="LIBRARY_ARGUMENTS",
         )
     import pyarrow as pa
@@ -75,14 +79,9 @@ def _udf(batch: Any = _murmur3_batch) -> Any:
 def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) -> None:
     """Register the Arrow functions that ``sqls`` call (none usually: a cheap text check)."""
     texts = [sql.lower() for sql in sqls]
-    wanted = [
-        (name, batch)
-        for name, batch in (
-            (MURMUR3_X64_128, _murmur3_batch),
-            (MURMUR3_LONGS, _murmur3_longs_batch),
-        )
-        if any(name + "(" in text for text in texts)
-    ]
+    functions = [(MURMUR3_X64_128, _murmur3_batch)]
+    functions += [(udf, _za_batch(hash_name)) for hash_name, udf in ZA_FUNCTIONS.items()]
+    wanted = [(name, batch) for name, batch in functions if any(name + "(" in t for t in texts)]
     if not wanted:
         return
     if spark is None:
@@ -91,7 +90,8 @@ def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) ->
         spark = SparkSession.getActiveSession()
         if spark is None:
             raise LibraryFunctionError(
-                "murmur3 hashes need an active SparkSession to register their Arrow function",
+                "murmur3 and za_* hashes need an active SparkSession to register their Arrow "
+                "function",
                 code="LIBRARY_ARGUMENTS",
             )
     for name, batch in wanted:

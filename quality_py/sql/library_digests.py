@@ -1,14 +1,16 @@
 """Digests of fields as longs, field-based ids and their base64 form, in Spark built-in SQL.
 
 **Digests** (``digest_to_longs('MD5', a, b)``): the fields are fed to the digest one after
-another as Spark's own hash functions feed them, which is how the original feeds its
-``MessageDigest``: INT, SMALLINT, TINYINT, DATE (days) and BOOLEAN (1/0) as 4 bytes big-endian,
-BIGINT and TIMESTAMP (microseconds) as 8 bytes big-endian, STRING as its UTF-8 bytes, BINARY as
-is, and a null field feeds nothing. The digest's bytes are read as big-endian longs, the last one
-padded with zero bytes (SHA-1's 20 bytes give 3 longs). Other field types (floating point,
-decimals, nested types) are refused when compiling, naming the field: hash their string form or
-cast them. Spark's ``md5``, ``sha1`` and ``sha2`` compute the digests, so the whole expansion is
-generated code; each field's type comes from the data (the DataFrame runners and
+another as the original feeds its ``MessageDigest`` (its ``HashLongsExpression``, a copy of
+Spark's hash-function feeding): INT, SMALLINT, TINYINT, DATE (days) and BOOLEAN (1/0) as 4 bytes
+big-endian, BIGINT and TIMESTAMP (microseconds) as 8 bytes big-endian, a DECIMAL of up to 18
+digits as its unscaled BIGINT, STRING as its UTF-8 bytes, and a null field feeds nothing.
+BINARY is fed as is (the original passes the JVM's array offset as the start index there and
+fails). The digest's bytes are read as big-endian longs, the last one padded with zero bytes
+(SHA-1's 20 bytes give 3 longs). Other field types (floating point, longer decimals, nested
+types) are refused when compiling, naming the field: hash their string form or cast them.
+Spark's ``md5``, ``sha1`` and ``sha2`` compute the digests, so the whole expansion is generated
+code; each field's type comes from the data (the DataFrame runners and
 ``functions.expr(..., over=df)`` know it).
 
 **Ids** (``field_based_id('p', 'MD5', a, b)``): ``struct<p_base: int, p_i0: bigint, ...>`` with
@@ -88,8 +90,15 @@ _HEX_OF_LITTLE_ENDIAN = {
 }
 
 
-def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext, little_endian: bool = False) -> exp.Expr:
-    """The hex of the bytes one field feeds to the digest ('' for null)."""
+def _field_hex(
+    arg: exp.Expr,
+    fn: str,
+    ctx: PassContext,
+    little_endian: bool = False,
+    keep_null: bool = False,
+) -> exp.Expr:
+    """The hex of the bytes one field feeds to the digest ('' for null, or null with
+    ``keep_null``)."""
     if ctx.type_of is None:
         raise _error(
             ctx,
@@ -102,14 +111,33 @@ def _field_hex(arg: exp.Expr, fn: str, ctx: PassContext, little_endian: bool = F
         raise _error(ctx, f"{fn}: {to_sql(arg)} does not analyse against the data", arg)
     table = _HEX_OF_LITTLE_ENDIAN if little_endian else _HEX_OF
     template = table.get(kind.split("(")[0])
-    if template is None:
+    if kind.startswith("decimal(") and _decimal_digits(kind)[0] <= 18:
+        # the original feeds a decimal of up to 18 digits as its unscaled long
+        arg = _unscaled(arg, _decimal_digits(kind)[1])
+        template = table["bigint"]
+    elif template is None or kind.startswith("decimal("):
         raise _error(
             ctx,
             f"{fn}: {to_sql(arg)} is {kind}; digests take int, bigint, boolean, date, timestamp, "
-            "string and binary fields (cast or format the others)",
+            "decimal (up to 18 digits), string and binary fields (cast or format the others)",
             arg,
         )
-    return call("coalesce", _expand(template, arg), lit(""))
+    fed = _expand(template, arg)
+    return fed if keep_null else call("coalesce", fed, lit(""))
+
+
+def _decimal_digits(kind: str) -> tuple[int, int]:
+    """``decimal(p,s)`` -> ``(p, s)``."""
+    precision, scale = kind[len("decimal(") : -1].split(",")
+    return int(precision), int(scale)
+
+
+def _unscaled(arg: exp.Expr, scale: int) -> exp.Expr:
+    """A decimal's unscaled value as a BIGINT: the value times 10^scale, exactly (decimal
+    arithmetic; the product of an up-to-18-digit decimal fits a long)."""
+    if scale == 0:
+        return _expand("CAST(__a0 AS BIGINT)", arg)
+    return _expand(f"CAST(__a0 * CAST('1{'0' * scale}' AS DECIMAL(19, 0)) AS BIGINT)", arg)
 
 
 def _digest_hex(

@@ -1,22 +1,23 @@
 """The original's ``za_*`` ids and hashes: 64- and 128-bit hashes of fields as longs.
 
-The original computes these with a "zero allocation" Java hashing library that Spark does not
-ship. Here the fields are fed to the hash as ``hash_with`` feeds them (ints and longs
-little-endian, strings as UTF-8, a null field feeds nothing: see
-:mod:`quality_py.sql.library_digests`) and the hashes are:
+The original computes these with a "zero allocation" Java hashing library, hashing each field
+on its own with the previous field's hash as the seed (its ``ZeroAllocation.scala``; the chain
+is spelled out in :mod:`quality_py.runners.zero_allocation`). Here each field's bytes are built
+in SQL as the original's field feeding makes them (ints 4 bytes and longs 8 bytes
+little-endian, strings as UTF-8, decimals of up to 18 digits as their unscaled long; a null
+field is a null element, which hashes nothing: see :mod:`quality_py.sql.library_digests`), and
+one Arrow function per hash runs the chain over the row's array of field bytes:
 
-* ``XX`` (64 bits): Spark's built-in ``xxhash64`` of those bytes, that is XXH64 with Spark's
-  seed 42 (the original's library seeds it with 0, so the values differ from the original's);
-* ``MURMUR3_64`` (64 bits): the first half ``h1`` of MurmurHash3 x64 128 (seed 0) of those
-  bytes, the value the zero-allocation murmur3 returns;
-* ``MURMUR3_128`` (128 bits): both halves ``h1, h2``.
+* 64 bits (``za_hash_with(_struct)``, ``za_field_based_id``): ``XX`` (XXH64, the original's
+  default) and ``MURMUR3_64`` (the first half of MurmurHash3 x64 128);
+* 128 bits (``za_hash_longs_with(_struct)``, ``za_longs_field_based_id``): ``XXH3`` (XXH3's
+  128-bit hash, the original's default) and ``MURMUR3_128``.
 
-The 64-bit ones serve ``za_hash_with(_struct)`` and ``za_field_based_id``; the 128-bit one
-``za_hash_longs_with(_struct)`` and ``za_longs_field_based_id``. The murmur hashes run in an
-Arrow function over ``mmh3`` (Spark has no 128-bit murmur3), evaluated once per row however
-many of its longs a struct reads. The original's other hashes (CITY_1_1, FARMNA, FARMOU, METRO,
-WY_V3, XXH3) have no implementation in Spark or in our dependencies and are refused by name, as
-is any unknown name (the original would quietly fall back to a default hash).
+Spark has none of them with a seed (its ``xxhash64`` is XXH64 fixed at seed 42), so these are
+Arrow functions; a struct reading several longs evaluates the function once per row. The
+original's other 64-bit hashes (CITY_1_1, FARMNA, FARMOU, METRO, WY_V3) are refused by name:
+nothing here implements them, and a hash we could not check against its reference would be a
+guess. Unknown names are refused too (the original quietly falls back to its default hash).
 """
 
 from __future__ import annotations
@@ -28,14 +29,18 @@ from quality_py.sql.build import call, lit, named_struct
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import library_error, register
 
-#: The Arrow function giving MurmurHash3 x64 128's halves ``[h1, h2]`` of a binary
-#: (quality_py/runners/arrow_functions.py).
-MURMUR3_LONGS = "qp_murmur3_longs"
-
+#: Hash name -> the Arrow function running its chain over ``array<binary>``, giving
+#: ``array<bigint>`` (quality_py/runners/arrow_functions.py).
+ZA_FUNCTIONS = {
+    "XX": "qp_za_xx",
+    "MURMUR3_64": "qp_za_murmur3_64",
+    "XXH3": "qp_za_xxh3",
+    "MURMUR3_128": "qp_za_murmur3_128",
+}
 HASHES_64 = ("XX", "MURMUR3_64")
-HASHES_128 = ("MURMUR3_128",)
+HASHES_128 = ("XXH3", "MURMUR3_128")
 #: The original's hashes that nothing here implements.
-UNAVAILABLE = ("CITY_1_1", "FARMNA", "FARMOU", "METRO", "WY_V3", "XXH3")
+UNAVAILABLE = ("CITY_1_1", "FARMNA", "FARMOU", "METRO", "WY_V3")
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
@@ -56,20 +61,20 @@ def _hash_name(node: exp.Expr, fn: str, allowed: tuple[str, ...], ctx: PassConte
     raise _error(ctx, f"{fn}: {node.this!r} {why}; use one of {', '.join(allowed)}", node)
 
 
-def _fed_bytes(fields: list[exp.Expr], fn: str, ctx: PassContext) -> exp.Expr:
+def _chain(name: str, fields: list[exp.Expr], fn: str, ctx: PassContext) -> exp.Expr:
+    """``array<bigint>``: the hash chain over the fields' bytes (one element per field, null
+    for a null field)."""
     from quality_py.sql.library_digests import _field_hex
 
-    return call("unhex", call("concat", *[_field_hex(f, fn, ctx, True) for f in fields]))
+    fed = [call("unhex", _field_hex(f, fn, ctx, True, keep_null=True)) for f in fields]
+    return call(ZA_FUNCTIONS[name], call("array", *fed))
 
 
 def _longs(name: str, fields: list[exp.Expr], fn: str, ctx: PassContext) -> list[exp.Expr]:
-    """The hash's longs; the murmur ones read one Arrow call (Spark evaluates it once)."""
-    fed = _fed_bytes(fields, fn, ctx)
-    if name == "XX":
-        return [call("xxhash64", fed)]
-    halves = call(MURMUR3_LONGS, fed)
-    count = 1 if name == "MURMUR3_64" else 2
-    return [call("element_at", halves.copy(), lit(i + 1)) for i in range(count)]
+    """The hash's longs, each an element of one Arrow call (Spark evaluates it once a row)."""
+    hashed = _chain(name, fields, fn, ctx)
+    count = 1 if name in HASHES_64 else 2
+    return [call("element_at", hashed.copy(), lit(i + 1)) for i in range(count)]
 
 
 def _hash(
@@ -95,7 +100,10 @@ def _id(args: list[exp.Expr], fn: str, allowed: tuple[str, ...], ctx: PassContex
 @register("za_hash_with")
 def _za_hash_with(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``array<bigint>`` of one 64-bit hash ('XX', 'MURMUR3_64') of the fields."""
-    return call("array", *_hash(args, "za_hash_with", HASHES_64, ctx))
+    if len(args) < 2:
+        raise _error(ctx, "za_hash_with takes a hash name and at least one field", args[0])
+    name = _hash_name(args[0], "za_hash_with", HASHES_64, ctx)
+    return _chain(name, args[1:], "za_hash_with", ctx)
 
 
 @register("za_hash_with_struct")
@@ -106,11 +114,12 @@ def _za_hash_with_struct(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 
 @register("za_hash_longs_with")
 def _za_hash_longs_with(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
-    """``array<bigint>`` of a 128-bit hash ('MURMUR3_128') of the fields: ``[h1, h2]``."""
+    """``array<bigint>`` of a 128-bit hash ('XXH3', 'MURMUR3_128') of the fields: its low and
+    high longs."""
     if len(args) < 2:
         raise _error(ctx, "za_hash_longs_with takes a hash name and at least one field", args[0])
-    _hash_name(args[0], "za_hash_longs_with", HASHES_128, ctx)
-    return call(MURMUR3_LONGS, _fed_bytes(args[1:], "za_hash_longs_with", ctx))
+    name = _hash_name(args[0], "za_hash_longs_with", HASHES_128, ctx)
+    return _chain(name, args[1:], "za_hash_longs_with", ctx)
 
 
 @register("za_hash_longs_with_struct")
@@ -128,6 +137,6 @@ def _za_field_based_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 
 @register("za_longs_field_based_id")
 def _za_longs_field_based_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
-    """``struct<p_base: int, p_i0: bigint, p_i1: bigint>``: an id from MURMUR3_128 of the
-    fields."""
+    """``struct<p_base: int, p_i0: bigint, p_i1: bigint>``: an id from a 128-bit hash ('XXH3',
+    'MURMUR3_128') of the fields."""
     return _id(args, "za_longs_field_based_id", HASHES_128, ctx)

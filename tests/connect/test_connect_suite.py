@@ -229,6 +229,12 @@ def test_the_originals_functions_on_connect(connect: Any) -> None:
     assert json.loads(sums) == {"UA": 1, "ZZ": -1}
     (mm,) = df.where("c = 'UA'").select(Q.expr("za_hash_with('MURMUR3_64', c)", over=df)).first()
     assert mm == [mmh3.hash64(b"UA", 0, True)[0]]
+    import xxhash
+
+    (x3,) = df.where("c = 'UA'").select(Q.expr("za_hash_longs_with('XXH3', c)", over=df)).first()
+    both = xxhash.xxh3_128_intdigest(b"UA", 0)
+    want = [both & (2**64 - 1), both >> 64]
+    assert x3 == [v - 2**64 if v >= 2**63 else v for v in want]
 
 
 def test_quality_over_time_on_connect(connect: Any, tmp_path: Any) -> None:
