@@ -37,7 +37,8 @@ def _session(master: str, remote: str | None) -> Any:
         return SparkSession.builder.remote(remote).getOrCreate()
     from quality_py.spark.session import local_session
 
-    spark = local_session(master)
+    # the command's own session is hardened: rule text can name no file through SQL
+    spark = local_session(master, conf={"spark.sql.runSQLOnFiles": "false"})
     if not os.environ.get("QP_TRACEBACK"):
         # a failing task logs its Java stack at ERROR; the command reports every failure itself
         # in one paragraph, so only fatal JVM logs reach the terminal

@@ -119,11 +119,17 @@ def test_all_null_column_keeps_every_row(spark: Any) -> None:  # catalogue 35
 
 
 def test_check_session_reports_the_switches(spark: Any) -> None:
-    report = check_session(spark)
-    assert "spark.sql.runSQLOnFiles" in report.settings
-    # the test session is not hardened (runSQLOnFiles defaults to true)
-    assert "spark.sql.runSQLOnFiles" in report.missing and not report.hardened
-    assert "runSQLOnFiles=false" in report.describe()
+    before = spark.conf.get("spark.sql.runSQLOnFiles")
+    try:
+        spark.conf.set("spark.sql.runSQLOnFiles", "true")  # Spark's default
+        report = check_session(spark)
+        assert "spark.sql.runSQLOnFiles" in report.settings
+        assert "spark.sql.runSQLOnFiles" in report.missing and not report.hardened
+        assert "runSQLOnFiles=false" in report.describe()
+        spark.conf.set("spark.sql.runSQLOnFiles", "false")  # as the command line sets it
+        assert check_session(spark).hardened
+    finally:
+        spark.conf.set("spark.sql.runSQLOnFiles", before)
 
 
 def test_spark_analysis_is_the_second_gate_for_determinism(spark: Any) -> None:
