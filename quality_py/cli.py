@@ -261,6 +261,7 @@ def quality_run(args: argparse.Namespace) -> int:
             sql_checks=loads_sql_checks(text, args.ruleset),
             error_rates=loads_error_rates(text, args.ruleset),
             notifiers=_notifiers(args),
+            keys=_keys(args.key),
         )
         from quality_py.progress import watching
 
@@ -285,6 +286,11 @@ def quality_run(args: argparse.Namespace) -> int:
     ]
     print(f"wrote {', '.join(written)} in {time.perf_counter() - started:.1f} s")
     return 0
+
+
+def _keys(values: list[str] | None) -> tuple[str, ...]:
+    """``--key a,b --key c`` as ``("a", "b", "c")``."""
+    return tuple(k.strip() for v in values or () for k in v.split(",") if k.strip())
 
 
 def _tags(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -500,6 +506,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--where", help="check only the input rows matching this SQL condition")
     r.add_argument("--history", help="quality run: keep its metrics here (path or table:NAME)")
     r.add_argument("--tag", action="append", help="quality run: tag its metrics KEY=VALUE")
+    r.add_argument(
+        "--key",
+        action="append",
+        help="quality run: a column identifying a row, shown for sample failing rows "
+        "(repeat or comma-separate; default: the first three columns)",
+    )
     r.add_argument("--notify", action="append", help="quality run: append events (JSON lines)")
     r.add_argument("--webhook", action="append", help="quality run: POST events to this URL")
     r.add_argument("--format", choices=FORMATS, help="input format (default: by suffix)")

@@ -19,7 +19,8 @@ rm -rf "$history" out/flights/monthly
 month() {  # month NUMBER WHERE
   $py -m quality_py run rulesets/flights.yaml --input sample:flights --where "$2" \
     --valid out/flights/monthly/valid --quarantine out/flights/monthly/quarantine \
-    --history "$history" --tag table=flights --tag "month=$1" --run-id "2013-0$1" --layout compact
+    --history "$history" --tag table=flights --tag "month=$1" --run-id "2013-0$1" --layout compact \
+    --key year,month,day,carrier,flight,origin
 }
 for m in 1 2 3; do month "$m" "month = $m"; done
 if month 4 "month = 4 AND day <= 5"; then

@@ -448,6 +448,14 @@ def run_quality(
             "join's qualifiers (src.col)",
             code="DUPLICATE_COLUMNS",
         )
+    unknown_keys = [k for k in keys or () if k not in df.columns]
+    if unknown_keys:  # found before any job, not by a failing run's sample query
+        from quality_py.errors import ModelError
+
+        raise ModelError(
+            f"sample key column(s) {', '.join(unknown_keys)} are not in the input (its columns: "
+            f"{', '.join(df.columns)})"
+        )
     run_id = run_id or uuid.uuid4().hex
     run_time = datetime.now(timezone.utc)
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)

@@ -190,6 +190,7 @@ checks:
         ("unknown sample", "'nope'"),
         ("check on a missing column", "check 'fit to publish', nope is complete"),
         ("missing view file", "lookup.csv"),
+        ("unknown sample key", "sample key column(s) nope are not in the input"),
     ],
 )
 def test_user_errors_are_one_paragraph_naming_the_culprit(
@@ -211,6 +212,7 @@ def test_user_errors_are_one_paragraph_naming_the_culprit(
             "run", rules, "--input", data, "--view", f"lookup={tmp_path / 'lookup.csv'}",
             "--valid", out,
         ],
+        "unknown sample key": ["run", rules, "--input", data, "--valid", out, "--key", "a,nope"],
     }[case]  # fmt: skip
     assert main(args) == 2
     err = capsys.readouterr().err

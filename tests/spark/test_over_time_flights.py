@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,12 @@ def _run(history: Path, out: Path, where: str, run_id: str, month: int) -> int:
     return main(
         ["run", str(RULESET), "--input", "sample:flights", "--where", where,
          "--valid", str(out / "valid"), "--history", str(history), "--run-id", run_id,
-         "--tag", "table=flights", "--tag", f"month={month}", "--layout", "compact"]
+         "--tag", "table=flights", "--tag", f"month={month}", "--layout", "compact",
+         "--key", "year,month,day", "--key", "carrier,flight,origin"]
     )  # fmt: skip
+
+
+KEYS = ["year", "month", "day", "carrier", "flight", "origin"]
 
 
 @pytest.fixture(scope="module")
@@ -128,5 +133,14 @@ def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -
     index = [e["attrs"].get("data-column") for e in dom.find("tr") if "data-column" in e["attrs"]]
     assert float(cells[index.index("dep_time")]["text"]) == pytest.approx(share, abs=5e-5)
     assert row and dom.find("svg", data_column="origin")
+    # sample failing rows of the broken month: the --key columns, flights of April 1-5
+    samples = [json.loads(m.message or "{}") for m in latest.metrics if m.kind == "sample"]
+    april = {
+        tuple(f[k] for k in KEYS) for f in _flights() if f["month"] == "4" and int(f["day"]) <= 5
+    }
+    assert samples and all(list(s) == KEYS for s in samples)
+    assert all(tuple(str(s[k]) for k in KEYS) in april for s in samples)
+    shown = [e for e in dom.find("tr") if e["attrs"].get("class") == "sample"]
+    assert len(shown) == len(samples)
     shot = screenshot(page, "flights-report")
     assert shot.stat().st_size > 50_000
