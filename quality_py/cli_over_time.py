@@ -116,10 +116,13 @@ def report_command(args: argparse.Namespace) -> int:
         from quality_py.cli import _session
 
         spark = _session(args.master, args.remote)
+    if spark is None and "://" not in args.history and not Path(args.history).is_dir():
+        print(f"error: no history at {args.history}: the folder does not exist", file=sys.stderr)
+        return 2
     repo = open_repository(args.history, spark)
     records = repo.records(since=args.since, until=args.until)
     if not records:
-        print(f"no runs in {args.history}", file=sys.stderr)
+        print(f"error: no runs in {args.history} (in the given time range)", file=sys.stderr)
         return 1
     write_report(records, args.out, title=args.title)
     print(f"wrote {args.out} ({len(records)} runs)")

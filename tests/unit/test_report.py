@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
 
 from quality_py.history import Metric, RunRecord
 from quality_py.report import render_report
@@ -74,3 +77,16 @@ def test_text_is_escaped() -> None:
     evil = RunRecord("<b>x</b>", T0, "quality_run", "1.1", "success", {"t": "<script>"}, ())
     page = render_report([evil])
     assert "<b>x</b>" not in page and "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_report_command_names_a_missing_or_empty_history(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from quality_py.cli import main
+
+    page = tmp_path / "r.html"
+    assert main(["report", "--history", str(tmp_path / "nope"), "--out", str(page)]) == 2
+    assert "no history at" in capsys.readouterr().err and not page.exists()
+    (tmp_path / "empty").mkdir()
+    assert main(["report", "--history", str(tmp_path / "empty"), "--out", str(page)]) == 1
+    assert "no runs in" in capsys.readouterr().err and not page.exists()
