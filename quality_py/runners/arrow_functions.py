@@ -1,8 +1,9 @@
 """The functions we run per row in Python: the hashes Spark does not have.
 
-* ``murmur3_id`` and ``hash_with('MURMUR3_128', ...)`` feed their fields in SQL (the bytes the
-  original's Guava hasher takes, built with built-ins) and call ``qp_murmur3_x64_128(bytes)``,
-  over ``mmh3`` (MurmurHash3 x64 128, seed 0, the algorithm of Guava's ``Hashing.murmur3_128``);
+* ``murmur3_id`` and ``hash_with`` with MURMUR3_128, MURMUR3_32, ADLER32 or SIPHASH24 feed
+  their fields in SQL (the bytes the original's Guava hasher takes, built with built-ins) and
+  call ``qp_murmur3_x64_128(bytes)`` or ``qp_guava_<hash>(bytes)``, over ``mmh3``, ``zlib`` and
+  a SipHash written here (:mod:`.guava_hashes`);
 * the ``za_*`` hashes build each field's bytes in SQL and call ``qp_za_<hash>(array<binary>)``,
   which hashes field after field, each seeded by the last (:mod:`.zero_allocation`).
 
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import LibraryFunctionError
-from quality_py.sql.library_digests import MURMUR3_X64_128
+from quality_py.sql.library_digests import MURMUR3_X64_128, PYTHON_HASHERS
 from quality_py.sql.library_za import ZA_FUNCTIONS
 
 if TYPE_CHECKING:
@@ -28,21 +29,20 @@ if TYPE_CHECKING:
 __all__ = ["MURMUR3_X64_128", "ZA_FUNCTIONS", "register_arrow_functions"]
 
 
-def _murmur3_batch(data: Any) -> Any:
-    """Each binary value's MurmurHash3 x64 128 as two big-endian signed longs (null for null)."""
-    import struct
+def _guava_batch(name: str) -> Any:
+    """The batch function of ``hash_with(name, ...)``: each row's fed bytes to the original's
+    longs (:mod:`.guava_hashes`); null gives null."""
 
-    import mmh3
-    import pyarrow as pa
+    def batch(data: Any) -> Any:
+        import pyarrow as pa
 
-    out: list[list[int] | None] = []
-    for value in data.to_pylist():
-        if value is None:
-            out.append(None)
-            continue
-        digest = mmh3.hash_bytes(bytes(value), 0, True)
-        out.append(list(struct.unpack(">qq", digest)))
-    return pa.array(out, type=pa.list_(pa.int64()))
+        from quality_py.runners.guava_hashes import guava_hash
+
+        out = [None if value is None else guava_hash(name, value) for value in data.to_pylist()]
+        return pa.array(out, type=pa.list_(pa.int64()))
+
+    batch.__name__ = f"guava_{name.lower()}"
+    return batch
 
 
 def _za_batch(name: str) -> Any:
@@ -61,12 +61,13 @@ def _za_batch(name: str) -> Any:
     return batch
 
 
-def _udf(batch: Any = _murmur3_batch) -> Any:
+def _udf(batch: Any) -> Any:
     from pyspark.sql import functions as F
 
     if not hasattr(F, "arrow_udf"):
         raise LibraryFunctionError(
-            "murmur3 and za_* hashes need an Arrow function, which needs pyspark 4.1 or later",
+            "this hash (murmur3, za_*, or a hash_with hasher Spark lacks) needs an Arrow "
+            "function, which needs pyspark 4.1 or later",
             code="LIBRARY_ARGUMENTS",
         )
     import pyarrow as pa
@@ -79,7 +80,7 @@ def _udf(batch: Any = _murmur3_batch) -> Any:
 def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) -> None:
     """Register the Arrow functions that ``sqls`` call (none usually: a cheap text check)."""
     texts = [sql.lower() for sql in sqls]
-    functions = [(MURMUR3_X64_128, _murmur3_batch)]
+    functions = [(udf, _guava_batch(hash_name)) for hash_name, (udf, _) in PYTHON_HASHERS.items()]
     functions += [(udf, _za_batch(hash_name)) for hash_name, udf in ZA_FUNCTIONS.items()]
     wanted = [(name, batch) for name, batch in functions if any(name + "(" in t for t in texts)]
     if not wanted:
@@ -90,7 +91,7 @@ def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) ->
         spark = SparkSession.getActiveSession()
         if spark is None:
             raise LibraryFunctionError(
-                "murmur3 and za_* hashes need an active SparkSession to register their Arrow "
+                "hashes computed in Python need an active SparkSession to register their Arrow "
                 "function",
                 code="LIBRARY_ARGUMENTS",
             )

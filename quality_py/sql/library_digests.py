@@ -264,18 +264,28 @@ def _id_raw_type(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     return named_struct(*pairs)
 
 
-# --- hash_with: the original's Guava hashers, for the digests Spark has ----------------------
+# --- hash_with: the original's Guava hashers ----------------------------------------------
 
-_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512", "MURMUR3_128", "CRC32")
 #: The Arrow function computing MurmurHash3 x64 128 (quality_py/runners/arrow_functions.py).
 MURMUR3_X64_128 = "qp_murmur3_x64_128"
+#: Guava's hashers Spark has no function for -> (the Arrow function over the fed bytes giving
+#: ``array<bigint>``, its number of longs): quality_py/runners/guava_hashes.py.
+PYTHON_HASHERS = {
+    "MURMUR3_128": (MURMUR3_X64_128, 2),
+    "MURMUR3_32": ("qp_guava_murmur3_32", 1),
+    "ADLER32": ("qp_guava_adler32", 1),
+    "SIPHASH24": ("qp_guava_siphash24", 1),
+}
+#: Every hasher of the original's ``hash_with`` (Guava's ``Hashing`` functions).
+_HASHERS = ("MD5", "SHA-1", "SHA-256", "SHA-512", "CRC32", *PYTHON_HASHERS)
 
 
 def _hash_longs(
     args: list[exp.Expr], fn: str, ctx: PassContext
 ) -> tuple[list[exp.Expr], exp.Expr | None]:
-    """The longs of a ``hash_with``-style hash of ``args[1:]`` named by ``args[0]``; for murmur3
-    also the one Arrow-function call they read (the caller keeps it to one evaluation)."""
+    """The longs of a ``hash_with``-style hash of ``args[1:]`` named by ``args[0]``; for the
+    hashers computed in Python also the one Arrow-function call they read (the caller keeps it
+    to one evaluation)."""
     name = str(args[0].this).upper()
     if name == "CRC32":
         # Guava's crc32 is a 4-byte hash code written little-endian; as one long, padded
@@ -285,25 +295,26 @@ def _hash_longs(
         crc = call("crc32", call("unhex", call("concat", *hexes)))
         code = _expand(f"rpad({_little_endian(_HEX_INT, 4)}, 16, '0')", crc)
         return _longs(code, 1), None
-    if name != "MURMUR3_128":
+    if name not in PYTHON_HASHERS:
         digest, count = _digest_hex(args, fn, ctx, little_endian=True)
         return _longs(digest, count), None
     if len(args) < 2:
         raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
+    function, count = PYTHON_HASHERS[name]
     hexes = [_field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
-    hashed = call(MURMUR3_X64_128, call("unhex", call("concat", *hexes)))
-    return [call("element_at", hashed, lit(1)), call("element_at", hashed, lit(2))], hashed
+    hashed = call(function, call("unhex", call("concat", *hexes)))
+    return [call("element_at", hashed.copy(), lit(i + 1)) for i in range(count)], hashed
 
 
 def _hasher_args(args: list[exp.Expr], ctx: PassContext, fn: str) -> list[exp.Expr]:
-    """Refuse the hashers Spark has no function for (the original's Guava MURMUR3_32, ADLER32,
-    SIPHASH24; it falls back to MURMUR3_128 for unknown names)."""
+    """Refuse names that are not Guava hashers of the original (it falls back to MURMUR3_128
+    for unknown names: a typo would silently change the algorithm)."""
     name = _string_literal(args[0], fn, "hash name", ctx).upper()
     if name not in _HASHERS:
         raise _error(
             ctx,
-            f"{fn}: {args[0].this!r} is not available here (Spark has no built-in for it); "
-            f"use one of {', '.join(_HASHERS)}",
+            f"{fn}: {args[0].this!r} is not one of the original's hashers; use one of "
+            f"{', '.join(_HASHERS)}",
             args[0],
         )
     return args

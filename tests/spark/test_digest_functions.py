@@ -239,12 +239,83 @@ def test_hash_with_crc32_is_guavas_four_bytes_as_one_long(data: Any) -> None:
         assert r.h == [want] and (r.id.k_base, r.id.k_i0) == (1, want), row
 
 
-def test_hashers_spark_lacks_are_refused(spark: Any) -> None:
+def sip24(data: bytes) -> int:
+    """SipHash-2-4 with the reference key 00..0f (Guava's sipHash24()), from the paper."""
+    m64 = (1 << 64) - 1
+
+    def rot(x: int, b: int) -> int:
+        return ((x << b) | (x >> (64 - b))) & m64
+
+    def sipround(v: list[int]) -> None:
+        v[0] = (v[0] + v[1]) & m64
+        v[1] = rot(v[1], 13) ^ v[0]
+        v[0] = rot(v[0], 32)
+        v[2] = (v[2] + v[3]) & m64
+        v[3] = rot(v[3], 16) ^ v[2]
+        v[0] = (v[0] + v[3]) & m64
+        v[3] = rot(v[3], 21) ^ v[0]
+        v[2] = (v[2] + v[1]) & m64
+        v[1] = rot(v[1], 17) ^ v[2]
+        v[2] = rot(v[2], 32)
+
+    k0 = int.from_bytes(bytes(range(8)), "little")
+    k1 = int.from_bytes(bytes(range(8, 16)), "little")
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D]
+    v += [k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573]
+    blocks = [data[k : k + 8] for k in range(0, len(data) + 1, 8)]
+    for block in blocks:
+        m = int.from_bytes(block, "little")
+        if len(block) < 8:  # the last block carries the length in its top byte
+            m |= (len(data) % 256) << 56
+        v[3] ^= m
+        sipround(v)
+        sipround(v)
+        v[0] ^= m
+    v[2] ^= 0xFF
+    for _ in range(4):
+        sipround(v)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def test_the_siphash_reference_matches_published_vectors() -> None:
+    assert sip24(b"") == 0x726FDB47DD0E0E31
+    assert sip24(bytes(range(8))) == 0x93F5F5799A932462
+    assert sip24(bytes(range(15))) == 0xA129CA6149BE45E5  # the paper's example
+
+
+@needs_arrow_udf
+def test_hash_with_hashers_spark_lacks_match_their_references(data: Any) -> None:
+    """Guava's MURMUR3_32, ADLER32 and SIPHASH24 of the little-endian fed fields: 32-bit codes
+    written little-endian and padded, SipHash's long little-endian, read as big-endian longs."""
+    import zlib
+
+    import mmh3
+
+    df, source = data
+    fields = "i, n, s, b, d, t, bin"
+    out = df.select(
+        Q.expr(f"hash_with('MURMUR3_32', {fields})", over=df).alias("m32"),
+        Q.expr(f"hash_with('adler32', {fields})", over=df).alias("adler"),
+        Q.expr(f"hash_with_struct('SIPHASH24', {fields})", over=df).alias("sip"),
+        Q.expr(f"hash_field_based_id('k', 'SIPHASH24', {fields})", over=df).alias("id"),
+    ).collect()
+    for row, r in zip(source, out, strict=True):
+        fed_bytes = fed(row, "<")
+        m32 = mmh3.hash(fed_bytes, 0, signed=False).to_bytes(4, "little") + bytes(4)
+        adler = zlib.adler32(fed_bytes).to_bytes(4, "little") + bytes(4)
+        sip = sip24(fed_bytes).to_bytes(8, "little")
+        assert r.m32 == [struct.unpack(">q", m32)[0]], row
+        assert r.adler == [struct.unpack(">q", adler)[0]], row
+        assert r.sip.i0 == struct.unpack(">q", sip)[0], row
+        assert (r.id.k_base, r.id.k_i0) == (1, r.sip.i0)
+
+
+def test_unknown_hashers_are_refused(spark: Any) -> None:
     df = spark.createDataFrame([("a",)], "s string")
     suite = RuleSuite(
         Id(1, 1),
-        [RuleSet(Id(2, 1), [Rule(Id(9, 1), "hash_with('SIPHASH24', s)[0] > 0")])],
+        [RuleSet(Id(2, 1), [Rule(Id(9, 1), "hash_with('SIPHASH48', s)[0] > 0")])],
     )
-    with pytest.raises(LibraryFunctionError, match="no built-in") as err:
+    with pytest.raises(LibraryFunctionError, match="not one of the original's hashers") as err:
         add_data_quality(df, suite)
     assert err.value.item_id == Id(9, 1)
