@@ -75,6 +75,7 @@ REJECTED = [
     (28, "s LIKE pattern_column", "POLICY"),
     (28, "s RLIKE '.*a.*a.*a.*b'", "POLICY"),
     (28, "regexp_extract(s, '.+a.*b.*c', 0) = ''", "POLICY"),
+    (28, "regexp_extract(s, 'x', 2.5) = ''", "POLICY"),  # found by the long fuzz: a crash
     (28, "size(split(s, '.*,.*,.*;')) > 1", "POLICY"),
     (20, "java_method('java.lang.System','getenv','HOME') is null", "POLICY"),
     (20, "input_file_name() = ''", "POLICY"),

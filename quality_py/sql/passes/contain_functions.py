@@ -100,6 +100,9 @@ def _contain_regexp_extract(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     if groups is None:
         return node  # the policy requires literal patterns; nothing to guard against here
     if isinstance(group, exp.Literal) and not group.is_string:
+        if not str(group.this).isdigit():
+            message = f"{_name(node)} takes a whole number as its group, not {group.this}"
+            raise policy_error(ctx, message, group)
         if not 0 <= int(group.this) <= groups:
             message = (
                 f"{_name(node)} asks for group {group.this} of a pattern with {groups} group(s)"
