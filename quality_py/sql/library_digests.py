@@ -4,11 +4,13 @@
 another as the original feeds its ``MessageDigest`` (its ``HashLongsExpression``, a copy of
 Spark's hash-function feeding): INT, SMALLINT, TINYINT, DATE (days) and BOOLEAN (1/0) as 4 bytes
 big-endian, BIGINT and TIMESTAMP (microseconds) as 8 bytes big-endian, a DECIMAL of up to 18
-digits as its unscaled BIGINT, STRING as its UTF-8 bytes, and a null field feeds nothing.
+digits as its unscaled BIGINT, FLOAT and DOUBLE as Java's ``floatToIntBits`` /
+``doubleToLongBits`` (:mod:`quality_py.sql.ieee_bits`), STRING as its UTF-8 bytes, and a null
+field feeds nothing.
 BINARY is fed as is (the original passes the JVM's array offset as the start index there and
 fails). The digest's bytes are read as big-endian longs, the last one padded with zero bytes
-(SHA-1's 20 bytes give 3 longs). Other field types (floating point, longer decimals, nested
-types) are refused when compiling, naming the field: hash their string form or cast them.
+(SHA-1's 20 bytes give 3 longs). Other field types (longer decimals, nested types) are
+refused when compiling, naming the field: hash their string form or cast them.
 Spark's ``md5``, ``sha1`` and ``sha2`` compute the digests, so the whole expansion is generated
 code; each field's type comes from the data (the DataFrame runners and
 ``functions.expr(..., over=df)`` know it).
@@ -27,6 +29,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, field, lit, named_struct, paren, to_sql
 from quality_py.sql.context import PassContext
+from quality_py.sql.ieee_bits import ieee_bits
 from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
@@ -115,11 +118,16 @@ def _field_hex(
         # the original feeds a decimal of up to 18 digits as its unscaled long
         arg = _unscaled(arg, _decimal_digits(kind)[1])
         template = table["bigint"]
+    elif kind in ("double", "float"):
+        # ... and floating point as Java's doubleToLongBits / floatToIntBits (-0.0 as 0)
+        arg = ieee_bits(arg, single=kind == "float")
+        template = table["bigint" if kind == "double" else "int"]
     elif template is None or kind.startswith("decimal("):
         raise _error(
             ctx,
             f"{fn}: {to_sql(arg)} is {kind}; digests take int, bigint, boolean, date, timestamp, "
-            "decimal (up to 18 digits), string and binary fields (cast or format the others)",
+            "float, double, decimal (up to 18 digits), string and binary fields (cast or "
+            "format the others)",
             arg,
         )
     fed = _expand(template, arg)

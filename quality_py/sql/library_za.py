@@ -4,7 +4,8 @@ The original computes these with a "zero allocation" Java hashing library, hashi
 on its own with the previous field's hash as the seed (its ``ZeroAllocation.scala``; the chain
 is spelled out in :mod:`quality_py.runners.zero_allocation`). Here each field's bytes are built
 in SQL as the original's field feeding makes them (ints 4 bytes and longs 8 bytes
-little-endian, strings as UTF-8, decimals of up to 18 digits as their unscaled long; a null
+little-endian, strings as UTF-8, decimals of up to 18 digits as their unscaled long, floating
+point as Java's bits; a null
 field is a null element, which hashes nothing: see :mod:`quality_py.sql.library_digests`), and
 one Arrow function per hash runs the chain over the row's array of field bytes:
 

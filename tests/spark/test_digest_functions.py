@@ -163,7 +163,7 @@ def test_field_based_ids_in_a_rule_suite(spark: Any) -> None:
     ("sql", "message"),
     [
         ("digest_to_longs('MD4', s)", "no digest"),
-        ("digest_to_longs('MD5', x)", "digests take int"),
+        ("digest_to_longs('MD5', array(x))", "digests take int"),
         ("digest_to_longs('MD5')", "at least one field"),
         ("field_based_id(k, 'MD5', s)", "string literal"),
     ],
@@ -319,3 +319,41 @@ def test_unknown_hashers_are_refused(spark: Any) -> None:
     with pytest.raises(LibraryFunctionError, match="not one of the original's hashers") as err:
         add_data_quality(df, suite)
     assert err.value.item_id == Id(9, 1)
+
+
+def java_bits(value: float, single: bool) -> int:
+    """Java's doubleToLongBits / floatToIntBits (as unsigned 32 bits), as the original feeds
+    floating point: both zeros as 0, every NaN as the canonical one."""
+    if value != value:
+        return 0x7FC00000 if single else 0x7FF8000000000000
+    if value == 0:
+        return 0
+    if single:
+        return struct.unpack(">I", struct.pack(">f", value))[0]
+    return struct.unpack(">q", struct.pack(">d", value))[0]
+
+
+def test_floating_point_fields_feed_their_java_bits(spark: Any) -> None:
+    rng = random.Random(5)
+    special = [0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1.0, -1.0, 0.5, 3.0]
+    special += [5e-324, -5e-324, 2.2250738585072014e-308, 2.225073858507201e-308]  # subnormals
+    special += [1.7976931348623157e308, -1.7976931348623157e308, 2.0**-1022, 2.0**1023]
+    special += [2.0**k * (1 + 2.0**-52) for k in range(-60, 60, 7)]  # just above powers of two
+    special += [2.0**k * (1 - 2.0**-53) for k in range(-60, 60, 7)]  # just below them
+    randoms = [struct.unpack(">d", struct.pack(">Q", rng.getrandbits(64)))[0] for _ in range(300)]
+    doubles = special + randoms
+    # floats: values that are exactly float32, including subnormal and extreme ones
+    floats = [struct.unpack(">f", struct.pack(">I", rng.getrandbits(32)))[0] for _ in range(300)]
+    floats += [0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1.4e-45, 3.4028234663852886e38]
+    count = max(len(doubles), len(floats))
+    values = [(doubles[i % len(doubles)], floats[i % len(floats)]) for i in range(count)]
+    df = spark.createDataFrame(values, "d double, f float")
+    out = df.select(
+        Q.expr("digest_to_longs('MD5', d, f)", over=df).alias("md5"),
+        Q.expr("hash_with('MD5', d, f)", over=df).alias("guava"),
+    ).collect()
+    for (d, f), r in zip(values, out, strict=True):
+        big = struct.pack(">q", java_bits(d, False)) + struct.pack(">I", java_bits(f, True))
+        little = struct.pack("<q", java_bits(d, False)) + struct.pack("<I", java_bits(f, True))
+        assert r.md5 == longs(hashlib.md5(big).digest()), (d, f)
+        assert r.guava == longs(hashlib.md5(little).digest()), (d, f)
