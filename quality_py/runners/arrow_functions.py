@@ -29,35 +29,22 @@ if TYPE_CHECKING:
 __all__ = ["MURMUR3_X64_128", "ZA_FUNCTIONS", "register_arrow_functions"]
 
 
-def _guava_batch(name: str) -> Any:
-    """The batch function of ``hash_with(name, ...)``: each row's fed bytes to the original's
-    longs (:mod:`.guava_hashes`); null gives null."""
+def _batch(family: str, name: str) -> Any:
+    """The batch function of the hash ``name`` of ``family`` ("guava": ``hash_with``'s bytes
+    to longs, :mod:`.guava_hashes`; "za": a row's list of field bytes to the chain's longs,
+    :mod:`.zero_allocation`); a null value gives null."""
 
     def batch(data: Any) -> Any:
         import pyarrow as pa
 
         from quality_py.runners.guava_hashes import guava_hash
-
-        out = [None if value is None else guava_hash(name, value) for value in data.to_pylist()]
-        return pa.array(out, type=pa.list_(pa.int64()))
-
-    batch.__name__ = f"guava_{name.lower()}"
-    return batch
-
-
-def _za_batch(name: str) -> Any:
-    """The batch function of the ``za_*`` hash ``name``: each row's list of field bytes
-    (null elements for null fields) to the chain's longs; a null list gives null."""
-
-    def batch(data: Any) -> Any:
-        import pyarrow as pa
-
         from quality_py.runners.zero_allocation import za_hash
 
-        out = [None if fields is None else za_hash(name, fields) for fields in data.to_pylist()]
+        hash_of = guava_hash if family == "guava" else za_hash
+        out = [None if value is None else hash_of(name, value) for value in data.to_pylist()]
         return pa.array(out, type=pa.list_(pa.int64()))
 
-    batch.__name__ = f"za_{name.lower()}"
+    batch.__name__ = f"{family}_{name.lower()}"
     return batch
 
 
@@ -80,8 +67,10 @@ def _udf(batch: Any) -> Any:
 def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) -> None:
     """Register the Arrow functions that ``sqls`` call (none usually: a cheap text check)."""
     texts = [sql.lower() for sql in sqls]
-    functions = [(udf, _guava_batch(hash_name)) for hash_name, (udf, _) in PYTHON_HASHERS.items()]
-    functions += [(udf, _za_batch(hash_name)) for hash_name, udf in ZA_FUNCTIONS.items()]
+    functions = [
+        (udf, _batch("guava", hash_name)) for hash_name, (udf, _) in PYTHON_HASHERS.items()
+    ]
+    functions += [(udf, _batch("za", hash_name)) for hash_name, udf in ZA_FUNCTIONS.items()]
     wanted = [(name, batch) for name, batch in functions if any(name + "(" in t for t in texts)]
     if not wanted:
         return
