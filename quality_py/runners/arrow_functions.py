@@ -67,11 +67,13 @@ def _udf(batch: Any) -> Any:
 def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) -> None:
     """Register the Arrow functions that ``sqls`` call (none usually: a cheap text check)."""
     texts = [sql.lower() for sql in sqls]
-    functions = [
-        (udf, _batch("guava", hash_name)) for hash_name, (udf, _) in PYTHON_HASHERS.items()
+    functions = {udf: ("guava", hash_name) for hash_name, (udf, _) in PYTHON_HASHERS.items()}
+    functions.update({udf: ("za", hash_name) for hash_name, udf in ZA_FUNCTIONS.items()})
+    wanted = [
+        (name, _batch(*family_and_hash))
+        for name, family_and_hash in functions.items()
+        if any(name + "(" in t for t in texts)
     ]
-    functions += [(udf, _batch("za", hash_name)) for hash_name, udf in ZA_FUNCTIONS.items()]
-    wanted = [(name, batch) for name, batch in functions if any(name + "(" in t for t in texts)]
     if not wanted:
         return
     if spark is None:

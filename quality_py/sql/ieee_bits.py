@@ -56,7 +56,9 @@ def _template(single: bool) -> str:
         f"(shiftleft(CAST({e} + {bias} AS BIGINT), {mbits}) "
         f"| CAST(({a} / power(2, {e}) - 1) * power(2, {mbits}) AS BIGINT))"
     )
-    magnitude = f"CASE WHEN {e} < {emin} THEN CAST({a} * {sub_scale} AS BIGINT) ELSE {normal} END"
+    # below the least normal power of two: exponent field 0, the mantissa scaled to an integer
+    subnormal = f"{a} < power(2, {emin})"
+    magnitude = f"CASE WHEN {subnormal} THEN CAST({a} * {sub_scale} AS BIGINT) ELSE {normal} END"
     return (
         f"CASE WHEN isnan(__a0) THEN CAST({nan} AS BIGINT) "
         "WHEN __a0 = 0 THEN CAST(0 AS BIGINT) "

@@ -5,9 +5,9 @@ on its own with the previous field's hash as the seed (its ``ZeroAllocation.scal
 is spelled out in :mod:`quality_py.runners.zero_allocation`). Here each field's bytes are built
 in SQL as the original's field feeding makes them (ints 4 bytes and longs 8 bytes
 little-endian, strings as UTF-8, decimals of up to 18 digits as their unscaled long, floating
-point as Java's bits; a null
-field is a null element, which hashes nothing: see :mod:`quality_py.sql.library_digests`), and
-one Arrow function per hash runs the chain over the row's array of field bytes:
+point as Java's bits; a null field is a null element, which hashes nothing: see
+:mod:`quality_py.sql.library_digests`), and one Arrow function per hash runs the chain over the
+row's array of field bytes:
 
 * 64 bits (``za_hash_with(_struct)``, ``za_field_based_id``): ``XX`` (XXH64, the original's
   default) and ``MURMUR3_64`` (the first half of MurmurHash3 x64 128);
@@ -62,28 +62,26 @@ def _hash_name(node: exp.Expr, fn: str, allowed: tuple[str, ...], ctx: PassConte
     raise _error(ctx, f"{fn}: {node.this!r} {why}; use one of {', '.join(allowed)}", node)
 
 
-def _chain(name: str, fields: list[exp.Expr], fn: str, ctx: PassContext) -> exp.Expr:
-    """``array<bigint>``: the hash chain over the fields' bytes (one element per field, null
-    for a null field)."""
+def _chain(
+    args: list[exp.Expr], fn: str, allowed: tuple[str, ...], ctx: PassContext
+) -> tuple[exp.Expr, int]:
+    """``array<bigint>``: the chain of the hash named by ``args[0]`` over the bytes of the fields
+    ``args[1:]`` (one element per field, null for a null field), and its number of longs."""
     from quality_py.sql.library_digests import _field_hex
 
-    fed = [call("unhex", _field_hex(f, fn, ctx, True, keep_null=True)) for f in fields]
-    return call(ZA_FUNCTIONS[name], call("array", *fed))
-
-
-def _longs(name: str, fields: list[exp.Expr], fn: str, ctx: PassContext) -> list[exp.Expr]:
-    """The hash's longs, each an element of one Arrow call (Spark evaluates it once a row)."""
-    hashed = _chain(name, fields, fn, ctx)
-    count = 1 if name in HASHES_64 else 2
-    return [call("element_at", hashed.copy(), lit(i + 1)) for i in range(count)]
+    if len(args) < 2:
+        raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
+    name = _hash_name(args[0], fn, allowed, ctx)
+    fed = [call("unhex", _field_hex(f, fn, ctx, True, keep_null=True)) for f in args[1:]]
+    return call(ZA_FUNCTIONS[name], call("array", *fed)), 1 if name in HASHES_64 else 2
 
 
 def _hash(
     args: list[exp.Expr], fn: str, allowed: tuple[str, ...], ctx: PassContext
 ) -> list[exp.Expr]:
-    if len(args) < 2:
-        raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
-    return _longs(_hash_name(args[0], fn, allowed, ctx), args[1:], fn, ctx)
+    """The hash's longs, each an element of one Arrow call (Spark evaluates it once a row)."""
+    hashed, count = _chain(args, fn, allowed, ctx)
+    return [call("element_at", hashed.copy(), lit(i + 1)) for i in range(count)]
 
 
 def _id(args: list[exp.Expr], fn: str, allowed: tuple[str, ...], ctx: PassContext) -> exp.Expr:
@@ -101,10 +99,7 @@ def _id(args: list[exp.Expr], fn: str, allowed: tuple[str, ...], ctx: PassContex
 @register("za_hash_with")
 def _za_hash_with(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``array<bigint>`` of one 64-bit hash ('XX', 'MURMUR3_64') of the fields."""
-    if len(args) < 2:
-        raise _error(ctx, "za_hash_with takes a hash name and at least one field", args[0])
-    name = _hash_name(args[0], "za_hash_with", HASHES_64, ctx)
-    return _chain(name, args[1:], "za_hash_with", ctx)
+    return _chain(args, "za_hash_with", HASHES_64, ctx)[0]
 
 
 @register("za_hash_with_struct")
@@ -117,10 +112,7 @@ def _za_hash_with_struct(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _za_hash_longs_with(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``array<bigint>`` of a 128-bit hash ('XXH3', 'MURMUR3_128') of the fields: its low and
     high longs."""
-    if len(args) < 2:
-        raise _error(ctx, "za_hash_longs_with takes a hash name and at least one field", args[0])
-    name = _hash_name(args[0], "za_hash_longs_with", HASHES_128, ctx)
-    return _chain(name, args[1:], "za_hash_longs_with", ctx)
+    return _chain(args, "za_hash_longs_with", HASHES_128, ctx)[0]
 
 
 @register("za_hash_longs_with_struct")
