@@ -20,6 +20,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
 from quality_py.sql.coding import family_of, result_code
+from quality_py.sql.key_types import explain_guard_error
 from quality_py.sql.compiler import CompiledRule, CompiledSuite, TypeOracle, compile_suite
 
 if TYPE_CHECKING:
@@ -192,7 +193,8 @@ def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
 
 
 def _first_line(text: str) -> str:
-    return text.strip().split("\n", 1)[0][:500]
+    """The first line of Spark's error, or our sentence for a reference-data key guard."""
+    return explain_guard_error(text) or text.strip().split("\n", 1)[0][:500]
 
 
 def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:

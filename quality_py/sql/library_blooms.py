@@ -19,7 +19,9 @@ from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
 from quality_py.model.blooms import BloomSpec
+from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
+from quality_py.sql.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
 from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
@@ -51,6 +53,21 @@ def _spec(args: list[exp.Expr], ctx: PassContext, fn: str) -> BloomSpec:
     return spec
 
 
+def _typed_value(value: exp.Expr, spec: BloomSpec, ctx: PassContext, fn: str) -> exp.Expr:
+    """``value`` in the bloom's type. A value of another type is refused when Spark's type is
+    known (sql/key_types.py); when it is not, the SQL carries the struct guard, which Spark
+    analyses only for a compatible type (its result is the same either way)."""
+    kind = ctx.type_of(to_sql(value)) if ctx.type_of is not None else None
+    if kind is not None and not compatible(kind, spec.value_type):
+        message = mismatch_message(fn, "bloom", spec.name, spec.value_type, value, kind)
+        raise _error(ctx, message, value, KEY_TYPE)
+    cast = _expand(f"TRY_CAST(__a0 AS {spec.value_type})", value)
+    if kind is not None:
+        return cast
+    typed_null = exp.Cast(this=exp.Null(), to=exp.DataType.build(spec.value_type))
+    return exp.If(this=struct_guard(spec.name, typed_null, paren(value)), true=exp.Null(), false=cast)
+
+
 def maybe_in(value: exp.Expr, spec: BloomSpec) -> exp.Expr:
     """SQL that is true when ``value`` may be in the bloom, false when it is not, null for null
     (``value`` already of the bloom's type)."""
@@ -74,7 +91,7 @@ def maybe_in(value: exp.Expr, spec: BloomSpec) -> exp.Expr:
 def _probability_in(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """1 - fpp when the value may be in the loaded bloom, 0.0 when it is certainly not."""
     spec = _spec(args, ctx, "probability_in")
-    value = _expand(f"TRY_CAST(__a0 AS {spec.value_type})", args[0])
+    value = _typed_value(args[0], spec, ctx, "probability_in")
     return _expand(
         f"CASE WHEN __a0 THEN {1.0 - spec.fpp!r}D WHEN NOT __a0 THEN 0.0D END",
         maybe_in(value, spec),
@@ -85,5 +102,5 @@ def _probability_in(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _bloom_contains(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """True when the value may be in the loaded bloom (false positives at its rate)."""
     spec = _spec(args, ctx, "bloom_contains")
-    value = _expand(f"TRY_CAST(__a0 AS {spec.value_type})", args[0])
+    value = _typed_value(args[0], spec, ctx, "bloom_contains")
     return maybe_in(value, spec)

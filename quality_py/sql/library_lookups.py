@@ -17,8 +17,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
-from quality_py.sql.build import paren
+from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
+from quality_py.sql.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
 from quality_py.sql.library import library_error, register
 from quality_py.sql.library_ids import _expand
 
@@ -26,8 +27,9 @@ from quality_py.sql.library_ids import _expand
 KEY, VALUE = "__qp_key", "__qp_value"
 
 
-def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Table, exp.Expr]:
-    """The view of the map named by ``args[0]``, and the key expression."""
+def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Table, exp.Expr, bool]:
+    """The view of the map named by ``args[0]``, the key expression, and whether the key's type
+    was checked against the map's (otherwise the SQL must carry a guard: sql/key_types.py)."""
     name_node = args[0]
     if not (isinstance(name_node, exp.Literal) and name_node.is_string):
         raise _error(ctx, f"{fn} takes the map's name as a string literal", name_node)
@@ -41,7 +43,25 @@ def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Tab
             code="POLICY",
         )
     table = exp.Table(this=exp.to_identifier(name, quoted=True))
-    return table, paren(args[1])
+    key = paren(args[1])
+    return table, key, _checked_key(ctx, fn, name, key)
+
+
+def _checked_key(ctx: PassContext, fn: str, name: str, key: exp.Expr) -> bool:
+    """True when Spark's types of the key and of the map's keys are known and compatible;
+    refuses the rule when they are known and differ."""
+    if ctx.type_of is None:
+        return False
+    quoted = "`" + name.replace("`", "``") + "`"
+    map_type = ctx.type_of(f"(SELECT first({KEY}) FROM {quoted})")
+    key_type = ctx.type_of(to_sql(key))
+    if map_type is None or key_type is None:
+        return False
+    if not compatible(key_type, map_type):
+        raise _error(
+            ctx, mismatch_message(fn, "map", name, map_type, key, key_type), key, code=KEY_TYPE
+        )
+    return True
 
 
 def _error(
@@ -60,24 +80,30 @@ _LOOKUP = (
 _CONTAINS = "EXISTS(SELECT /*+ BROADCAST(`__qp_map`) */ 1 FROM `__qp_map` WHERE __qp_key = __a0)"
 
 
-def _over_map(template: str, table: exp.Table, key: exp.Expr) -> exp.Expr:
-    """``template`` with the map's view in place of ``__qp_map`` and the key of ``__a0``."""
+def _over_map(template: str, table: exp.Table, key: exp.Expr, checked: bool) -> exp.Expr:
+    """``template`` with the map's view in place of ``__qp_map`` and the key of ``__a0``; when
+    the key's type was not checked, the match also needs the struct guard of its type."""
     out = _expand(template, key)
     for node in list(out.find_all(exp.Table)):
         if node.name == "__qp_map":
             node.replace(table.copy())
+    if not checked:
+        where = out.find(exp.Where)
+        assert where is not None
+        guard = struct_guard(table.name, exp.column(KEY), key)
+        where.set("this", exp.and_(where.this, guard))
     return out
 
 
 @register("map_lookup", 2)
 def _map_lookup(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The value a loaded map holds for the key (null when the key is absent or null)."""
-    table, key = _map_table(args, ctx, "map_lookup")
-    return _over_map(_LOOKUP, table, key)
+    table, key, checked = _map_table(args, ctx, "map_lookup")
+    return _over_map(_LOOKUP, table, key, checked)
 
 
 @register("map_contains", 2)
 def _map_contains(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """Whether a loaded map has the key (false for a null key)."""
-    table, key = _map_table(args, ctx, "map_contains")
-    return _over_map(_CONTAINS, table, key)
+    table, key, checked = _map_table(args, ctx, "map_contains")
+    return _over_map(_CONTAINS, table, key, checked)

@@ -84,6 +84,7 @@ def spark_checks(
     from pyspark.errors import PySparkException
 
     from quality_py.runners.staging import input_frame
+    from quality_py.sql.key_types import explain_guard_error
 
     todo = [i for i in items if i.sql is not None]
     if not todo:
@@ -105,6 +106,6 @@ def spark_checks(
                 (k for prefix, k in _KIND_BY_CONDITION.items() if condition.startswith(prefix)),
                 "AnalysisError",
             )
-            message = str(err).split("\n")[0]
+            message = explain_guard_error(str(err)) or str(err).split("\n")[0]
             findings.append(Finding(kind, item.item_kind, item.item_id, message, None, item.source))
     return findings

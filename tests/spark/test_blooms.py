@@ -87,15 +87,22 @@ def test_rules_use_blooms_the_policy_names(spark: Any, bloom: Any, tmp_path: Pat
     ]
 
 
-def test_values_of_other_types_are_cast_to_the_blooms_type(spark: Any, bloom: Any) -> None:
+def test_integral_values_are_widened_and_text_is_refused(spark: Any, bloom: Any) -> None:
+    """An int meets a bigint bloom as the same number; text never meets numbers silently (the
+    compiler has no types here, so the SQL's guard makes Spark refuse it: sql/key_types.py)."""
     from quality_py import functions as Q
     from quality_py.model.policy import RulePolicy
+    from quality_py.sql.key_types import explain_guard_error
 
     policy = RulePolicy().with_blooms(bloom.spec)
     df = spark.createDataFrame([(4, "4"), (6, "x")], "i int, s string")
-    rows = df.select(
-        Q.expr("bloom_contains(i, 'qp_evens')", policy=policy).alias("a"),
-        Q.expr("probability_in(s, 'qp_evens')", policy=policy).alias("p"),
-    ).collect()
+    rows = df.select(Q.expr("bloom_contains(i, 'qp_evens')", policy=policy).alias("a")).collect()
     assert [r.a for r in rows] == [True, True]
+    with pytest.raises(Exception) as err:
+        df.select(Q.expr("probability_in(s, 'qp_evens')", policy=policy)).collect()
+    assert "'qp_evens' holds bigint and the key is string" in (
+        explain_guard_error(str(err.value)) or ""
+    )
+    cast = Q.expr("probability_in(TRY_CAST(s AS BIGINT), 'qp_evens')", policy=policy)
+    rows = df.select(cast.alias("p")).collect()
     assert rows[0].p == pytest.approx(1 - FPP) and rows[1].p is None  # 'x' is no bigint
