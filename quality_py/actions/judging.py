@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from quality_py.history.anomaly_checks import NOT_JUDGED
 from quality_py.history.records import Metric
 
 
@@ -65,11 +66,12 @@ class ErrorRates:
 
 
 def failed_messages(outcomes: list[Metric], level: str | None = None) -> tuple[str, ...]:
-    """``[kind level] message`` of each failed outcome (of one level, or all)."""
+    """``[kind level] message`` of each failed outcome (of one level, or all), and of each
+    anomaly check its history could not judge yet (always a warning)."""
     return tuple(
         f"[{m.kind} {m.group}] {m.message}"
         for m in outcomes
-        if m.status == "failed" and (level is None or m.group == level)
+        if m.status in ("failed", NOT_JUDGED) and (level is None or m.group == level)
     )
 
 

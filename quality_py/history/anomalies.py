@@ -84,6 +84,8 @@ class SimpleThresholds:
 
     lower: float | None = None
     upper: float | None = None
+    #: earlier points the strategy needs to judge the last one
+    min_history = 0
 
     def detect(
         self, values: Sequence[float], start: int = 0, end: int | None = None
@@ -117,6 +119,11 @@ class _ChangeBounds:
     def __post_init__(self) -> None:
         if self.order < 1:
             raise ModelError(f"the order of a change is at least 1, not {self.order}")
+
+    @property
+    def min_history(self) -> int:
+        """Earlier points needed to judge the last one: ``order``."""
+        return self.order
 
 
 @dataclass(frozen=True)
@@ -210,6 +217,8 @@ class OnlineNormal:
     upper_factor: float | None = 3.0
     ignore_start: float = 0.1
     ignore_anomalies: bool = True
+    #: earlier points the strategy needs to judge the last one (a mean and a deviation)
+    min_history = 2
 
     def __post_init__(self) -> None:
         if not 0 <= self.ignore_start < 1:
@@ -259,6 +268,8 @@ class BatchNormal:
     lower_factor: float | None = 3.0
     upper_factor: float | None = 3.0
     include_interval: bool = False
+    #: earlier points the strategy needs to judge the last one (a mean and a deviation)
+    min_history = 2
 
     def detect(
         self, values: Sequence[float], start: int = 0, end: int | None = None

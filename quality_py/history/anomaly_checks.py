@@ -2,13 +2,17 @@
 
 ``AnomalyCheck(("rows", "run", "input_rows"), RelativeRateOfChange(max_decrease=0.7))`` reads
 "the row count must not drop more than 30% from the previous run". The series is the metric in
-the earlier runs of the same suite that are a baseline (not failed quality runs, not
+the earlier runs of the same suite id, whatever their suite version (a baseline belongs to the
+data being watched, so the ordinary edit that bumps a version never resets it; the message
+says when the baseline spans versions), that are a baseline (not failed quality runs, not
 verifications with failed error-level constraints) (and, when the check names ``tags``, with those
 tags; a run re-using the current run id is left out), oldest first, at most ``window`` of them,
 then the current value; the check fails when the strategy finds the current (last) point
 anomalous. A metric the current run does not have fails the check (it cannot be judged, and a
-quiet pass would hide a run that stopped producing it); a history too short for the strategy
-passes, saying so.
+quiet pass would hide a run that stopped producing it). A history shorter than the strategy
+needs (its ``min_history``) is a ``not_judged`` warning: it never blocks a run and is never
+reported as normal. To start a baseline afresh on purpose, tag the runs (``baseline=2``) and
+name that tag in the check.
 
 Metric shorthands (:func:`metric_key`): ``input_rows`` (any ``rows`` count), ``rule:101`` /
 ``rule:101.1:failed_share``, ``check:<check>:<constraint>``, ``metric:<analyzer>``,
@@ -125,22 +129,31 @@ class AnomalyCheck:
             for r in history
             if r.status not in _NOT_A_BASELINE
             and r.run_id != current.run_id
-            and r.suite == current.suite
+            and suite_id(r.suite) == suite_id(current.suite)
             and r.matches(self.tags)
             and r.run_time <= current.run_time
         ]
-        series = [v for v in (_value(r, self.key) for r in earlier) if v is not None]
+        points = [(r, v) for r, v in ((r, _value(r, self.key)) for r in earlier) if v is not None]
         if self.window is not None:
-            series = series[-self.window :]
+            points = points[-self.window :]
+        series = [v for _, v in points]
+        changed = version_note(current.suite, [r.suite for r, _ in points])
+        needed = int(getattr(self.strategy, "min_history", 0))
+        if len(series) < needed:
+            return self._not_judged(
+                value,
+                f"{type(self.strategy).__name__} needs {needed} earlier run(s) and the "
+                f"history has {len(series)}{changed}",
+            )
         values = [*series, value]
         try:
             found = self.strategy.detect(values, len(values) - 1)
         except ModelError as err:
-            return self._outcome(value, True, f"not judged: {err.message}")
+            return self._not_judged(value, f"{err.message}{changed}")
         if found:
-            return self._outcome(value, False, f"anomaly: {found[-1].detail}")
+            return self._outcome(value, False, f"anomaly: {found[-1].detail}{changed}")
         return self._outcome(
-            value, True, f"{value:.6g} is normal against {len(series)} earlier runs"
+            value, True, f"{value:.6g} is normal against {len(series)} earlier runs{changed}"
         )
 
     def _outcome(self, value: float | None, passed: bool, message: str) -> Metric:
@@ -154,10 +167,49 @@ class AnomalyCheck:
             group=self.level,
         )
 
+    def _not_judged(self, value: float | None, why: str) -> Metric:
+        """A check the history cannot decide yet: a warning, never "normal", never blocking."""
+        return Metric(
+            "anomaly",
+            self.description,
+            ".".join(self.key),
+            value,
+            NOT_JUDGED,
+            f"{self.description}: not judged: {why}",
+            group="warning",
+        )
+
+
+#: The status of an anomaly check whose history is too short for its strategy.
+NOT_JUDGED = "not_judged"
+
+
+def suite_id(suite: str | None) -> str | None:
+    """The suite's id without its version: a baseline belongs to the data being watched (the
+    suite id and the tags), and an edit that bumps the version must not reset it.
+
+    >>> suite_id("7.3"), suite_id("7"), suite_id(None)
+    ('7', '7', None)
+    """
+    return None if suite is None else suite.split(".")[0]
+
+
+def version_note(current: str | None, earlier: Sequence[str | None]) -> str:
+    """`` (suite version changed: 7.1 -> 7.2 within the baseline)`` when the baseline spans
+    other versions of the suite than the current run's, else ``""``.
+
+    >>> version_note("7.2", ["7.1", "7.1"]), version_note("7.1", ["7.1"])
+    (' (the baseline spans suite versions 7.1 -> 7.2)', '')
+    """
+    versions = list(dict.fromkeys([*(s for s in earlier if s is not None), current]))
+    if len(versions) < 2:
+        return ""
+    return f" (the baseline spans suite versions {' -> '.join(str(v) for v in versions)})"
+
 
 def judge_all(checks: Sequence[AnomalyCheck], current: RunRecord, repository: Any) -> list[Metric]:
     """Every check's outcome for ``current`` against the runs ``repository`` holds."""
     if not checks:
         return []
-    history = repository.records(suite=current.suite)
+    history = repository.records(suite=suite_id(current.suite))
     return [check.judge(current, history) for check in checks]

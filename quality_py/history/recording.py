@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from quality_py.history.anomaly_checks import AnomalyCheck, judge_all
+from quality_py.history.anomaly_checks import NOT_JUDGED, AnomalyCheck, judge_all
 from quality_py.history.records import Metric, RunRecord, check_metrics, run_metrics
 
 
@@ -43,11 +43,12 @@ def judge_summary(
 
 
 def anomaly_messages(outcomes: Sequence[Metric], level: str | None = None) -> tuple[str, ...]:
-    """The messages of the failed outcomes (of one level, or all)."""
+    """The messages of the failed outcomes (of one level, or all), and of the checks the
+    history could not judge yet (warnings)."""
     return tuple(
         f"[anomaly {m.group}] {m.message}"
         for m in outcomes
-        if m.status == "failed" and (level is None or m.group == level)
+        if m.status in ("failed", NOT_JUDGED) and (level is None or m.group == level)
     )
 
 

@@ -81,6 +81,10 @@ def _utc(when: datetime | date | str | None) -> datetime | None:
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+def _suite_id(record: RunRecord) -> str | None:
+    return None if record.suite is None else record.suite.split(".")[0]
+
+
 def select(
     records: Sequence[RunRecord],
     since: datetime | date | str | None = None,
@@ -89,7 +93,8 @@ def select(
     suite: str | None = None,
     source: str | None = None,
 ) -> list[RunRecord]:
-    """``records`` in ``[since, until)`` with all ``tags`` (and the suite, source), by time."""
+    """``records`` in ``[since, until)`` with all ``tags`` (and the suite, source), by time.
+    A suite without a version (``"7"``) selects every version of it."""
     lo, hi = _utc(since), _utc(until)
     chosen = [
         r
@@ -97,7 +102,7 @@ def select(
         if (lo is None or r.run_time >= lo)
         and (hi is None or r.run_time < hi)
         and r.matches(tags)
-        and (suite is None or r.suite == suite)
+        and (suite is None or r.suite == suite or ("." not in suite and _suite_id(r) == suite))
         and (source is None or r.source == source)
     ]
     return sorted(chosen, key=lambda r: (r.run_time, r.run_id))

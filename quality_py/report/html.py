@@ -115,10 +115,15 @@ def _latest_run(run: RunRecord) -> list[str]:
         for m in run.metrics
         if m.status == "failed" and m.kind in ("check", "anomaly", "sql")
     ]
+    problems += [
+        f"warning: {m.message}"
+        for m in run.metrics
+        if m.kind == "anomaly" and m.status == "not_judged"
+    ]
     if run.message and run.status == "failed" and not problems:
         problems.append(run.message)
     if problems:
-        out.append('<h3>Failed checks and anomalies</h3><ul class="problems">')
+        out.append('<h3>Failed checks, anomalies and warnings</h3><ul class="problems">')
         out += [f"<li>{escape(p)}</li>" for p in problems]
         out.append("</ul>")
     samples = [m for m in run.metrics if m.kind == "sample"]
@@ -239,6 +244,21 @@ def _profile(run: RunRecord) -> list[str]:
     return out
 
 
+def _version_changes(runs: Sequence[RunRecord]) -> dict[str, str]:
+    """Run id -> the suite version before it, for runs whose suite id was last run at another
+    version (a rule edit: the baseline goes on across it, the report says where it changed)."""
+    last: dict[str, str] = {}
+    out = {}
+    for r in runs:
+        if r.suite is None:
+            continue
+        sid = r.suite.split(".")[0]
+        if sid in last and last[sid] != r.suite:
+            out[r.run_id] = last[sid]
+        last[sid] = r.suite
+    return out
+
+
 def render_report(records: Sequence[RunRecord], title: str = "Data quality report") -> str:
     """The report's HTML for ``records`` (any order; shown oldest to newest)."""
     ordered = sorted(records, key=lambda r: (r.run_time, r.run_id))
@@ -257,12 +277,20 @@ def render_report(records: Sequence[RunRecord], title: str = "Data quality repor
         body += _trends(runs, anomalies)
         body.append(
             '<section id="runs"><h2>Runs</h2><table><tr><th>run</th><th>time</th>'
-            "<th>status</th><th>input</th><th>valid</th><th>quarantined</th></tr>"
+            "<th>suite</th><th>status</th><th>input</th><th>valid</th><th>quarantined</th></tr>"
         )
+        changed = _version_changes(runs)
         for r in reversed(runs):
+            suite = escape(r.suite or "-")
+            if r.run_id in changed:
+                before = escape(changed[r.run_id])
+                suite = (
+                    f'<span class="version-change" data-version-change="{before}">{suite} '
+                    f"(was {before})</span>"
+                )
             body.append(
                 f'<tr data-run="{escape(r.run_id)}"><td>{escape(r.run_id)}</td>'
-                f"<td>{r.run_time:%Y-%m-%d %H:%M:%S}</td>"
+                f"<td>{r.run_time:%Y-%m-%d %H:%M:%S}</td><td>{suite}</td>"
                 f'<td class="status-{escape(r.status)}">{escape(r.status)}</td>'
                 + "".join(
                     _td(r.value("rows", "run", n), f'data-metric="{n}"')

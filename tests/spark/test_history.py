@@ -91,7 +91,11 @@ def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: P
         summary = run_quality(
             df, SUITE, history=repo, anomaly_checks=checks, run_id=f"m{month}"
         ).write(str(target))
-        assert not summary.failed_checks  # normal months
+        if month == 1:  # nothing to compare with yet: a warning saying so, never "normal"
+            (warning,) = summary.failed_checks
+            assert "[anomaly warning] row count: not judged" in warning
+        else:
+            assert not summary.failed_checks  # normal months
     small, _ = batch(spark, 100)  # a third of the last month: a drop of 68%
     with pytest.raises(QualityRunFailed, match="row count"):
         run_quality(small, SUITE, history=repo, anomaly_checks=checks, run_id="m4").write(
@@ -119,7 +123,11 @@ def test_verify_keeps_metrics_and_judges_anomalies(spark: Any, tmp_path: Path) -
     size = AnomalyCheck("metric:Size()", RelativeRateOfChange(0.5, 2.0), name="size")
     for n in (100, 110, 90):
         result = verify(spark.range(n), [check], history=repo, suite="ids", anomaly_checks=[size])
-        assert result.status == "success"
+        if n == 100:  # no earlier run to compare with: a warning saying so, never "normal"
+            (judged,) = [r for r in result.results if r.check == "anomaly"]
+            assert result.status == "warning" and "not judged" in judged.message
+        else:
+            assert result.status == "success"
     result = verify(spark.range(400), [check], history=repo, suite="ids", anomaly_checks=[size])
     assert result.status == "error"
     (judged,) = [r for r in result.results if r.check == "anomaly"]
@@ -142,3 +150,37 @@ def test_a_table_repository(spark: Any) -> None:
         assert [(r.run_id, r.value, r.tags["part"]) for r in rows] == [("t1", 20.0, "1")]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_a_rule_edit_does_not_reset_the_baseline(spark: Any, tmp_path: Path) -> None:
+    """Three runs at suite version 1, the ordinary edit that bumps it to version 2, then a batch
+    that collapsed by 96% (12 of 300 rows): blocked against the three, not "normal against 0
+    earlier runs"; the record keeps the new version and the report shows the change."""
+    from dataclasses import replace
+
+    from quality_py.report import render_report
+
+    repo = FileMetricsRepository(tmp_path / "history")
+    checks = [AnomalyCheck("input_rows", RelativeRateOfChange(max_decrease=0.7), name="rows")]
+    target = str(tmp_path / "valid")
+    for month in (1, 2, 3):
+        df, _ = batch(spark, 300)
+        run_quality(df, SUITE, history=repo, anomaly_checks=checks, run_id=f"m{month}").write(
+            target
+        )
+    edited = replace(SUITE, id=Id(1, 2))
+    edited = replace(
+        edited,
+        rule_sets=[RuleSet(Id(10, 2), [*SUITE.rule_sets[0].rules, Rule(Id(105, 1), "b <> ''")])],
+    )
+    small, _ = batch(spark, 12)
+    with pytest.raises(QualityRunFailed, match="rows") as err:
+        run_quality(small, edited, history=repo, anomaly_checks=checks, run_id="m4").write(target)
+    assert "0.04x of 300" in str(err.value)  # 12 / 300, by hand
+    last = repo.records()[-1]
+    assert (last.run_id, last.status, last.suite) == ("m4", "failed", "1.2")
+    outcome = next(m for m in last.metrics if m.kind == "anomaly")
+    assert "suite versions 1.1 -> 1.2" in (outcome.message or "")
+    assert spark.read.parquet(target).count() == 300 - 29  # month 3 stays (a < 0: 10, 20 .. 290)
+    html = render_report(repo.records())
+    assert 'data-version-change="1.1"' in html and "1.2 (was 1.1)" in html

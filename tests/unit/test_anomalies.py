@@ -4,6 +4,7 @@ known anomalies (no call into the strategy's own arithmetic)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -197,10 +198,33 @@ def test_an_anomaly_check_judges_the_current_run_against_baseline_runs() -> None
     assert sigma.judge(_run(4, 1200), history).status == "failed"
 
 
-def test_short_history_passes_saying_so_and_a_missing_metric_fails() -> None:
+@pytest.mark.parametrize(
+    ("strategy", "needed"),
+    [
+        (BatchNormal(), 2),
+        (OnlineNormal(), 2),
+        (RelativeRateOfChange(0.5), 1),
+        (AbsoluteChange(-1, 1, order=2), 2),
+    ],
+)
+def test_a_history_shorter_than_the_strategy_needs_is_a_warning_never_normal(
+    strategy: object, needed: int
+) -> None:
+    check = AnomalyCheck("input_rows", strategy)  # an error-level check
+    for earlier in range(needed):  # 0 .. needed-1 earlier runs: not judged
+        history = [_run(i, 100) for i in range(earlier)]
+        out = check.judge(_run(earlier, 5), history)
+        assert out.status == "not_judged" and out.group == "warning", out
+        assert f"needs {needed} earlier run(s) and the history has {earlier}" in (out.message or "")
+        assert "normal" not in (out.message or "")
+    history = [_run(i, 100) for i in range(needed)]  # enough: judged (5 after 100s: anomalous)
+    assert check.judge(_run(needed, 5), history).status == "failed"
+
+
+def test_short_history_is_not_judged_and_a_missing_metric_fails() -> None:
     check = AnomalyCheck("input_rows", BatchNormal())
     first = check.judge(_run(0, 5), [])
-    assert first.status == "passed" and "not judged" in (first.message or "")
+    assert first.status == "not_judged" and "not judged" in (first.message or "")
     missing = AnomalyCheck("rule:999", SimpleThresholds(0, 1)).judge(_run(1, 5), [])
     assert missing.status == "failed" and "no such metric" in (missing.message or "")
 
@@ -225,3 +249,16 @@ def test_metric_shorthands() -> None:
     with pytest.raises(ModelError, match="cannot read the metric"):
         metric_key("rows_in")
     assert _Repo([]).records() == []
+
+
+def test_a_version_bump_keeps_the_baseline_and_says_so() -> None:
+    """Three runs of suite 1 at version 1, then the ordinary edit that bumps it to version 2 and
+    a batch that collapsed by 96%: judged against the three (by hand: 40 / 1000 = 0.04 < 0.7)."""
+    history = [_run(i, 1000) for i in range(3)]
+    collapsed = replace(_run(3, 40), suite="1.2")
+    out = AnomalyCheck("input_rows", RelativeRateOfChange(0.7)).judge(collapsed, history)
+    assert out.status == "failed" and "0.04x of 1000" in (out.message or "")
+    assert "suite versions 1.1 -> 1.2" in (out.message or "")
+    other_suite = [replace(r, suite="2.1") for r in history]
+    alone = AnomalyCheck("input_rows", RelativeRateOfChange(0.7)).judge(collapsed, other_suite)
+    assert alone.status == "not_judged"  # another suite's runs are no baseline
