@@ -12,6 +12,7 @@ output or outputs of two different runs.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from types import TracebackType
 
@@ -83,18 +84,35 @@ def write_frame(
         else:
             writer.saveAsTable(destination)
         return
-    previous = spark.conf.get("spark.sql.sources.partitionOverwriteMode") or "STATIC"
-    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
-    try:
-        if _is_path(destination):
-            frame.write.format(fmt).mode("overwrite").partitionBy(partition).save(destination)
-        elif _table_exists(spark, destination):
-            columns = spark.table(destination).columns
-            frame.select(*[f"`{c}`" for c in columns]).write.insertInto(destination, overwrite=True)
-        else:
-            frame.write.format(fmt).partitionBy(partition).saveAsTable(destination)
-    finally:
-        spark.conf.set("spark.sql.sources.partitionOverwriteMode", previous)
+    if _is_path(destination):
+        # straight into the run's own partition directory: an overwrite of that directory
+        # replaces the earlier run's rows even when this run has none (a dynamic overwrite of
+        # the parent would replace only the partitions that have rows)
+        part = f"{destination.rstrip('/')}/{partition}={value}"
+        frame.drop(partition).write.format(fmt).mode("overwrite").save(part)
+    elif _table_exists(spark, destination):
+        # a static partition: replaced whole, emptied when this run has no rows
+        columns = [c for c in spark.table(destination).columns if c != partition]
+        view = f"qp_out_{uuid.uuid4().hex}"
+        frame.createOrReplaceTempView(view)
+        try:
+            spark.sql(
+                f"INSERT OVERWRITE TABLE {destination} PARTITION ({partition} = "
+                f"'{_sql_text(value)}') SELECT {', '.join(_quoted(c) for c in columns)} FROM {view}"
+            )
+        finally:
+            spark.catalog.dropTempView(view)
+    else:
+        frame.write.format(fmt).partitionBy(partition).saveAsTable(destination)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _sql_text(value: str) -> str:
+    """``value`` inside a SQL string literal (run ids are checked: letters, digits, _ . -)."""
+    return value.replace("\\", "\\\\").replace("'", "\\'")
 
 
 PUBLISH_MODES = ("atomic", "direct")
@@ -164,6 +182,10 @@ class OutputWriter:
         if partition is not None:
             writer = writer.partitionBy(partition)
         writer.save(str(staged))
+        if partition is not None and value is not None:
+            # a run that wrote no rows (nothing quarantined) still replaces its partition:
+            # an empty directory takes the place of an earlier run's rows under this run id
+            (staged / f"{partition}={value}").mkdir(exist_ok=True)
         # the schema beside the data (Spark skips "_" files): a partitioned output whose runs
         # have all been empty has no data file to read it from (read_outputs uses it)
         (staged / SCHEMA_FILE).write_text(frame.schema.json(), encoding="utf-8")

@@ -18,6 +18,7 @@ that a failing run writes nothing.
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -385,6 +386,47 @@ def _failed_check_messages(
     )
 
 
+#: Run ids name the ``qp_run_id=<id>`` partition of quarantine and stats as they are, so they
+#: hold only characters Spark never escapes in a partition directory's name.
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+
+
+def _require_run_id(run_id: str) -> None:
+    if not _RUN_ID.fullmatch(run_id):
+        from quality_py.errors import ModelError
+
+        raise ModelError(
+            f"run id {run_id!r} is not usable: a run id names its own partition of the outputs, "
+            "so it is 1 to 200 letters, digits, '_', '.' or '-', starting with a letter or digit "
+            "(e.g. 2024-05-01 or nightly_42)",
+            code="INVALID_ID",
+        )
+
+
+def _require_distinct_rule_ids(
+    suite: RuleSuite, history: Any, anomaly_checks: Sequence[Any], error_rates: Any
+) -> None:
+    """A rule id repeated in two rule sets would mix two rules' counts under one metric name in
+    the history, its anomaly checks and error-rate alerts: refused there, naming both sets."""
+    if history is None and not anomaly_checks and error_rates is None:
+        return
+    seen: dict[tuple[int, int], Any] = {}
+    for rule_set in suite.rule_sets:
+        for rule in rule_set.rules:
+            key = (rule.id.id, rule.id.version)
+            if key in seen and seen[key] != rule_set.id:
+                from quality_py.errors import ModelError
+
+                raise ModelError(
+                    f"rule {rule.id.id}.{rule.id.version} is in rule set {seen[key]!r} and in "
+                    f"rule set {rule_set.id!r}: the history keys a rule's metrics by its id, so "
+                    "two rules with one id would be mixed; give one of them another id",
+                    code="DUPLICATE_ID",
+                    item_id=rule.id,
+                )
+            seen[key] = rule_set.id
+
+
 def run_quality(
     df: DataFrame,
     suite: RuleSuite,
@@ -457,6 +499,8 @@ def run_quality(
             f"{', '.join(df.columns)})"
         )
     run_id = run_id or uuid.uuid4().hex
+    _require_run_id(run_id)
+    _require_distinct_rule_ids(suite, history, anomaly_checks, error_rates)
     run_time = datetime.now(timezone.utc)
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
     tag_map = {str(k): str(v) for k, v in (tags or {}).items()}

@@ -29,6 +29,11 @@ class RulePolicy:
     max_amplification: int = 10_000  # cap on repeat/space/lpad/rpad/array_repeat/sequence
     allow_regex_columns: bool = False  # regex patterns that are not literals
     contain_errors: bool = True  # rewrite ANSI-failing operations to their try_ forms
+    #: text from the data meeting a number, date, timestamp or boolean (``amount > 0`` with a
+    #: string ``amount``): Spark converts the text itself, to a type the rule never names
+    #: ('613.86' > 0 casts to BIGINT and fails), so the safe policy refuses the rule naming the
+    #: column and the cast to write; True contains the conversion (text that is no number fails)
+    allow_implicit_casts: bool = False
     #: current_date(), current_timestamp(), now(): fixed once per query by Spark, so "not in the
     #: future" rules work; a strict policy (False) refuses them for reproducible reruns
     allow_clock: bool = True

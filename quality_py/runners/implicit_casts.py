@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from quality_py.errors import RuleAnalysisError
 from quality_py.sql.build import to_sql
 
 if TYPE_CHECKING:
@@ -134,7 +135,21 @@ def _pairs(tree: exp.Expr) -> list[tuple[exp.Expr, exp.Expr]]:
             out += [(node.this, e) for e in node.expressions]
         elif isinstance(node, exp.Between):
             out += [(node.this, node.args["low"]), (node.this, node.args["high"])]
+        elif _try_arithmetic(node):
+            out.append((node.expressions[0], node.expressions[1]))
     return out
+
+
+#: The forms the containment pass gives ``+ - * /`` (sql/passes/contain_errors.py).
+_TRY_ARITHMETIC = frozenset({"try_add", "try_subtract", "try_multiply", "try_divide"})
+
+
+def _try_arithmetic(node: exp.Expr) -> bool:
+    return (
+        isinstance(node, exp.Anonymous)
+        and node.name.lower() in _TRY_ARITHMETIC
+        and len(node.expressions) == 2
+    )
 
 
 def _analysable(node: exp.Expr) -> bool:
@@ -171,6 +186,8 @@ def _never_text(node: exp.Expr, schema: dict[str, str]) -> bool:
     if isinstance(node, exp.Literal):
         return not node.is_string
     if isinstance(node, _NEVER_TEXT) or type(node) in _NUMERIC_OR_TIME_FUNCTIONS:
+        return True
+    if _try_arithmetic(node):
         return True
     if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
         if node.table and node.table.lower() != "main":
@@ -285,10 +302,22 @@ def contain_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> Compile
     return replace(compiled, rules=tuple(rules)) if changed else compiled
 
 
+def _advice(side: str, target: str) -> str:
+    """The explicit conversion to write for text ``side`` meeting a ``target`` value."""
+    base = target.split("(")[0]
+    if base in ("date", "timestamp", "timestamp_ntz"):
+        fn = "to_date" if base == "date" else "to_timestamp"
+        return f"TRY_CAST({side} AS {base.upper()}) or {fn}({side}, '<its pattern>')"
+    if base == "boolean":
+        return f"TRY_CAST({side} AS BOOLEAN)"
+    return f"TRY_CAST({side} AS DOUBLE), or TRY_CAST({side} AS DECIMAL(p, s)) for exact amounts"
+
+
 def coercions(frame: DataFrame, trees: Sequence[exp.Expr]) -> list[list[str]]:
     """For each tree, the operands read from data that Spark casts from text to another type
-    when they meet a number, date, timestamp or boolean (validation reports them: a string
-    ``amount`` compared with ``0`` is cast to BIGINT, so ``'613.86'`` becomes null and fails).
+    when they meet a number, date, timestamp or boolean, each as a sentence naming the column,
+    its type and the conversion to write (a string ``amount`` compared with ``0`` is cast to
+    BIGINT, so ``'613.86'`` becomes null and fails).
 
     >>> frame = spark.createDataFrame([("1.5", 2)], "amount string, n int")
     >>> from quality_py.sql.parse import parse_expression
@@ -314,30 +343,63 @@ def coercions(frame: DataFrame, trees: Sequence[exp.Expr]) -> list[list[str]]:
     for pairs, arguments in per_tree:
         notes = []
         for arg, target in arguments:
-            if _kind(arg, types) == "string":
+            kind = _kind(arg, types)
+            if kind == "string":
                 parent = arg.parent
                 function = parent.sql("spark").split("(")[0] if parent is not None else "a function"
                 notes.append(
-                    f"{to_sql(arg)} is text (string) and {function} reads it as {target}: a "
-                    "value that is not one becomes null, so the rule fails; cast it yourself to "
-                    "the type you mean"
+                    f"{to_sql(arg)} is text ({kind}) and {function} reads it as {target}: Spark "
+                    "would convert the text itself and a value that is not one becomes null, "
+                    "so the rule fails; write the conversion you mean: "
+                    + _advice(to_sql(arg), target)
                 )
         for a, b in pairs:
             ta, tb = _kind(a, types), _kind(b, types)
-            for side, mine, other in ((a, ta, tb), (b, tb, ta)):
+            for side, mine, other, partner in ((a, ta, tb, b), (b, tb, ta, a)):
                 target = (other or "").split("(")[0]
                 if mine == "string" and target in _TARGETS and not isinstance(side, exp.Literal):
                     notes.append(
-                        f"{to_sql(side)} is text (string) and meets a {other}: Spark casts the "
-                        f"text to {other} and a value that is not one becomes null, so the rule "
-                        "fails; cast it yourself to the type you mean"
+                        f"{to_sql(side)} is text (string) and meets {to_sql(partner)}, a "
+                        f"{other}: Spark would convert the text to {other} by itself ('613.86' "
+                        f"compared with 0 becomes a BIGINT, null, and fails), so the rule would "
+                        f"answer another question; write the conversion you mean: "
+                        f"{_advice(to_sql(side), str(other))}"
                     )
         out.append(list(dict.fromkeys(notes)))
     return out
 
 
+def refuse_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> None:
+    """Refuse every rule in which text from the data meets a number, date, timestamp or boolean
+    (unless the policy allows Spark's conversion): one error listing each rule and operand."""
+    rules = compiled.rules
+    # The text as written (``year(s)`` before the passes make it ``year(try_cast(s AS DATE))``)
+    # and as compiled (lambdas inlined, library functions expanded): both, once each.
+    trees = [r.parsed if r.parsed is not None else r.tree for r in rules]
+    found = coercions(frame, [*trees, *(r.tree for r in rules)])
+    merged = [list(dict.fromkeys(a + b)) for a, b in zip(found, found[len(rules) :], strict=False)]
+    bad = [(rule, notes) for rule, notes in zip(rules, merged, strict=True) if notes]
+    if not bad:
+        return
+    lines = [f"{rule.rule_id!r}: {note}" for rule, notes in bad for note in notes]
+    first = bad[0][0]
+    raise RuleAnalysisError(
+        f"{len(bad)} rule(s) compare text with another type:\n  "
+        + "\n  ".join(lines)
+        + "\n(RulePolicy(allow_implicit_casts=True) lets Spark convert and fails the rows "
+        "whose text is no such value)",
+        item_id=first.rule_id,
+        source=first.source,
+        code="IMPLICIT_CAST",
+    )
+
+
 def apply_if_enabled(frame: DataFrame, compiled: CompiledSuite) -> Any:
-    """:func:`contain_implicit_casts` unless the policy turned containment off."""
+    """Refuse text meeting other types (:func:`refuse_implicit_casts`) unless the policy allows
+    implicit casts; then :func:`contain_implicit_casts` unless it turned containment off."""
+    if not compiled.policy.allow_implicit_casts:
+        refuse_implicit_casts(frame, compiled)
+        return compiled
     if not compiled.policy.contain_errors:
         return compiled
     return contain_implicit_casts(frame, compiled)

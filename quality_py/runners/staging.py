@@ -20,8 +20,8 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import to_sql
 from quality_py.sql.coding import family_of, result_code
-from quality_py.sql.key_types import explain_guard_error
 from quality_py.sql.compiler import CompiledRule, CompiledSuite, TypeOracle, compile_suite
+from quality_py.sql.key_types import explain_guard_error
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

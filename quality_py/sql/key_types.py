@@ -109,7 +109,8 @@ _GUARD_ERROR = re.compile(
 def explain_guard_error(message: str) -> str | None:
     """Our sentence for Spark's analysis error of a failed :func:`struct_guard`, else None.
 
-    >>> explain_guard_error('types ("STRUCT<`key of zips`: STRING>" and "STRUCT<`key of zips`: INT>")')[:60]
+    >>> text = 'types ("STRUCT<`key of zips`: STRING>" and "STRUCT<`key of zips`: INT>")'
+    >>> explain_guard_error(text)[:60]
     'a lookup compares keys of different types: the reference dat'
     """
     found = _GUARD_ERROR.search(message)

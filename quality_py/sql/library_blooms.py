@@ -65,7 +65,9 @@ def _typed_value(value: exp.Expr, spec: BloomSpec, ctx: PassContext, fn: str) ->
     if kind is not None:
         return cast
     typed_null = exp.Cast(this=exp.Null(), to=exp.DataType.build(spec.value_type))
-    return exp.If(this=struct_guard(spec.name, typed_null, paren(value)), true=exp.Null(), false=cast)
+    return exp.If(
+        this=struct_guard(spec.name, typed_null, paren(value)), true=exp.Null(), false=cast
+    )
 
 
 def maybe_in(value: exp.Expr, spec: BloomSpec) -> exp.Expr:

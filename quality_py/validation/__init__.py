@@ -74,10 +74,11 @@ def validate(
     if spark is not None and schema_or_df is not None:
         failed = {(f.item_kind, f.item_id) for f in findings if f.is_error}
         fine = [i for i in items if (i.item_kind, i.item_id) not in failed]
+        allowed = suite.policy.allow_implicit_casts
         if isinstance(schema_or_df, DataFrame):
-            findings += spark_checks(spark, schema_or_df.schema, fine, schema_or_df)
+            findings += spark_checks(spark, schema_or_df.schema, fine, schema_or_df, allowed)
         else:
-            findings += spark_checks(spark, schema_or_df, fine)
+            findings += spark_checks(spark, schema_or_df, fine, None, allowed)
     if checks:  # the dataset checks a run would evaluate: assertions, columns, predicates
         frame = None
         if spark is not None and schema_or_df is not None:

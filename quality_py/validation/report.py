@@ -22,12 +22,13 @@ ERROR_KINDS = (
     "AnalysisError",  # any other Spark analysis error (types, ...)
     "SampleRunError",  # running the suite on the sample rows failed
     "CheckError",  # a dataset check that cannot run (its assertion, predicate or analyzer)
+    "ImplicitCast",  # a text column meets a number or date and the policy refuses the conversion
 )
 WARNING_KINDS = (
     "NonLambdaDocParameters",  # @param documented on a rule or output (it has no parameters)
     "ExtraDocParameter",  # @param names no parameter of the lambda
     "StringResult",  # a rule yields text: only a few words are results, other text is Failed
-    "ImplicitCoercion",  # a text column meets a number or date: Spark casts it, bad text fails
+    "ImplicitCoercion",  # the same where the policy allows it: Spark casts it, bad text fails
 )
 
 

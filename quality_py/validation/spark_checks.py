@@ -37,14 +37,22 @@ def _analyse(frame: DataFrame, sqls: list[str]) -> list[str]:
     return [f.dataType.simpleString() for f in frame.selectExpr(*sqls).schema.fields]
 
 
-def _coercions(frame: DataFrame, todo: list[Item]) -> list[Finding]:
-    """Text columns Spark casts to numbers or dates in rules: warnings naming the rule."""
+def _coercions(frame: DataFrame, todo: list[Item], allowed: bool) -> list[Finding]:
+    """Text columns Spark casts to numbers or dates in rules, naming the rule: errors, or
+    warnings where the policy allows implicit casts."""
     from quality_py.runners.implicit_casts import coercions
 
     rules = [i for i in todo if i.item_kind == "rule" and i.parsed is not None]
     notes = coercions(frame, [i.parsed for i in rules]) if rules else []
     return [
-        Finding("ImplicitCoercion", "rule", item.item_id, note, None, item.source)
+        Finding(
+            "ImplicitCoercion" if allowed else "ImplicitCast",
+            "rule",
+            item.item_id,
+            note,
+            None,
+            item.source,
+        )
         for item, found in zip(rules, notes, strict=True)
         for note in found
     ]
@@ -77,7 +85,11 @@ def _string_results(todo: list[Item], types: list[str]) -> list[Finding]:
 
 
 def spark_checks(
-    spark: SparkSession, schema: SchemaLike, items: list[Item], frame: DataFrame | None = None
+    spark: SparkSession,
+    schema: SchemaLike,
+    items: list[Item],
+    frame: DataFrame | None = None,
+    allow_implicit_casts: bool = False,
 ) -> list[Finding]:
     """Analyse every compiled item against ``frame`` (a DataFrame: its join qualifiers are kept)
     or an empty DataFrame of ``schema``, the input named the way the runners name it."""
@@ -93,7 +105,9 @@ def spark_checks(
     source = frame.limit(0) if frame is not None else spark.createDataFrame([], schema)
     frame = input_frame(source, sqls)
     try:  # one analysis for everything; item by item only when something fails
-        return _string_results(todo, _analyse(frame, sqls)) + _coercions(frame, todo)
+        return _string_results(todo, _analyse(frame, sqls)) + _coercions(
+            frame, todo, allow_implicit_casts
+        )
     except PySparkException:
         pass
     findings = []

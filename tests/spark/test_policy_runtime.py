@@ -9,6 +9,7 @@ import pytest
 
 from quality_py import FAILED, PASSED, Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.errors import QualityError, RuleAnalysisError
+from quality_py.model.policy import RulePolicy
 from quality_py.spark.hardening import check_session
 from tests.spark.jobs import jobs_of
 
@@ -19,8 +20,9 @@ def _suite(*texts: str) -> RuleSuite:
     )
 
 
-def _codes(df: Any, *texts: str) -> list[list[int]]:
-    out = add_data_quality(df, _suite(*texts), "dq", layout="compact")
+def _codes(df: Any, *texts: str, policy: RulePolicy | None = None) -> list[list[int]]:
+    suite = _suite(*texts)
+    out = add_data_quality(df, suite.with_policy(policy or suite.policy), "dq", layout="compact")
     return [list(r.dq.ruleResults) for r in out.orderBy("k").collect()]
 
 
@@ -73,9 +75,10 @@ CONTAINED = [
     "big + 1 > 0",  # int overflow
     "big * 2 > 0",
     "element_at(arr, 2) = 2",  # index out of bounds
-    "s > 5",  # Spark's own implicit cast of the string (catalogue 33)
+    "s > 5",  # Spark's own implicit cast of the string (catalogue 33), where allowed
     "s + 1 = 13 OR s IN (1, 2)",
 ]
+ALLOW_CASTS = RulePolicy(allow_implicit_casts=True)
 
 
 @pytest.mark.parametrize("ansi", ["true", "false"])
@@ -85,7 +88,7 @@ def test_one_bad_value_gives_a_failed_row_not_an_aborted_job(
     old = spark.conf.get("spark.sql.ansi.enabled")
     spark.conf.set("spark.sql.ansi.enabled", ansi)
     try:
-        got = _codes(messy, *CONTAINED)
+        got = _codes(messy, *CONTAINED, policy=ALLOW_CASTS)
     finally:
         spark.conf.set("spark.sql.ansi.enabled", old)
     assert got == [
@@ -93,6 +96,44 @@ def test_one_bad_value_gives_a_failed_row_not_an_aborted_job(
         [FAILED, FAILED, FAILED, FAILED, PASSED, PASSED, FAILED, FAILED, FAILED],
         [FAILED] * 9,  # nulls are Failed, as every other null rule value
     ]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+@pytest.mark.parametrize(
+    ("rule", "operand"),
+    [
+        ("s > 5", "s"),
+        ("s + 1 = 13", "s"),
+        ("a = 1 OR s IN (1, 2)", "s"),
+        ("s BETWEEN 1 AND 3", "s"),
+        ("upper(s) = 12", "UPPER(s)"),
+        ("abs(s) < 5", "s"),
+        ("year(s) = 2024", "s"),
+        ("s > DATE '2024-01-01'", "s"),
+    ],
+)
+def test_text_meeting_a_number_or_date_is_refused_by_default(
+    spark: Any, messy: Any, ansi: str, rule: str, operand: str
+) -> None:
+    """The default policy refuses Spark's own conversion of text (it would compare '613.86'
+    with 0 as a BIGINT, and fail the row), naming the rule, the column, its type and the
+    conversion to write; with ANSI on and off alike, before any job."""
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        with pytest.raises(RuleAnalysisError) as err:
+            _codes(messy, "k > 0", rule)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)
+    e = err.value
+    assert e.code == "IMPLICIT_CAST" and e.item_id == Id(11, 1)
+    assert f"{operand} is text (string)" in str(e) and f"TRY_CAST({operand} AS" in str(e)
+
+
+def test_an_explicit_conversion_answers_the_question_written(spark: Any) -> None:
+    df = spark.createDataFrame([(1, "613.86"), (2, "-1"), (3, "n/a")], "k int, amount string")
+    got = _codes(df, "TRY_CAST(amount AS DOUBLE) > 0", "TRY_CAST(amount AS DECIMAL(10, 2)) > 0")
+    assert got == [[PASSED, PASSED], [FAILED, FAILED], [FAILED, FAILED]]
 
 
 def test_a_comment_cannot_break_out_of_the_rule(spark: Any) -> None:  # catalogue 5

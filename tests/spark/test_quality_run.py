@@ -143,6 +143,71 @@ def test_rerunning_a_run_id_replaces_only_its_outputs(df: Any, tmp_path: Path) -
     assert {r.qp_run_id: r.value for r in stats.collect()} == {"a": 3.0, "b": 5.0}
 
 
+@pytest.mark.parametrize("publish", ["atomic", "direct", "table"])
+def test_a_rerun_that_quarantines_nothing_empties_its_quarantine(
+    df: Any, tmp_path: Path, publish: str
+) -> None:
+    """Run a quarantines ids 2 and 3 (x < 0 and x null); its re-run on fixed data quarantines
+    nothing, so no row may stay in run a's quarantine (a row in valid and in quarantine),
+    and the stats of every run agree with its quarantine. Run b is untouched."""
+    spark = df.sparkSession
+    suite = _suite(Rule(Id(100, 1), "x >= 0", action_if_failed="drop"))
+    if publish == "table":
+        names = [f"qp_rerun_{n}_{tmp_path.name[-6:]}".replace("-", "_") for n in "vqs"]
+        v, q, s = names
+        mode = "direct"
+    else:
+        v, q, s = (str(tmp_path / n) for n in "vqs")
+        mode = publish
+    fixed = spark.createDataFrame([(i, 1.0, "a") for i in (1, 2, 3)], SCHEMA)
+    run_quality(df, suite, run_id="a").write(v, q, s, publish=mode)
+    run_quality(df, suite, run_id="b").write(v, q, s, publish=mode)
+    summary = run_quality(fixed, suite, run_id="a").write(v, q, s, publish=mode)
+    assert summary.quarantined_rows == 0
+
+    def read(name: str) -> Any:
+        return spark.table(name) if publish == "table" else spark.read.parquet(name)
+
+    quarantined = {r.qp_run_id: r["count"] for r in read(q).groupBy("qp_run_id").count().collect()}
+    assert quarantined == {"b": 2}  # ids 2 and 3 of run b; nothing of run a
+    stats = read(s).where("kind = 'rows' AND name = 'quarantined_rows'")
+    assert {r.qp_run_id: r.value for r in stats.collect()} == {"a": 0.0, "b": 2.0}
+    if publish == "table":
+        for name in names:
+            spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_a_run_id_names_a_partition_and_must_be_plain(df: Any) -> None:
+    from quality_py.errors import ModelError
+
+    suite = _suite(Rule(Id(100, 1), "x >= 0"))
+    for bad in ("a/b", "x=1", "../up", "2024-01-01T00:00:00", " r1"):
+        with pytest.raises(ModelError) as err:
+            run_quality(df, suite, run_id=bad)
+        assert err.value.code == "INVALID_ID"
+    run_quality(df, suite, run_id="2024-01-01_nightly.2")
+
+
+def test_a_rule_id_in_two_sets_is_refused_where_the_history_would_mix_them(
+    df: Any, tmp_path: Path
+) -> None:
+    from quality_py.errors import ModelError
+    from quality_py.history import FileMetricsRepository
+
+    twice = RuleSuite(
+        Id(1, 1),
+        [
+            RuleSet(Id(10, 1), [Rule(Id(100, 1), "x >= 0")]),
+            RuleSet(Id(11, 1), [Rule(Id(100, 1), "s IS NOT NULL")]),
+        ],
+    )
+    with pytest.raises(ModelError) as err:
+        run_quality(df, twice, history=FileMetricsRepository(tmp_path / "h"))
+    assert err.value.code == "DUPLICATE_ID" and "Id(10, 1)" in str(err.value)
+    assert not (tmp_path / "h").exists() or not any((tmp_path / "h").rglob("*.json"))
+    run_quality(df, twice)  # no history: each rule's own counts stay apart in the stats
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(

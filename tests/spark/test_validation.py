@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -189,11 +190,17 @@ def test_implicit_string_coercions_are_reported_with_the_rule(spark: Any) -> Non
         Rule(Id(13, 1), "year(amount) = 2024"),  # a function reads the text as a date
         Rule(Id(14, 1), "abs(amount) < 5"),  # ... and as a double
     )
+    refused = validate(suite, schema, spark=spark)  # the default policy refuses them
+    assert [(f.kind, f.item_id) for f in refused.findings] == [
+        ("ImplicitCast", Id(i, 1)) for i in (10, 13, 14)
+    ]
+    assert not refused.ok and "TRY_CAST(amount AS DOUBLE)" in refused.findings[0].message
+    suite = suite.with_policy(replace(suite.policy, allow_implicit_casts=True))
     report = validate(suite, schema, spark=spark)
     found = [(f.kind, f.item_id) for f in report.findings]
     assert found == [("ImplicitCoercion", Id(i, 1)) for i in (10, 13, 14)]
     messages = {f.item_id.id: f.message for f in report.findings}
     assert "reads it as date" in messages[13] and "reads it as double" in messages[14]
     message = report.findings[0].message
-    assert "amount is text (string) and meets a bigint" in message
+    assert "amount is text (string) and meets 0, a bigint" in message
     assert report.ok  # a warning, not an error
