@@ -18,7 +18,6 @@ that a failing run writes nothing.
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -29,6 +28,11 @@ from typing import Any, cast
 from quality_py.actions.flags import RuleRef, failed_rules_sql, fails_any_sql, rule_refs
 from quality_py.actions.judging import ErrorRates, judge_written
 from quality_py.actions.notify import Notifier, notify_all
+from quality_py.actions.preconditions import (
+    require_distinct_rule_ids,
+    require_run_id,
+    require_usable_input,
+)
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
 from quality_py.history.recording import (
@@ -386,47 +390,6 @@ def _failed_check_messages(
     )
 
 
-#: Run ids name the ``qp_run_id=<id>`` partition of quarantine and stats as they are, so they
-#: hold only characters Spark never escapes in a partition directory's name.
-_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
-
-
-def _require_run_id(run_id: str) -> None:
-    if not _RUN_ID.fullmatch(run_id):
-        from quality_py.errors import ModelError
-
-        raise ModelError(
-            f"run id {run_id!r} is not usable: a run id names its own partition of the outputs, "
-            "so it is 1 to 200 letters, digits, '_', '.' or '-', starting with a letter or digit "
-            "(e.g. 2024-05-01 or nightly_42)",
-            code="INVALID_ID",
-        )
-
-
-def _require_distinct_rule_ids(
-    suite: RuleSuite, history: Any, anomaly_checks: Sequence[Any], error_rates: Any
-) -> None:
-    """A rule id repeated in two rule sets would mix two rules' counts under one metric name in
-    the history, its anomaly checks and error-rate alerts: refused there, naming both sets."""
-    if history is None and not anomaly_checks and error_rates is None:
-        return
-    seen: dict[tuple[int, int], Any] = {}
-    for rule_set in suite.rule_sets:
-        for rule in rule_set.rules:
-            key = (rule.id.id, rule.id.version)
-            if key in seen and seen[key] != rule_set.id:
-                from quality_py.errors import ModelError
-
-                raise ModelError(
-                    f"rule {rule.id.id}.{rule.id.version} is in rule set {seen[key]!r} and in "
-                    f"rule set {rule_set.id!r}: the history keys a rule's metrics by its id, so "
-                    "two rules with one id would be mixed; give one of them another id",
-                    code="DUPLICATE_ID",
-                    item_id=rule.id,
-                )
-            seen[key] = rule_set.id
-
-
 def run_quality(
     df: DataFrame,
     suite: RuleSuite,
@@ -480,27 +443,10 @@ def run_quality(
     from quality_py.sql.build import to_sql
     from quality_py.sql.dq_struct import dq_struct
 
-    repeated = sorted({c for c in df.columns if df.columns.count(c) > 1})
-    if repeated:  # valid and quarantine keep the input's columns, which a writer needs unique
-        from quality_py.errors import ModelError
-
-        raise ModelError(
-            f"the input repeats column name(s) {', '.join(repeated)} (a join keeps both sides' "
-            "columns): select or rename them before a quality run; rules may still use the "
-            "join's qualifiers (src.col)",
-            code="DUPLICATE_COLUMNS",
-        )
-    unknown_keys = [k for k in keys or () if k not in df.columns]
-    if unknown_keys:  # found before any job, not by a failing run's sample query
-        from quality_py.errors import ModelError
-
-        raise ModelError(
-            f"sample key column(s) {', '.join(unknown_keys)} are not in the input (its columns: "
-            f"{', '.join(df.columns)})"
-        )
+    require_usable_input(df.columns, keys)
     run_id = run_id or uuid.uuid4().hex
-    _require_run_id(run_id)
-    _require_distinct_rule_ids(suite, history, anomaly_checks, error_rates)
+    require_run_id(run_id)
+    require_distinct_rule_ids(suite, history, anomaly_checks, error_rates)
     run_time = datetime.now(timezone.utc)
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
     tag_map = {str(k): str(v) for k, v in (tags or {}).items()}

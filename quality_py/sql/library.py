@@ -133,6 +133,12 @@ def _require_integral(node: exp.Expr, fn: str, ctx: PassContext) -> exp.Expr:
     return if_(lit(False), exp.BitwiseNot(this=paren(node.copy())), node)
 
 
+def _int_or_null(node: exp.Expr) -> exp.Expr:
+    """``node`` as an INT, null when it is outside the int range (``try_cast`` never wraps,
+    with ANSI on or off)."""
+    return exp.TryCast(this=paren(node), to=exp.DataType.build("INT"), safe=True)
+
+
 # --- result constants -------------------------------------------------------------------------
 
 
@@ -207,8 +213,10 @@ def _pack_ints(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
             if not INT_MIN <= v <= INT_MAX:
                 raise _error(ctx, f"pack_ints requires int arguments, {v} is out of range", a)
         return bigint(pack_id(high_value, low_value))
-    high = cast(_require_integral(args[0], "pack_ints", ctx), "BIGINT")
-    low = cast(_require_integral(args[1], "pack_ints", ctx), "BIGINT")
+    # an id and a version are ints: a BIGINT outside the int range packs to null (with a cast
+    # it would wrap, and 2^31 would pack like -2^31: two ids, one packed value)
+    high = cast(_int_or_null(_require_integral(args[0], "pack_ints", ctx)), "BIGINT")
+    low = cast(_int_or_null(_require_integral(args[1], "pack_ints", ctx)), "BIGINT")
     return exp.BitwiseOr(
         this=call("shiftleft", high, lit(32)),
         expression=exp.Paren(this=exp.BitwiseAnd(this=low, expression=bigint(0xFFFFFFFF))),

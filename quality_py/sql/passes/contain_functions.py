@@ -216,7 +216,17 @@ def try_cast(value: exp.Expr, to: exp.DataType) -> exp.Expr:
     return parsed_cast(value, to, safe=True)
 
 
+def _contain_size(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """``size(NULL)`` is -1 with ANSI off (Spark's legacy sizeOfNull) and null with it on: null
+    under both, so a rule's result never depends on the session's ANSI setting."""
+    args = _args(node)
+    if len(args) != 1:
+        return node
+    return _when(exp.Not(this=exp.Is(this=paren(args[0].copy()), expression=exp.Null())), node)
+
+
 _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
+    exp.ArraySize: _contain_size,
     exp.RegexpExtract: _contain_regexp_extract,
     exp.RegexpExtractAll: _contain_regexp_extract,
     exp.SplitPart: _contain_split_part,
@@ -272,6 +282,7 @@ _BY_NAME: dict[str, Callable[[exp.Expr, PassContext], exp.Expr]] = {
     "to_timestamp_ntz": _contain_timestamp_text("TIMESTAMP_NTZ"),
     **dict.fromkeys(_CAST_FUNCTIONS, _contain_cast_function),
     "pmod": _contain_pmod,
+    "cardinality": _contain_size,
     "map_concat": _contain_map_concat,
     "timestamp_seconds": _contain_seconds(9.2e12),
     "timestamp_millis": _contain_seconds(9.2e15),

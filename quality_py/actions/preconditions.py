@@ -1,0 +1,77 @@
+"""What a quality run refuses before any job: inputs it could not run or record faithfully."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from quality_py.errors import ModelError
+from quality_py.model.rules import RuleSuite
+
+#: Run ids name the ``qp_run_id=<id>`` partition of quarantine and stats as they are, so they
+#: hold only characters Spark never escapes in a partition directory's name.
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+
+
+def require_run_id(run_id: str) -> None:
+    """Refuse a run id that could not name its partition as it is.
+
+    >>> require_run_id("2024-05-01_nightly")
+    """
+    if not _RUN_ID.fullmatch(run_id):
+        raise ModelError(
+            f"run id {run_id!r} is not usable: a run id names its own partition of the outputs, "
+            "so it is 1 to 200 letters, digits, '_', '.' or '-', starting with a letter or digit "
+            "(e.g. 2024-05-01 or nightly_42)",
+            code="INVALID_ID",
+        )
+
+
+def require_distinct_rule_ids(
+    suite: RuleSuite, history: Any, anomaly_checks: Sequence[Any], error_rates: Any
+) -> None:
+    """Refuse a rule id repeated in two rule sets where a history, anomaly checks or error
+    rates read rules by id (they would mix two rules' counts under one metric name).
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
+    >>> require_distinct_rule_ids(suite, None, (), None)
+    """
+    if history is None and not anomaly_checks and error_rates is None:
+        return
+    seen: dict[tuple[int, int], Any] = {}
+    for rule_set in suite.rule_sets:
+        for rule in rule_set.rules:
+            key = (rule.id.id, rule.id.version)
+            if key in seen and seen[key] != rule_set.id:
+                raise ModelError(
+                    f"rule {rule.id.id}.{rule.id.version} is in rule set {seen[key]!r} and in "
+                    f"rule set {rule_set.id!r}: the history keys a rule's metrics by its id, so "
+                    "two rules with one id would be mixed; give one of them another id",
+                    code="DUPLICATE_ID",
+                    item_id=rule.id,
+                )
+            seen[key] = rule_set.id
+
+
+def require_usable_input(columns: Sequence[str], keys: Sequence[str] | None) -> None:
+    """Refuse an input whose column names repeat (valid and quarantine keep the input's columns,
+    which a writer needs unique) and sample keys it does not have (found before any job).
+
+    >>> require_usable_input(["a", "b"], ["a"])
+    """
+    repeated = sorted({c for c in columns if list(columns).count(c) > 1})
+    if repeated:
+        raise ModelError(
+            f"the input repeats column name(s) {', '.join(repeated)} (a join keeps both sides' "
+            "columns): select or rename them before a quality run; rules may still use the "
+            "join's qualifiers (src.col)",
+            code="DUPLICATE_COLUMNS",
+        )
+    unknown_keys = [k for k in keys or () if k not in columns]
+    if unknown_keys:
+        raise ModelError(
+            f"sample key column(s) {', '.join(unknown_keys)} are not in the input (its columns: "
+            f"{', '.join(columns)})"
+        )
