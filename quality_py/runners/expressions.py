@@ -29,8 +29,9 @@ from sqlglot import exp
 from quality_py.errors import RuleAnalysisError
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import bigint, call, lit, named_struct, to_sql
-from quality_py.sql.dialect import DIALECT
+from quality_py.sql.context import PassContext
 from quality_py.sql.library_expressions import to_yaml_sql
+from quality_py.sql.spark_types import parse_type, sql_type
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -40,9 +41,8 @@ if TYPE_CHECKING:
 
 def _sql_type(simple: str) -> str:
     """Spark's ``simpleString`` of a type as its SQL form (``decimal(38,18)`` ->
-    ``DECIMAL(38,18)``, ``struct<a:int>`` -> ``STRUCT<a: INT>``)."""
-    sql = exp.DataType.build(simple, dialect=DIALECT).sql(dialect=DIALECT)
-    return re.sub(r"\((\d+), (\d+)\)", r"(\1,\2)", sql)  # DECIMAL(20,2), as Spark writes it
+    ``DECIMAL(38,18)``, ``struct<a:int>`` -> ``STRUCT<a: INT>``, ``void`` -> ``VOID``)."""
+    return sql_type(simple)
 
 
 _GROUPS_INPUT = re.compile(r"map_?with\s*\(", re.IGNORECASE)
@@ -84,6 +84,7 @@ def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]
         _value_sqls,
         input_frame,
         type_oracle,
+        type_string,
     )
     from quality_py.sql.compiler import compile_suite
 
@@ -107,7 +108,7 @@ def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]
     # one analysis types every rule; only when it fails is each rule analysed to name the culprits
     try:
         fields = base.selectExpr(*_value_sqls(compiled)).schema.fields
-        return compiled, [f.dataType.simpleString() for f in fields]
+        return compiled, [type_string(f.dataType) for f in fields]
     except _analysis_errors():
         pass
     problems = []
@@ -149,7 +150,10 @@ def expression_runner(df: DataFrame, suite: RuleSuite, name: str = "expressionRe
 
     compiled, types = _compiled(df, suite)
     values = [
-        named_struct(("result", to_yaml_sql(r.tree.copy())), ("resultDDL", lit(_sql_type(t))))
+        named_struct(
+            ("result", to_yaml_sql(r.tree.copy(), parse_type(t), PassContext())),
+            ("resultDDL", lit(_sql_type(t))),
+        )
         for r, t in zip(compiled.rules, types, strict=True)
     ]
     return F.expr(to_sql(_results(compiled, values))).alias(name)

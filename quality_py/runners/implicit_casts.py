@@ -324,7 +324,7 @@ def coercions(frame: DataFrame, trees: Sequence[exp.Expr]) -> list[list[str]]:
     >>> coercions(frame, [parse_expression("amount > 0"), parse_expression("n > 0")])[1]
     []
     >>> coercions(frame, [parse_expression("amount > 0")])[0][0][:40]
-    'amount is text (string) and meets a bigi'
+    'amount is text (string) and meets 0, a b'
     """
     per_tree = []
     candidates: dict[str, None] = {}

@@ -8,9 +8,10 @@ Analysis runs no Spark job.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -73,12 +74,41 @@ def type_oracle(df: DataFrame) -> Callable[[str], str | None]:
         if sql not in cache:
             try:
                 frame = input_frame(empty, [sql])
-                cache[sql] = frame.selectExpr(sql).schema.fields[0].dataType.simpleString()
+                cache[sql] = type_string(frame.selectExpr(sql).schema.fields[0].dataType)
             except _analysis_errors():
                 cache[sql] = None
         return cache[sql]
 
     return type_of
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def type_string(kind: Any) -> str:
+    """Spark's ``simpleString`` of a type, with struct field names that are not plain
+    identifiers back-quoted so that the string parses back (``struct<`f 0`:int>``).
+
+    >>> from pyspark.sql.types import IntegerType, StructField, StructType
+    >>> fields = [StructField("f 0", IntegerType()), StructField("b", IntegerType())]
+    >>> type_string(StructType(fields))
+    'struct<`f 0`:int,b:int>'
+    """
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(kind, StructType):
+        fields = [
+            (f.name if _PLAIN_NAME.fullmatch(f.name) else "`" + f.name.replace("`", "``") + "`")
+            + ":"
+            + type_string(f.dataType)
+            for f in kind.fields
+        ]
+        return "struct<" + ",".join(fields) + ">"
+    if isinstance(kind, ArrayType):
+        return f"array<{type_string(kind.elementType)}>"
+    if isinstance(kind, MapType):
+        return f"map<{type_string(kind.keyType)},{type_string(kind.valueType)}>"
+    return str(kind.simpleString())
 
 
 def _analysis_errors() -> tuple[type[BaseException], ...]:

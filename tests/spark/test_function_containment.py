@@ -213,8 +213,11 @@ def test_text_a_function_reads_as_a_number_or_date_fails_its_row(ansi: Any, layo
     from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
     from quality_py.functions import flatten_results
 
+    from quality_py.model.policy import RulePolicy
+
     rules = [Rule(Id(100 + i, 1), text) for i, (text, _) in enumerate(TEXT_ARGUMENTS)]
     suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)])
+    suite = suite.with_policy(RulePolicy(allow_implicit_casts=True))  # contained, not refused
     rows = [(good, "good") for _, good in TEXT_ARGUMENTS] + [("abc", "bad")]
     frame = ansi.createDataFrame(rows, "s string, kind string")
     checked = add_data_quality(frame, suite, layout=layout)
@@ -229,3 +232,17 @@ def test_text_a_function_reads_as_a_number_or_date_fails_its_row(ansi: Any, layo
     # every rule on its own good row passes; every rule on 'abc' fails (code 0)
     for i, (text, good) in enumerate(TEXT_ARGUMENTS):
         assert (got[(good, "good", 100 + i)], got[("abc", "bad", 100 + i)]) == (100000, 0), text
+
+
+@pytest.mark.parametrize(("text", "good"), TEXT_ARGUMENTS, ids=[t for t, _ in TEXT_ARGUMENTS])
+def test_text_a_function_reads_as_a_number_or_date_is_refused_by_default(
+    spark: Any, text: str, good: str
+) -> None:
+    from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
+    from quality_py.errors import RuleAnalysisError
+
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(100, 1), text)])])
+    frame = spark.createDataFrame([(good,)], "s string")
+    with pytest.raises(RuleAnalysisError) as err:
+        add_data_quality(frame, suite)
+    assert err.value.code == "IMPLICIT_CAST" and "TRY_CAST(" in str(err.value)

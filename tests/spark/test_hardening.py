@@ -55,7 +55,7 @@ def test_a_lookup_rule_does_not_switch_containment_off(ansi: Any) -> None:
                 ],
             )
         ],
-    ).with_policy(RulePolicy().with_views("qp_hard_lookup"))
+    ).with_policy(RulePolicy(allow_implicit_casts=True).with_views("qp_hard_lookup"))
     # by hand: '10' > 5; 'abc' is no number (null: Failed); 3 is not > 5; k 3 has no lookup row
     assert _results(df, suite, "k") == {
         1: [PASSED, PASSED],

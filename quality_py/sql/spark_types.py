@@ -1,0 +1,52 @@
+"""Spark's type strings (``simpleString`` and DDL) as sqlglot types, every type included.
+
+sqlglot reads Spark's type syntax except ``void`` (the type of a bare ``NULL``), which it knows
+as ``NULL``; :func:`parse_type` and :func:`type_sql` translate, so a rule whose value is a null
+literal, or a struct with a null field, has a type like any other.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from quality_py.sql.dialect import DIALECT
+
+_VOID_IN = re.compile(r"(?<![\w`])void(?=\s*[,>]|\s*$)", re.IGNORECASE)
+_NULL_OUT = re.compile(r"(?<![\w`])NULL(?=\s*[,>]|\s*$)")
+
+
+def parse_type(text: str) -> exp.DataType:
+    """A Spark type string (``simpleString`` or DDL) as a sqlglot type.
+
+    >>> parse_type("struct<a:void,b:array<int>>").sql(dialect="spark")
+    'STRUCT<a: NULL, b: ARRAY<INT>>'
+    """
+    return exp.DataType.build(_VOID_IN.sub("null", text.strip()), dialect=DIALECT)
+
+
+def type_sql(kind: exp.DataType) -> str:
+    """The type as Spark writes it in SQL (``DECIMAL(20,2)``, ``VOID``).
+
+    >>> type_sql(parse_type("map<void,decimal(20,2)>"))
+    'MAP<VOID, DECIMAL(20,2)>'
+    """
+    sql = kind.sql(dialect=DIALECT)
+    sql = re.sub(r"\((\d+), (\d+)\)", r"(\1,\2)", sql)
+    return _NULL_OUT.sub("VOID", sql)
+
+
+def sql_type(simple: str) -> str:
+    """Spark's ``simpleString`` of a type as its SQL form.
+
+    >>> sql_type("decimal(38,18)"), sql_type("struct<a:int>"), sql_type("void")
+    ('DECIMAL(38,18)', 'STRUCT<a: INT>', 'VOID')
+    """
+    return type_sql(parse_type(simple))
+
+
+def is_text(kind: exp.DataType) -> bool:
+    """Whether values of ``kind`` are text (``STRING``, ``VARCHAR(n)``, ``CHAR(n)``)."""
+    return kind.this in (exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR,
+                         exp.DType.NVARCHAR)  # fmt: skip
