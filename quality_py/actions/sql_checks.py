@@ -19,9 +19,11 @@ outputs are written and before they are published: a failed ``error`` check fail
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from quality_py.dataset.checks import as_predicate
@@ -86,10 +88,18 @@ def _judge(check: SqlCheck, value: Any) -> tuple[bool, str]:
                 f"{check.name}: the value {value!r} is not true or false (give an assertion)",
             )
         return value, f"{check.name}: {'holds' if value else 'does not hold'}"
-    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-        return False, f"{check.name}: the value {value!r} is not a number"
-    ok = bool(as_predicate(check.assertion)(value))
-    return ok, f"{check.name}: {value:g} {'meets' if ok else 'fails'} {check.assertion}"
+    if value is None or isinstance(value, bool) or not isinstance(value, _COMPARABLE):
+        return False, f"{check.name}: the value {value!r} is not a number, date or timestamp"
+    try:
+        ok = bool(as_predicate(check.assertion)(value))
+    except TypeError as err:
+        return False, f"{check.name}: {err}"
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    return ok, f"{check.name}: {shown} {'meets' if ok else 'fails'} {check.assertion}"
+
+
+#: Values an assertion compares exactly in their own type (decimals as decimals).
+_COMPARABLE = (int, float, Decimal, dt.date)
 
 
 def run_sql_checks(
@@ -121,7 +131,11 @@ def run_sql_checks(
             else:
                 value = row[0][0]
                 ok, message = _judge(check, value)
-            number = float(value) if isinstance(value, int | float) else None
+            number = (
+                float(value)
+                if isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+                else None
+            )
             out.append(
                 Metric("sql", check.name, "value", number, "passed" if ok else "failed", message,
                        group=check.level)

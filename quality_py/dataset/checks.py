@@ -54,24 +54,74 @@ _OPS = {
     "=": operator.eq,
     "!=": operator.ne,
 }
-_THRESHOLD = re.compile(r"^\s*(>=|<=|==|!=|=|>|<)\s*(-?[0-9.eE+-]+)\s*$")
-_BETWEEN = re.compile(r"^\s*between\s+(-?[0-9.eE+-]+)\s+and\s+(-?[0-9.eE+-]+)\s*$", re.I)
+#: A bound: a number, or a date / timestamp (optionally quoted), compared in the value's type.
+_BOUND = r"""(-?[0-9.eE+-]+|'?\d{4}-\d\d-\d\d(?:[T ][0-9:.]+)?'?)"""
+_THRESHOLD = re.compile(r"^\s*(>=|<=|==|!=|=|>|<)\s*" + _BOUND + r"\s*$")
+_BETWEEN = re.compile(r"^\s*between\s+" + _BOUND + r"\s+and\s+" + _BOUND + r"\s*$", re.I)
+
+
+def _bound_for(value: Any, text: str) -> Any:
+    """The bound ``text`` in the type of ``value``, so the comparison is exact: a decimal or an
+    integer against the decimal the text writes (never a binary float), a float against the
+    float, a date or timestamp against the date or timestamp the text writes."""
+    import datetime as dt
+    from decimal import Decimal, InvalidOperation
+
+    text = text.strip("'")
+    try:
+        if isinstance(value, bool):
+            raise TypeError("a boolean is no number")
+        if isinstance(value, float):
+            return float(text)
+        if isinstance(value, int | Decimal):
+            return Decimal(text)
+        if isinstance(value, dt.datetime):
+            return dt.datetime.fromisoformat(text)
+        if isinstance(value, dt.date):
+            return dt.date.fromisoformat(text)
+    except (ValueError, InvalidOperation):
+        pass
+    raise TypeError(f"the value {value!r} cannot be compared with {text!r}")
+
+
+def _parse_bound(text: str) -> None:
+    """Refuse a bound no value type could read (when the assertion is defined)."""
+    import datetime as dt
+
+    text = text.strip("'")
+    for parse in (float, dt.datetime.fromisoformat, dt.date.fromisoformat):
+        try:
+            parse(text)
+            return
+        except ValueError:
+            continue
+    raise ModelError(f"cannot read the bound {text!r}: give a number, a date or a timestamp")
 
 
 def as_predicate(assertion: Assertion) -> Callable[[Any], bool]:
-    """A callable from a callable or a threshold string.
+    """A callable from a callable or a threshold string. The bound is read in the type of the
+    value judged (exact for decimals and integers; dates and timestamps by their ISO text).
 
     >>> as_predicate(">= 0.9")(0.95), as_predicate("between 1 and 3")(4)
     (True, False)
+    >>> from decimal import Decimal
+    >>> as_predicate("<= 0.3")(Decimal("0.30")), as_predicate("<= 0.3")(0.1 + 0.2)
+    (True, False)
+    >>> import datetime
+    >>> as_predicate(">= 2024-01-01")(datetime.date(2024, 3, 1))
+    True
     """
     if callable(assertion):
         return assertion
     if m := _THRESHOLD.match(assertion):
-        op, bound = _OPS[m.group(1)], float(m.group(2))
-        return lambda v: op(v, bound)
+        op, bound = _OPS[m.group(1)], m.group(2)
+        _parse_bound(bound)
+        return lambda v: op(v, _bound_for(v, bound))
     if m := _BETWEEN.match(assertion):
-        lo, hi = float(m.group(1)), float(m.group(2))
-        return lambda v: lo <= v <= hi
+        lo, hi = m.group(1), m.group(2)
+        _parse_bound(lo)
+        _parse_bound(hi)
+        return lambda v: _bound_for(v, lo) <= v <= _bound_for(v, hi)
     raise ModelError(f"cannot read the assertion {assertion!r}; use e.g. '>= 0.9' or a callable")
 
 

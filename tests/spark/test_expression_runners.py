@@ -229,3 +229,17 @@ def test_map_with_needs_the_expression_runners_input(spark: Any) -> None:
 
     with pytest.raises(LibraryFunctionError, match="runs in expression_runner"):
         Q.expr("agg_expr('MAP<STRING, BIGINT>', 1 > 0, map_with(s, e -> e + 1), return_sum())")
+
+
+def test_null_typed_values_have_a_type_like_any_other(spark: Any) -> None:
+    """``select null c`` is of Spark's VOID type; a struct may hold one too (by hand: the
+    value is null, written as JSON null, and its type is VOID)."""
+    df = spark.sql("SELECT null AS c, named_struct('a', null, 'b', 1) AS s")
+    suite = _suite((50, 100, "first(c)"), (50, 101, "first(s)"))
+    res = df.select(expression_runner(df, suite)).first().expressionResults
+    got = res.ruleSetResults[packed(50)]
+    assert (got[packed(100)].result, got[packed(100)].resultDDL) == ("null", "VOID")
+    assert got[packed(101)].resultDDL == "STRUCT<a: VOID, b: INT>"
+    assert json.loads(got[packed(101)].result) == {"b": 1}  # to_json leaves null fields out
+    typed = df.select(typed_expression_runner(df, _suite((50, 100, "first(c)")), "void")).first()
+    assert list(typed.expressionResults.ruleSetResults[packed(50)].values()) == [None]

@@ -212,7 +212,6 @@ def test_text_a_function_reads_as_a_number_or_date_fails_its_row(ansi: Any, layo
 
     from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
     from quality_py.functions import flatten_results
-
     from quality_py.model.policy import RulePolicy
 
     rules = [Rule(Id(100 + i, 1), text) for i, (text, _) in enumerate(TEXT_ARGUMENTS)]

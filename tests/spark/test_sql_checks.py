@@ -106,3 +106,34 @@ def test_error_rates_alert_through_the_notifiers(spark: Any, tmp_path: Path) -> 
         f"rule 101.1 fails {neg_rate:.4f} of the rows, over 0.04",
     ]  # rule 102 fails {nulls / 40:.4f}, under 0.5: no alert
     assert nulls / len(ROWS) < 0.5
+
+
+def test_assertions_compare_decimals_dates_and_timestamps_exactly(spark: Any) -> None:
+    """Money is DECIMAL: 0.10 + 0.20 summed as decimals is exactly 0.30 (a binary float would
+    make it 0.30000000000000004 and fail <= 0.3); dates and timestamps compare as such. The
+    expected outcomes are worked out by hand from the three rows."""
+    from decimal import Decimal
+
+    from quality_py.actions.sql_checks import run_sql_checks
+    from quality_py.model.policy import RulePolicy
+
+    rows = [(Decimal("0.10"), "2024-01-05"), (Decimal("0.20"), "2024-02-01"), (None, None)]
+    df = spark.createDataFrame(rows, "amount decimal(10,2), day string").selectExpr(
+        "amount", "CAST(day AS DATE) AS day"
+    )
+    checks = [
+        SqlCheck("money", "sum(amount)", assertion="<= 0.3"),
+        SqlCheck("money exactly", "sum(amount)", assertion="== 0.30"),
+        SqlCheck("not above", "sum(amount)", assertion="< 0.3"),
+        SqlCheck("first day", "min(day)", assertion=">= 2024-01-01"),
+        SqlCheck("last day", "max(day)", assertion="< '2024-02-01'"),
+        SqlCheck("last instant", "max(CAST(day AS TIMESTAMP))", assertion="<= 2024-02-01T00:00:00"),
+        SqlCheck("in range", "max(day)", assertion="between 2024-01-01 and 2024-12-31"),
+        SqlCheck("a date is no number", "max(day)", assertion="> 5"),
+    ]
+    out = run_sql_checks(checks, {"source": df}, RulePolicy())
+    assert [m.status for m in out] == [
+        "passed", "passed", "failed", "passed", "failed", "passed", "passed", "failed",
+    ]  # fmt: skip
+    assert out[0].value == pytest.approx(0.3) and "0.30 meets <= 0.3" in (out[0].message or "")
+    assert "cannot be compared" in (out[-1].message or "")
