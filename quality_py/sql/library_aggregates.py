@@ -10,7 +10,10 @@ overflowing sum is null instead of aborting the job):
   ``inc(x)`` sums ``x``;
 * ``results_with([sum ddl], [result ddl], (sum, count) -> expression)`` computes the result;
   ``return_sum([ddl])`` is the sum and ``meanF()`` is ``sum / count`` (a DOUBLE, null when no
-  row matched).
+  row matched);
+* a suite's own lambda, partially applied, serves as either, as the original documents it:
+  ``agg_expr('DECIMAL(38,18)', dec IS NOT NULL, myinc(_()), myretsum(_(), _()))`` with
+  ``myinc = entry -> entry + dec`` and ``myretsum = (sum, count) -> sum``.
 
 The sum starts at zero of ``ddl`` (BIGINT unless given), as in the original. A sum lambda that
 is not ``entry + x`` is refused (it cannot be merged across partitions); these helpers are
@@ -78,6 +81,8 @@ def _is_variable(node: exp.Expr, name: str) -> bool:
 
 def _summand(node: exp.Expr, ctx: PassContext) -> tuple[exp.Expr, str | None]:
     """What a sum adds per matching row, and the sum's type if the helper names one."""
+    if isinstance(node, exp.Lambda):  # a user lambda given as the sum: myinc(_())
+        return _added(node, "agg_expr's sum", ctx), None
     kind = _helper(node)
     args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
     if kind == "inc":
@@ -124,6 +129,8 @@ def _result(
 ) -> exp.Expr:
     kind = _helper(node)
     args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
+    if isinstance(node, exp.Lambda):  # a user lambda given as the result: myretsum(_(), _())
+        kind, args = "resultswith", [node]
     if kind == "returnsum":
         return total
     if kind == "meanf":

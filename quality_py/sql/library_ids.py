@@ -106,14 +106,28 @@ def _long_pair_from_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     return _expand(_FROM_UUID, *args)
 
 
+def _is_text(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Literal) and node.is_string
+
+
 @register("prefixed_to_long_pair", 2)
 def _prefixed_to_long_pair(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
-    """``long_pair(id.<p>_i0, id.<p>_i1)`` of a 128-bit id whose fields carry prefix ``p``."""
-    parts = _name_literal(args[1], "prefixed_to_long_pair", "prefix", ctx)
+    """``long_pair(id.<p>_i0, id.<p>_i1)`` of a 128-bit id whose fields carry prefix ``p``;
+    ``(id, 'p')`` or, as the original registers it, ``('p', id)``."""
+    first_text, second_text = (_is_text(a) for a in args)
+    if first_text and second_text:
+        raise _error(
+            ctx,
+            "prefixed_to_long_pair takes an id and a prefix: with two string literals it cannot "
+            "tell which is the id",
+            args[0],
+        )
+    value, prefix = (args[1], args[0]) if first_text else (args[0], args[1])
+    parts = _name_literal(prefix, "prefixed_to_long_pair", "prefix", ctx)
     if len(parts) != 1:
-        raise _error(ctx, "prefixed_to_long_pair takes a prefix, not a path", args[1])
-    lower = field(args[0], f"{parts[0]}_i0")
-    higher = field(args[0], f"{parts[0]}_i1")
+        raise _error(ctx, "prefixed_to_long_pair takes a prefix, not a path", prefix)
+    lower = field(value, f"{parts[0]}_i0")
+    higher = field(value, f"{parts[0]}_i1")
     return _expand(_LONG_PAIR, lower, higher)
 
 

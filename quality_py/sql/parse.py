@@ -43,6 +43,11 @@ def _token_span(text: str, tok: Token) -> Span:
     return Span.from_offsets(text, tok.start, tok.end + 1)
 
 
+#: Items whose text may be a bare ``SELECT`` (the original documents it for lambda bodies and
+#: outputs); a rule is a verdict and stays an expression (a subquery there is parenthesised).
+BARE_SELECT_KINDS = frozenset({"lambda", "output", "folder output"})
+
+
 def parse_expression(
     text: str,
     *,
@@ -80,7 +85,11 @@ def parse_expression(
                 code="UNSUPPORTED_STATEMENT",
             )
     first = tokens[0]
-    if first.token_type in STATEMENT_TOKENS:
+    # a bare query (``ii -> select max(i) from t where i > ii``, as the original documents it)
+    # is the scalar subquery it reads as; only a plain SELECT, nothing else that starts a
+    # statement
+    bare_select = first.token_type == TokenType.SELECT and kind in BARE_SELECT_KINDS
+    if first.token_type in STATEMENT_TOKENS and not bare_select:
         raise RuleSyntaxError(
             f"{_article(kind)} must be an expression, not a {first.text.upper()} statement",
             item_id=item_id,
@@ -130,6 +139,8 @@ def parse_expression(
         )
     tree = parsed[0]
     assert tree is not None
+    if bare_select and type(tree) is exp.Select:
+        tree = exp.Subquery(this=tree)
     is_query = isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery)
     if (
         is_query

@@ -117,3 +117,22 @@ def test_parser_never_raises_anything_but_quality_errors(text: str) -> None:
 def test_a_parenthesised_scalar_subquery_is_an_expression() -> None:
     tree = parse_expression("(SELECT max(k) FROM t WHERE t.k > main.k)", kind="output")
     assert tree.sql("spark") == "(SELECT MAX(k) FROM t WHERE t.k > main.k)"
+
+
+@pytest.mark.parametrize("kind", ["lambda", "output"])
+def test_a_bare_select_is_a_scalar_subquery_in_lambdas_and_outputs(kind: str) -> None:
+    tree = parse_expression("select max(i) from t where i > ii", kind=kind)
+    assert tree.sql("spark") == "(SELECT MAX(i) FROM t WHERE i > ii)"
+    for statement in ("select 1 union select 2", "with x as (select 1) select * from x"):
+        with pytest.raises(RuleSyntaxError) as err:
+            parse_expression(statement, kind=kind)
+        assert err.value.code == "UNSUPPORTED_STATEMENT"
+
+
+def test_prefixed_to_long_pair_with_two_texts_is_ambiguous() -> None:
+    from quality_py.errors import LibraryFunctionError
+    from quality_py.sql.compiler import compile_expression
+
+    with pytest.raises(LibraryFunctionError) as err:
+        compile_expression("prefixed_to_long_pair('p', 'q')")
+    assert "cannot tell which is the id" in str(err.value)

@@ -246,6 +246,7 @@ def inline_lambdas(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
         _reject_leftovers(tree, ctx)
         return tree
     tree = _inline(tree, ctx.lambdas, ctx, [])
+    _extract_aggregate_lambdas(tree, ctx.lambdas)
     for _ in range(_MAX_APPLICATIONS):
         target = next((n for n in tree.walk() if _applicable(n, ctx.lambdas)), None)
         if target is None:
@@ -329,6 +330,22 @@ def _apply(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     if str(node.this).lower() == "callfun":
         return call
     return exp.Lambda(this=call, expressions=[exp.to_identifier(n) for n in names])
+
+
+def _canonical(node: exp.Anonymous) -> str:
+    """The call's name as library functions are matched (``aggExpr`` = ``agg_expr``)."""
+    return str(node.this).lower().replace("_", "")
+
+
+def _extract_aggregate_lambdas(tree: exp.Expr, lib: LambdaLibrary) -> None:
+    """``agg_expr(ddl, filter, myinc(_()), myretsum(_(), _()))``, as the original documents it:
+    a function value given as agg_expr's sum or result is that lambda (``_lambda_`` of it)."""
+    for node in list(tree.walk()):
+        if not (isinstance(node, exp.Anonymous) and _canonical(node) == "aggexpr"):
+            continue
+        for arg in node.expressions[-2:]:
+            if _function_value(arg, lib) is not None:
+                arg.replace(exp.Anonymous(this="_lambda_", expressions=[arg.copy()]))
 
 
 def _reject_leftovers(tree: exp.Expr, ctx: PassContext) -> None:
