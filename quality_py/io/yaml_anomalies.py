@@ -67,9 +67,19 @@ def anomalies_from_node(node: yaml.Node | None, origin: str) -> tuple[AnomalyChe
                     window=None if spec.get("window") is None else int(spec["window"]),
                 )
             )
-        except (ModelError, TypeError, ValueError) as err:
+        except ModelError as err:
+            at = _value_node(child, getattr(err, "parameter", None)) or child
+            raise _error(origin, at, f"{where}: {err.message}") from None
+        except (TypeError, ValueError) as err:
             raise _error(origin, child, f"{where}: {err}") from None
     return tuple(out)
+
+
+def _value_node(mapping: yaml.Node, key: str | None) -> yaml.Node | None:
+    """The node of ``key``'s value in a mapping node (where a refused parameter is written)."""
+    if key is None or not isinstance(mapping, yaml.MappingNode):
+        return None
+    return next((v for k, v in mapping.value if k.value == key), None)
 
 
 def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, ...]:
