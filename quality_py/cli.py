@@ -543,6 +543,13 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("convert", help="YAML ruleset <-> folder of rule tables")
     _common(c, schema=False)
     c.add_argument("dest", help="a .yaml file or a folder for the tables")
+    c.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="to tables: write the rules and leave behind what tables cannot hold (checks, "
+        "anomaly and SQL checks, error rates, suite and rule set descriptions); without it "
+        "such a ruleset is refused",
+    )
     c.set_defaults(func=convert_command)
     from quality_py.cli_over_time import add_parsers
 

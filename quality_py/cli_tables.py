@@ -91,6 +91,60 @@ def _write_csv(frame: Any, path: Path) -> None:
         writer.writerows([_cell(v) for v in row] for row in rows)
 
 
+#: YAML sections beside the suite; rule tables hold none of them.
+SECTIONS = ("checks", "anomalies", "sql_checks", "error_rates")
+
+
+def yaml_sections(path: str) -> dict[str, Any]:
+    """The sections of a YAML ruleset beside its suite, as data (dataset checks, anomaly checks,
+    SQL checks, error rates), in the file's order."""
+    import yaml
+
+    from quality_py.io.yaml_checks import refuse_aliases
+
+    text = Path(path).read_text(encoding="utf-8")
+    refuse_aliases(text, path)
+    doc = yaml.safe_load(text) or {}
+    return {k: doc[k] for k in doc if k in SECTIONS and doc[k] is not None}
+
+
+def _dump_sections(sections: dict[str, Any]) -> str:
+    import yaml
+
+    if not sections:
+        return ""
+    return yaml.safe_dump(sections, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def untabled(suite: Any, sections: dict[str, Any]) -> list[str]:
+    """What a suite and its YAML sections hold that rule tables cannot: the sections, the
+    suite's and rule sets' descriptions, a probable_pass other than 0.8.
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])],
+    ...                   description="orders")
+    >>> untabled(suite, {"checks": []})
+    ['checks (dataset checks)', 'the description of suite Id(1, 1)']
+    """
+    names = {
+        "checks": "checks (dataset checks)",
+        "anomalies": "anomalies (anomaly checks)",
+        "sql_checks": "sql_checks (SQL checks)",
+        "error_rates": "error_rates (alert thresholds)",
+    }
+    out = [names[k] for k in sections]
+    if suite.description is not None:
+        out.append(f"the description of suite {suite.id!r}")
+    if suite.probable_pass != 0.8:
+        out.append(f"probable_pass {suite.probable_pass}")
+    out += [
+        f"the description of rule set {rs.id!r}"
+        for rs in suite.rule_sets
+        if rs.description is not None
+    ]
+    return out
+
+
 def convert_command(args: argparse.Namespace) -> int:
     """The ``convert`` command: between a YAML ruleset and rule tables (a folder of parquet
     tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
@@ -106,9 +160,24 @@ def convert_command(args: argparse.Namespace) -> int:
 
     spark = _session(args.master, args.remote)
     suite = _load_suite(args.source, args.suite, spark, _others(args))
+    sections = yaml_sections(args.source) if _is_yaml(args.source) else {}
     if _is_yaml(args.dest):
-        Path(args.dest).write_text(dumps_ruleset(suite), encoding="utf-8")
+        Path(args.dest).write_text(
+            dumps_ruleset(suite) + _dump_sections(sections), encoding="utf-8"
+        )
     else:
+        left = untabled(suite, sections)
+        if left and not args.rules_only:
+            from quality_py.errors import RulesetFormatError
+
+            raise RulesetFormatError(
+                f"{args.source} holds what rule tables cannot: {'; '.join(left)}. Converting "
+                "would drop it silently, so nothing was written: keep the ruleset in YAML, or "
+                "convert with --rules-only to write the rule tables and leave these behind",
+                item_kind="ruleset",
+            )
+        for item in left:
+            print(f"left behind (--rules-only): {item}")
         frames = (
             rules_dataframe(spark, suite),
             lambdas_dataframe(spark, suite),

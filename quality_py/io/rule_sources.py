@@ -77,7 +77,10 @@ def _read_file(spark: Any, path: Path) -> Any:
         raise _refuse(f"{path}: a rule table file is .csv, .parquet or .json")
     if kind == "csv":
         # every column as text: the table reader checks ids and texts, naming the row
-        return spark.read.option("header", True).option("multiLine", True).csv(str(path))
+        # RFC 4180, as spreadsheets and Python's csv write it: a quote inside a quoted cell is
+        # doubled (Spark's default escape is a backslash), cells may span lines
+        reader = spark.read.option("header", True).option("multiLine", True)
+        return reader.option("escape", '"').csv(str(path))
     return spark.read.format(kind).load(str(path))
 
 

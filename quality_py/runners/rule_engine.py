@@ -2,12 +2,13 @@
 
 Semantics (contract section 3.2): every rule is a trigger and is also evaluated as a data-quality
 rule; only triggers whose result is exactly Passed fire; the lowest salience wins, ties go to the
-first rule in declaration order; nothing fired gives a null ``salientRule`` and ``result``; a
+lowest (rule set id, rule id) (the original: declaration order, which rule tables do not keep, so
+the same rules would pick another winner once converted); nothing fired gives a null ``salientRule`` and ``result``; a
 winner whose output is null gives ``salientRule`` set and ``result`` null. Debug mode returns every
 fired trigger's ``(salience, result)`` in salience order instead, with ``salientRule`` null;
 entries whose output is null are left out and a row with no entry left gets a null array.
 
-The triggers are sorted by (salience, declaration order) at compile time, so the winner is the
+The triggers are sorted by (salience, rule set id, rule id) at compile time, so the winner is the
 first true branch of one ``CASE``: Spark evaluates only the winning output for a row.
 """
 

@@ -7,7 +7,12 @@ from quality_py.model.rules import Rule, RuleSet, RuleSuite
 
 
 def salience_order(suite: RuleSuite, runner: str) -> list[tuple[int, RuleSet, Rule]]:
-    """Every rule with its flat index, sorted by (salience, declaration order).
+    """Every rule with its flat index, sorted by salience, ties by the rule set's then the
+    rule's id and version.
+
+    Ties are decided by ids, not by declaration order: rule tables have no order (they are
+    read back sorted by id), so declaration order would pick one winner from YAML and another
+    from the same rules in tables. Ids are the same from every source.
 
     Raises ``MISSING_OUTPUT`` naming the first rule without an output expression.
 
@@ -29,4 +34,14 @@ def salience_order(suite: RuleSuite, runner: str) -> list[tuple[int, RuleSet, Ru
                 code="MISSING_OUTPUT",
             )
         out.append((flat, rule_set, rule))
-    return sorted(out, key=lambda t: (t[2].salience, t[0]))
+    return sorted(
+        out,
+        key=lambda t: (
+            t[2].salience,
+            t[1].id.id,
+            t[1].id.version,
+            t[2].id.id,
+            t[2].id.version,
+            t[0],
+        ),
+    )

@@ -113,7 +113,10 @@ def test_convert_validate_and_docs_commands(
 ) -> None:
     ruleset = Path(__file__).parents[2] / "rulesets" / "flights_engine.yaml"
     tables = tmp_path / "tables"
-    assert main(["convert", str(ruleset), str(tables)]) == 0
+    assert main(["convert", str(ruleset), str(tables)]) == 2  # the suite's description
+    assert "--rules-only" in capsys.readouterr().err and not tables.exists()
+    assert main(["convert", str(ruleset), str(tables), "--rules-only"]) == 0
+    assert "left behind (--rules-only): the description of suite" in capsys.readouterr().out
     assert sorted(p.name for p in tables.iterdir()) == [
         "lambdas",
         "meta_rule_sets",

@@ -65,7 +65,11 @@ def test_convert_to_csv_and_back_through_parquet_and_a_table(
 ) -> None:
     ruleset = Path(__file__).parents[2] / "rulesets" / "flights.yaml"
     csv_rules = tmp_path / "csv" / "rules.csv"
-    assert main(["convert", str(ruleset), str(csv_rules)]) == 0
+    assert main(["convert", str(ruleset), str(csv_rules)]) == 2  # checks, anomalies, ...
+    err = capsys.readouterr().err
+    assert "checks (dataset checks)" in err and "anomalies (anomaly checks)" in err
+    assert not csv_rules.parent.exists()  # nothing written
+    assert main(["convert", str(ruleset), str(csv_rules), "--rules-only"]) == 0
     assert sorted(p.name for p in csv_rules.parent.iterdir()) == ["lambdas.csv", "rules.csv"]
     from quality_py.io.yaml_rulesets import load_ruleset
 

@@ -116,14 +116,11 @@ def tables_to_suites(
         lam_rows = own_lambdas + [
             r for r in glob_lambdas if (r.name.lower(), lambda_arity(r.rule_expr)) not in mine
         ]
-        found: dict[Id, str] = {
-            Id(r.function_id, r.function_version): r.rule_expr for r in glob_outputs
+        found: dict[Id, OutputRow] = {
+            Id(r.function_id, r.function_version): r for r in glob_outputs
         }
         found.update(
-            {
-                Id(r.function_id, r.function_version): r.rule_expr
-                for r in rows_at("outputs", sid, version)
-            }
+            {Id(r.function_id, r.function_version): r for r in rows_at("outputs", sid, version)}
         )
         sets: dict[Id, list[Rule]] = defaultdict(list)
         lost: list[tuple[Id, Id]] = []
@@ -133,7 +130,7 @@ def tables_to_suites(
             if key is not None:
                 oid = Id(*key)
                 if oid in found:
-                    output = OutputExpression(oid, found[oid])
+                    output = OutputExpression(oid, found[oid].rule_expr, found[oid].description)
                 else:
                     lost.append((Id(row.rule_id, row.rule_version), oid))
             sets[Id(row.rule_set_id, row.rule_set_version)].append(
@@ -156,11 +153,18 @@ def tables_to_suites(
             suite_id,
             rule_sets,
             lambdas=[
-                LambdaFunction(r.name, r.rule_expr, Id(r.function_id, r.function_version))
+                LambdaFunction(
+                    r.name, r.rule_expr, Id(r.function_id, r.function_version), r.description
+                )
                 for r in sorted(lam_rows, key=lambda r: (r.function_id, r.function_version))
             ],
             meta_rule_sets=[
-                MetaRuleSet(Id(r.rule_set_id, r.rule_set_version), r.column_filter, r.rule_expr)
+                MetaRuleSet(
+                    Id(r.rule_set_id, r.rule_set_version),
+                    r.column_filter,
+                    r.rule_expr,
+                    r.description,
+                )
                 for r in sorted(
                     rows_at("metas", sid, version),
                     key=lambda r: (r.rule_set_id, r.rule_set_version),

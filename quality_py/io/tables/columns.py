@@ -2,8 +2,9 @@
 
 The defaults are the original library's names; pass an instance with other names to read or write
 tables laid out differently (e.g. ``RuleColumns(rule_expr="sql_text")``). The description, owner,
-tags and action-if-failed columns are ours: optional when reading (old tables load, with the
-action ``ignore``), written unless set to ``None``.
+tags and action-if-failed columns (and the descriptions of lambdas, outputs and meta rule sets)
+are ours: optional when reading (old tables load, with the action ``ignore``), written unless
+set to ``None``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class LambdaColumns:
     function_version: str = "functionVersion"
     rule_suite_id: str = "ruleSuiteId"
     rule_suite_version: str = "ruleSuiteVersion"
+    description: str | None = "functionDescription"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,7 @@ class OutputColumns:
     function_version: str = "functionVersion"
     rule_suite_id: str = "ruleSuiteId"
     rule_suite_version: str = "ruleSuiteVersion"
+    description: str | None = "functionDescription"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ class MetaRuleSetColumns:
     rule_set_version: str = "ruleSetVersion"
     column_filter: str = "columnFilter"
     rule_expr: str = "ruleExpr"
+    description: str | None = "ruleSetDescription"
 
 
 def mapping(columns: object) -> dict[str, str]:

@@ -62,6 +62,7 @@ class LambdaRow:
     function_version: int
     rule_suite_id: int
     rule_suite_version: int
+    description: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,7 @@ class OutputRow:
     function_version: int
     rule_suite_id: int
     rule_suite_version: int
+    description: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,7 @@ class MetaRuleSetRow:
     rule_set_version: int
     column_filter: str
     rule_expr: str
+    description: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,10 +292,12 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
     for suite in suites:
         sid, sv = suite.id.id, suite.id.version
         written: dict[tuple[int, int], str] = {}
+        described: dict[tuple[int, int], str | None] = {}
         for rule_set, rule in suite.iter_rules():
             out = rule.output
             if out is not None:
                 key = (out.id.id, out.id.version)
+                described.setdefault(key, out.description)
                 if written.setdefault(key, out.expression) != out.expression:
                     raise ModelError(
                         f"output expression {out.id!r} has two different texts in suite "
@@ -319,13 +324,18 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
                     str(rule.action_if_failed),
                 )
             )
-        outputs += [OutputRow(text, oid, ov, sid, sv) for (oid, ov), text in written.items()]
+        outputs += [
+            OutputRow(text, oid, ov, sid, sv, described.get((oid, ov)))
+            for (oid, ov), text in written.items()
+        ]
         lambdas += [
-            LambdaRow(lam.name, lam.expression, lam.id.id, lam.id.version, sid, sv)
+            LambdaRow(lam.name, lam.expression, lam.id.id, lam.id.version, sid, sv, lam.description)
             for lam in suite.lambdas
         ]
         metas += [
-            MetaRuleSetRow(sid, sv, m.id.id, m.id.version, m.column_filter, m.expression)
+            MetaRuleSetRow(
+                sid, sv, m.id.id, m.id.version, m.column_filter, m.expression, m.description
+            )
             for m in suite.meta_rule_sets
         ]
     return SuiteTables(tuple(rules), tuple(lambdas), tuple(outputs), tuple(metas))
