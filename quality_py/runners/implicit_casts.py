@@ -394,6 +394,24 @@ def refuse_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> None:
     )
 
 
+def refuse_in_outputs(frame: DataFrame, outputs: Sequence[tuple[Any, exp.Expr]]) -> None:
+    """Refuse rule-engine outputs in which text from the data meets a number or date (the same
+    conversion :func:`refuse_implicit_casts` refuses in rules), naming each output."""
+    found = coercions(frame, [tree for _, tree in outputs])
+    lines = [f"output {oid!r}: {note}" for (oid, _), notes in zip(outputs, found, strict=True)
+             for note in notes]  # fmt: skip
+    if lines:
+        first = next(oid for (oid, _), notes in zip(outputs, found, strict=True) if notes)
+        raise RuleAnalysisError(
+            f"{len(lines)} output operand(s) compare text with another type:\n  "
+            + "\n  ".join(lines)
+            + "\n(RulePolicy(allow_implicit_casts=True) lets Spark convert)",
+            item_id=first,
+            item_kind="output",
+            code="IMPLICIT_CAST",
+        )
+
+
 def apply_if_enabled(frame: DataFrame, compiled: CompiledSuite) -> Any:
     """Refuse text meeting other types (:func:`refuse_implicit_casts`) unless the policy allows
     implicit casts; then :func:`contain_implicit_casts` unless it turned containment off."""

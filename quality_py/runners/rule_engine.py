@@ -3,8 +3,9 @@
 Semantics (contract section 3.2): every rule is a trigger and is also evaluated as a data-quality
 rule; only triggers whose result is exactly Passed fire; the lowest salience wins, ties go to the
 lowest (rule set id, rule id) (the original: declaration order, which rule tables do not keep, so
-the same rules would pick another winner once converted); nothing fired gives a null ``salientRule`` and ``result``; a
-winner whose output is null gives ``salientRule`` set and ``result`` null. Debug mode returns every
+the same rules would pick another winner once converted); nothing fired gives a null
+``salientRule`` and ``result``; a winner whose output is null gives ``salientRule`` set and
+``result`` null. Debug mode returns every
 fired trigger's ``(salience, result)`` in salience order instead, with ``salientRule`` null;
 entries whose output is null are left out and a row with no entry left gets a null array.
 
@@ -57,16 +58,23 @@ def result_ddl(result_type: str | DataType) -> str:
         raise ModelError(f"cannot parse result type {text!r}: {err}") from None
 
 
-def _outputs(
+def _output_trees(
     suite: RuleSuite, lambdas: LambdaLibrary, type_of: TypeOracle | None = None
-) -> dict[Id, str]:
+) -> dict[Id, exp.Expr]:
     """Each distinct output expression compiled once (outputs are shared by id)."""
-    compiled: dict[Id, str] = {}
+    compiled: dict[Id, exp.Expr] = {}
     for _, rule in suite.iter_rules():
         out = rule.output
         if out is not None and out.id not in compiled:
-            compiled[out.id] = to_sql(compile_output(out, lambdas, suite.policy, type_of))
+            compiled[out.id] = compile_output(out, lambdas, suite.policy, type_of)
     return compiled
+
+
+def _outputs(
+    suite: RuleSuite, lambdas: LambdaLibrary, type_of: TypeOracle | None = None
+) -> dict[Id, str]:
+    """Each distinct output expression compiled once, as SQL."""
+    return {oid: to_sql(tree) for oid, tree in _output_trees(suite, lambdas, type_of).items()}
 
 
 def engine_struct(
@@ -177,6 +185,11 @@ def rule_engine_with_struct(
         df, suite, lambda c: list(_outputs(c.suite, c.lambdas, type_of).values()), type_of
     )
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+    if not suite.policy.allow_implicit_casts:  # outputs answer questions too (see rules)
+        from quality_py.runners.implicit_casts import refuse_in_outputs
+
+        trees = _output_trees(suite, staged.compiled.lambdas, type_of)
+        refuse_in_outputs(df.alias("main"), list(trees.items()))
     struct = engine_struct(
         suite,
         staged.code_refs(),

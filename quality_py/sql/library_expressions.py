@@ -79,7 +79,7 @@ def _fields(kind: exp.DataType) -> list[tuple[str, exp.DataType]]:
 def _same(kind: exp.DataType) -> bool:
     """Whether ``kind`` is written as it is (no entries form and no CHAR/VARCHAR inside)."""
     if is_text(kind):
-        return kind.this == exp.DType.TEXT
+        return bool(kind.this == exp.DType.TEXT)
     if _entries_form(kind):
         return False
     if kind.this == exp.DType.STRUCT:

@@ -199,3 +199,17 @@ def test_not_in_the_future_rule_runs_under_the_default_policy(spark: Any) -> Non
     suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "d <= current_date()")])])
     got = [r.DataQuality.overallResult for r in add_data_quality(df, suite).orderBy("d").collect()]
     assert got == [100000, 0]  # by hand: three days ago passes, next year fails
+
+
+def test_an_engine_output_comparing_text_with_a_number_is_refused(spark: Any) -> None:
+    from quality_py import OutputExpression, rule_engine_with_struct
+
+    df = spark.createDataFrame([(1, "613.86")], "k int, amount string")
+    output = OutputExpression(Id(50, 1), "IF(amount > 0, 'credit', 'debit')")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10, 1), "k > 0", 1, output)])])
+    with pytest.raises(RuleAnalysisError) as err:
+        rule_engine_with_struct(df, suite, "string")
+    assert err.value.code == "IMPLICIT_CAST" and "output Id(50, 1)" in str(err.value)
+    fixed = OutputExpression(Id(50, 1), "IF(TRY_CAST(amount AS DOUBLE) > 0, 'credit', 'debit')")
+    ok = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10, 1), "k > 0", 1, fixed)])])
+    assert rule_engine_with_struct(df, ok, "string", "e").first().e.result == "credit"
