@@ -18,6 +18,7 @@ from types import TracebackType
 
 from quality_py.actions.publish import Move, Publication, RunOutputError, local_path
 from quality_py.model.types import DataFrame, SparkSession
+from quality_py.sql.snippets import quoted
 
 
 def _is_path(destination: str) -> bool:
@@ -107,7 +108,9 @@ def write_frame(
 
 
 def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    """A column name in SQL text we hand Spark: generated (a name holding ``${``, which Spark
+    would substitute, is refused; sql/build.py)."""
+    return quoted(name)
 
 
 def _sql_text(value: str) -> str:

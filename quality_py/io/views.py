@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
+from quality_py.model.policy import RulePolicy
 from quality_py.sql.library_lookups import KEY
 from quality_py.sql.names import map_view_sql
 
@@ -256,8 +257,27 @@ def load_order(
 
 
 def _frame(spark: SparkSession, view: ViewConfig) -> DataFrame:
+    """The view's rows. Its SQL and filter pass the rule policy like any rule text (one
+    enforcement path: allowlisted functions, no reflection, clocks or identity, limits and
+    refused characters) and reach Spark as SQL we generate (immune to variable substitution)."""
+    from quality_py.errors import QualityError
+    from quality_py.sql.build import to_sql
+    from quality_py.sql.check_queries import checked_query
+    from quality_py.sql.compiler import compile_expression
+
+    condition = None
+    if view.filter:  # checked before any data is read
+        try:
+            condition = compile_expression(view.filter, kind="view filter", policy=RulePolicy())
+        except QualityError as err:
+            raise _error(f"view {view.name!r}: its filter: {err.message}") from None
     if view.sql is not None:
-        frame = spark.sql(view.sql)
+        reads = tuple(sorted(_referenced(view.sql))) or ("__qp_none",)
+        try:
+            query = checked_query(view.name, view.sql, reads[0], reads, RulePolicy())
+        except QualityError as err:
+            raise _error(f"view {view.name!r}: {err.message.split(': ', 1)[-1]}") from None
+        frame = spark.sql(to_sql(query))
     elif view.format == "table":
         frame = spark.table(str(view.source))
     else:
@@ -265,7 +285,11 @@ def _frame(spark: SparkSession, view: ViewConfig) -> DataFrame:
         if view.format == "csv":
             reader = reader.option("header", "true").option("inferSchema", "true")
         frame = reader.load(str(view.source))
-    return frame.where(view.filter) if view.filter else frame
+    if condition is None:
+        return frame
+    from pyspark.sql import functions as F
+
+    return frame.where(F.expr(to_sql(condition)))
 
 
 def load_views(

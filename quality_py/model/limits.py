@@ -107,6 +107,33 @@ def scan(text: str) -> tuple[int, int, int | None]:
     return deepest, tokens, bad
 
 
+#: Letters that render as nothing (Hangul fillers, the braille blank): a reviewer cannot see them.
+_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: Unicode categories no rule text needs and that can make text read differently than it runs:
+#: controls (but tab and line breaks), format characters (bidirectional overrides and isolates,
+#: zero-width spaces and joiners, the soft hyphen), surrogates, private use, unassigned, and the
+#: line and paragraph separators.
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def unsafe_character(text: str) -> tuple[int, str] | None:
+    """The offset and description of the first character that could make ``text`` read
+    differently than it runs (anywhere: in literals, identifiers and comments too), or None.
+
+    >>> unsafe_character("a > 0"), unsafe_character("s = 'x\u202e'")
+    (None, (6, 'U+202E RIGHT-TO-LEFT OVERRIDE'))
+    """
+    import unicodedata
+
+    for i, ch in enumerate(text):
+        if ch in "\t\n\r":
+            continue
+        if unicodedata.category(ch) in _REFUSED_CATEGORIES or ch in _INVISIBLE_LETTERS:
+            name = unicodedata.name(ch, "unnamed")
+            return i, f"U+{ord(ch):04X} {name}"
+    return None
+
+
 def check_limits(text: str, limits: Limits, *, control_chars: bool = True) -> str | None:
     """Why ``text`` breaks ``limits``, or None.
 
@@ -115,9 +142,15 @@ def check_limits(text: str, limits: Limits, *, control_chars: bool = True) -> st
     """
     if len(text) > limits.max_chars:
         return f"the text has {len(text)} characters; the limit is {limits.max_chars}"
-    depth, tokens, bad = scan(text)
-    if bad is not None and control_chars:
-        return f"the text holds a control character at offset {bad}"
+    depth, tokens, _ = scan(text)
+    if control_chars:
+        unsafe = unsafe_character(text)
+        if unsafe is not None:
+            return (
+                f"the text holds {unsafe[1]} at offset {unsafe[0]}: invisible, control and "
+                "direction-changing characters are refused (a reviewer would read other text "
+                "than Spark runs)"
+            )
     if depth > limits.max_depth:
         return f"nested {depth} brackets deep; the limit is {limits.max_depth}"
     if tokens > limits.max_tokens:

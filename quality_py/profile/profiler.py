@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quality_py.model.types import DataFrame
+from quality_py.sql.snippets import quoted
 
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
 _TEXT = ("string", "varchar", "char")
@@ -98,7 +99,9 @@ class DatasetProfile:
 
 
 def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    """A column name in SQL text we hand Spark: generated (a name holding ``${``, which Spark
+    would substitute, is refused; sql/build.py)."""
+    return quoted(name)
 
 
 def _float(value: Any) -> float | None:

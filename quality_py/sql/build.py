@@ -103,9 +103,52 @@ def least(nodes: Sequence[exp.Expr]) -> exp.Expr:
     return call("least", *nodes)
 
 
+#: What Spark's variable substitution replaces in any SQL text it parses, string literals
+#: included (``${env:NAME}``, ``${system:prop}``, ``${any.spark.conf}``).
+SUBSTITUTION = "${"
+
+
 def to_sql(node: exp.Expr) -> str:
-    """Generate Spark SQL for a node."""
-    return node.sql(dialect=DIALECT)
+    """Generate Spark SQL for a node, immune to Spark's variable substitution.
+
+    Every SQL text we hand Spark is generated here. A string literal holding ``${`` is written
+    as a ``concat`` of pieces split between ``$`` and ``{`` (same value, nothing for Spark to
+    substitute, whatever the session's settings), comments holding it are dropped, and any
+    ``${`` left (a quoted identifier: the policy refuses those in rule text) is an error: no
+    ``${`` ever reaches Spark's parser from here.
+
+    >>> to_sql(exp.EQ(this=exp.column("s"), expression=exp.Literal.string("a${env:HOME}")))
+    "s = CONCAT('a$', '{env:HOME}')"
+    """
+    sql = node.sql(dialect=DIALECT)
+    if SUBSTITUTION not in sql:
+        return sql
+    sql = _immune(node).sql(dialect=DIALECT)
+    if SUBSTITUTION in sql:
+        from quality_py.errors import PolicyError
+
+        raise PolicyError(
+            "the SQL would hold '${' outside a string literal (a quoted name): Spark would "
+            "substitute an environment variable or a setting there, so it is refused"
+        )
+    return sql
+
+
+def _immune(node: exp.Expr) -> exp.Expr:
+    """A copy of ``node`` whose string literals and comments hold no ``${``."""
+
+    def split(n: exp.Expr) -> exp.Expr:
+        if n.comments and any(SUBSTITUTION in c for c in n.comments):
+            n.comments = [c for c in n.comments if SUBSTITUTION not in c]
+        if isinstance(n, exp.Literal) and n.is_string and SUBSTITUTION in n.this:
+            pieces = str(n.this).split(SUBSTITUTION)
+            parts = [pieces[0] + "$"]
+            parts += ["{" + p + "$" for p in pieces[1:-1]]
+            parts.append("{" + pieces[-1])
+            return exp.Anonymous(this="concat", expressions=[exp.Literal.string(p) for p in parts])
+        return n
+
+    return node.copy().transform(split, copy=False)
 
 
 def substitute(template: exp.Expr, name: str, value: exp.Expr) -> exp.Expr:

@@ -9,7 +9,9 @@ from dataclasses import replace
 from sqlglot import exp
 
 from quality_py.errors import CheckDefinitionError, QualityError
+from quality_py.model.limits import HARD_LIMITS, check_limits, strictest
 from quality_py.model.policy import RulePolicy
+from quality_py.sql.build import to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
 
@@ -40,6 +42,13 @@ def checked_query(
 
     if len(text) > MAX_LENGTH:
         raise _refuse(name, text, f"the text is longer than {MAX_LENGTH:,} characters")
+    # the rules' scan and limits (depth before sqlglot recurses, refused characters), with
+    # room for a query's length
+    limits = replace(strictest(policy.limits, HARD_LIMITS), max_chars=MAX_LENGTH)
+    limits = replace(limits, max_tokens=max(limits.max_tokens, MAX_LENGTH // 2))
+    problem = check_limits(text, limits)
+    if problem is not None:
+        raise _refuse(name, text, problem)
     try:
         statements = [s for s in DIALECT.parse(text) if s is not None]
     except Exception as err:  # sqlglot's parse errors
@@ -81,7 +90,7 @@ def bound_sql(query: exp.Select, views: Mapping[str, str]) -> str:
         view = views.get(table.name.lower())
         if view is not None:
             table.set("this", exp.to_identifier(view, quoted=True))
-    return tree.sql(dialect=DIALECT)
+    return to_sql(tree)  # immune to Spark's variable substitution (sql/build.py)
 
 
 def frames_read(query: exp.Select, frames: tuple[str, ...]) -> list[str]:

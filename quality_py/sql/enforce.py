@@ -343,13 +343,21 @@ def _check_date_pattern(node: exp.Expr, ctx: PassContext) -> None:
 
 def _check_node(node: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
     """Operators and bare names the policy refuses (the function checks are separate)."""
-    if isinstance(node, exp.Column) and not node.table and not _in_subquery(node):
+    if isinstance(node, exp.Identifier) and "${" in node.name:
+        raise policy_error(
+            ctx,
+            f"the name {node.name!r} holds '${{': Spark would substitute an environment variable "
+            "or a setting there (a string literal may hold it; a name may not)",
+            node,
+        )
+    if isinstance(node, exp.Column) and not node.table:
         name = node.name.lower()
-        if name in IDENTITY_NAMES:
+        if name in IDENTITY_NAMES:  # in a subquery too: Spark reads the session's identity
+            where = "with the view's alias, v." if _in_subquery(node) else "main."
             raise policy_error(
                 ctx,
                 f"{name} reads the identity of the session; a column of that name must be "
-                f"qualified (main.{name})",
+                f"qualified ({where}{name})",
                 node,
             )
         if name in CLOCK_NAMES and not policy.allow_clock:

@@ -102,17 +102,15 @@ def map_view_sql(name: str, view: str, key: str, value: str) -> str:
     CREATE OR REPLACE TEMPORARY VIEW `m`
     UPPER(carrier) AS __qp_key, name AS __qp_value FROM `airlines`
     """
-    from quality_py.sql.dialect import DIALECT
+    from quality_py.errors import QualityError
+    from quality_py.sql.compiler import compile_expression  # the compiler reads names
 
     parts = []
     for what, text in (("key", key), ("value", value)):
-        try:
-            parsed = DIALECT.parse(text)
-        except Exception as err:
-            raise ValueError(f"its {what} does not parse: {str(err).splitlines()[0]}") from None
-        if len(parsed) != 1 or parsed[0] is None or isinstance(parsed[0], exp.Query):
-            raise ValueError(f"its {what} must be one expression")
-        parts.append(parsed[0])
+        try:  # the rule policy, like any rule text
+            parts.append(compile_expression(text, kind=f"map {what}"))
+        except QualityError as err:
+            raise ValueError(f"its {what}: {err.message}") from None
     select = exp.select(exp.alias_(parts[0], "__qp_key"), exp.alias_(parts[1], "__qp_value")).from_(
         exp.Table(this=exp.to_identifier(view, quoted=True))
     )
@@ -123,4 +121,6 @@ def map_view_sql(name: str, view: str, key: str, value: str) -> str:
         expression=select,
         properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
     )
-    return str(create.sql(dialect=DIALECT))
+    from quality_py.sql.build import to_sql
+
+    return to_sql(create)  # immune to Spark's variable substitution
