@@ -38,6 +38,7 @@ from quality_py.errors import QualityError
 from quality_py.history.recording import (
     rule_metrics,
     sample_metrics,
+    save_or_raise,
     save_quietly,
     summary_record,
 )
@@ -301,16 +302,25 @@ class QualityRun:
             self._record(failed, (), message=f"{type(err).__name__}: {err}")
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
-        self._record(summary, outcomes)
+        lost: QualityError | None = None
+        try:  # published: a record that cannot be kept is an error, after the notifications
+            self._record(summary, outcomes, loud=True)
+        except QualityError as err:
+            lost = err
         alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
         if alerts:
             notify_all(self.notifiers, "alert", summary, alerts=alerts)
         notify_all(self.notifiers, "success", summary)
+        if lost is not None:
+            raise lost
         return summary
 
-    def _record(self, summary: RunSummary, outcomes: Any, message: str | None = None) -> None:
+    def _record(
+        self, summary: RunSummary, outcomes: Any, message: str | None = None, loud: bool = False
+    ) -> None:
         """Keep the run's record in the history (when the run has one), with each rule's action
-        and description and the keys of a few failing rows (one small job stopping at 5 rows)."""
+        and description and the keys of a few failing rows (one small job stopping at 5 rows);
+        ``loud``: a record that cannot be saved raises, else the run's own error stands."""
         if self.history is None:
             return
         samples: list[dict[str, Any]] = list(summary.sample_keys)
@@ -319,7 +329,8 @@ class QualityRun:
             rows = self.flagged.where(ANY).select(*[_q(c) for c in shown]).limit(5).collect()
             samples = [r.asDict() for r in rows]
         extra = [*rule_metrics(self.refs), *sample_metrics(samples), *outcomes]
-        save_quietly(self.history, summary_record(summary, self.tags, extra, message))
+        record = summary_record(summary, self.tags, extra, message)
+        (save_or_raise if loud else save_quietly)(self.history, record)
 
     def _summary(
         self, values: dict[str, Any], verification: VerificationResult | None, started: float

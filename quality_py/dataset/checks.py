@@ -548,7 +548,7 @@ def _recorded(
     from datetime import datetime, timezone
 
     from quality_py.history.anomaly_checks import judge_all
-    from quality_py.history.recording import save_quietly, verification_record
+    from quality_py.history.recording import save_or_raise, verification_record
 
     run_id = run_id or uuid.uuid4().hex
     now = datetime.now(timezone.utc)
@@ -566,7 +566,7 @@ def _recorded(
             ],
         )
     )  # fmt: skip
-    save_quietly(history, verification_record(result, metrics, run_id, now, suite, tags))
+    save_or_raise(history, verification_record(result, metrics, run_id, now, suite, tags))
     return result
 
 

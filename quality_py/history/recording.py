@@ -84,6 +84,22 @@ def sample_metrics(rows: Sequence[Mapping[str, Any]]) -> list[Metric]:
     ]
 
 
+def save_or_raise(repository: Any, record: RunRecord) -> None:
+    """Save ``record``; a history that cannot be written (full disk, wrong path, no rights) is
+    a :class:`~quality_py.errors.HistoryError` naming the run and the cause, never silence."""
+    from quality_py.errors import HistoryError, QualityError
+
+    try:
+        repository.save(record)
+    except QualityError:
+        raise
+    except Exception as err:
+        raise HistoryError(
+            f"the record of run {record.run_id} could not be saved in the history: "
+            f"{type(err).__name__}: {err}"
+        ) from err
+
+
 def save_quietly(repository: Any, record: RunRecord) -> None:
     """Save ``record``; a history that cannot be written never hides the run's own outcome, so
     the error is logged (the run's result or error stands)."""

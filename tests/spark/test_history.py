@@ -184,3 +184,19 @@ def test_a_rule_edit_does_not_reset_the_baseline(spark: Any, tmp_path: Path) -> 
     assert spark.read.parquet(target).count() == 300 - 29  # month 3 stays (a < 0: 10, 20 .. 290)
     html = render_report(repo.records())
     assert 'data-version-change="1.1"' in html and "1.2 (was 1.1)" in html
+
+
+def test_a_history_that_cannot_be_written_is_an_error(spark: Any, tmp_path: Path) -> None:
+    """A history path that is a file (as a full disk or a wrong path would be): the outputs are
+    published, then the run raises a HistoryError naming the run; verify raises too."""
+    from quality_py.errors import HistoryError
+
+    blocker = tmp_path / "history"
+    blocker.write_text("not a folder")
+    repo = FileMetricsRepository(blocker)
+    df, rows = batch(spark, 50)
+    with pytest.raises(HistoryError, match="lost1"):
+        run_quality(df, SUITE, history=repo, run_id="lost1").write(str(tmp_path / "valid"))
+    assert spark.read.parquet(str(tmp_path / "valid")).count() == sum(1 for a, _ in rows if a >= 0)
+    with pytest.raises(HistoryError):
+        verify(spark.range(3), [Check("error", "s").has_size(">= 1")], history=repo, suite="s")
