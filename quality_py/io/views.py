@@ -154,7 +154,11 @@ def load_view_file(path: str | Path) -> tuple[tuple[ViewConfig, ...], tuple[MapC
 def _reference_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    text = path.read_text(encoding="utf-8")
+    from quality_py.io.yaml_checks import refuse_aliases
+
+    refuse_aliases(text, str(path))  # bounded depth, no aliases
+    data = yaml.safe_load(text) or {}
     if not isinstance(data, dict) or set(data) - {"views", "maps", "blooms"}:
         raise _error(f"{path}: expected a mapping with 'views', 'maps' and 'blooms' lists")
     return data

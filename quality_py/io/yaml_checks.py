@@ -97,8 +97,14 @@ def loads_checks(text: str, origin: str = "<string>") -> tuple[Check, ...]:
     return checks_from_node(next((v for k, v in root.value if k.value == "checks"), None), origin)
 
 
+#: Nesting a ruleset never needs; PyYAML's composer recurses per level (1,000 levels were a
+#: RecursionError, 20,000 took minutes), the event scan below does not.
+MAX_DEPTH = 64
+
+
 def refuse_aliases(text: str, origin: str) -> None:
-    """Refuse YAML aliases: ``*name`` re-uses an anchored node, and a few nested aliases expand
+    """Refuse YAML nested deeper than :data:`MAX_DEPTH` (at the first event past it) and YAML
+    aliases: ``*name`` re-uses an anchored node, and a few nested aliases expand
     exponentially ("billion laughs": 857 bytes took 18 s and 1.3 GB to read). Rulesets never
     need them. Scans the event stream, which does not expand anything.
 
@@ -108,8 +114,21 @@ def refuse_aliases(text: str, origin: str) -> None:
     ...     print(err.message)
     r.yaml:2:4: YAML aliases (*x) are not allowed in rulesets
     """
+    depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:  # refused as soon as it is seen: the composer recurses
+                    mark = event.start_mark
+                    line = "" if mark is None else f":{mark.line + 1}:{mark.column + 1}"
+                    raise RulesetFormatError(
+                        f"{origin}{line}: the YAML nests deeper than {MAX_DEPTH} levels; "
+                        "rulesets never need that",
+                        item_kind="ruleset",
+                    )
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
             if isinstance(event, yaml.AliasEvent) and event.start_mark is not None:
                 mark = event.start_mark
                 where = f"{origin}:{mark.line + 1}:{mark.column + 1}"
