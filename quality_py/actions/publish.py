@@ -4,9 +4,10 @@ Spark's ``mode("overwrite")`` deletes the old files before it writes the new one
 killed during the write leaves its readers nothing. A run therefore publishes in four steps,
 each of which leaves the destinations readable:
 
-1. **Lock** every destination (``<dest>.qp-lock``, created exclusively; a lock whose process is
-   gone is taken over) and **recover** what an earlier, killed run left (step 4 of a committed
-   publication is finished; staging of an uncommitted one is deleted).
+1. **Lock** every destination (``<dest>.qp-lock``, an advisory lock the operating system
+   releases when its process dies, so a dead run's lock is never mistaken for a live one) and
+   **recover** what an earlier, killed run left (step 4 of a committed publication is
+   finished; staging of an uncommitted one is deleted).
 2. **Stage**: Spark writes every output to ``<dest>.qp-staging-<nonce>`` beside its destination.
    A kill here leaves the published outputs untouched.
 3. **Commit**: one journal file (``<first dest>.qp-journal-<nonce>.json``) listing every move
@@ -99,48 +100,51 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _acquire(dest: Path, nonce: str) -> tuple[Path, int]:
+    """Take ``<dest>.qp-lock``: an advisory lock the operating system holds for this process
+    and releases when it dies, however it dies (no process id to guess: a stale file left by a
+    dead run, whose id may now belong to another process, is simply locked again).
 
+    Returns the lock's path and the open descriptor holding it (see :func:`_release_lock`)."""
+    import fcntl
 
-def _acquire(dest: Path, nonce: str) -> Path:
-    """Take ``<dest>.qp-lock``; a lock left by a dead process on this host is taken over."""
     lock = _sibling(dest, LOCK)
     lock.parent.mkdir(parents=True, exist_ok=True)
     owner = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "nonce": nonce})
-    for _ in range(3):
+    for _ in range(10):
+        fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
             try:
                 held = json.loads(lock.read_text(encoding="utf-8") or "{}")
             except (OSError, ValueError):
                 held = {}
-            same_host = held.get("host") == socket.gethostname()
-            if held.get("pid") and same_host and _alive(int(held["pid"])):
-                raise RunOutputError(
-                    f"another run (process {held['pid']}) is publishing to {dest}; run again "
-                    "when it has finished",
-                    item_kind="output",
-                ) from None
-            if held and not same_host:
-                raise RunOutputError(
-                    f"{lock} is held by a run on host {held.get('host')!r}; if that run is gone, "
-                    "delete the lock file and run again",
-                    item_kind="output",
-                ) from None
-            lock.unlink(missing_ok=True)  # its process is gone (or it was never written)
+            who = f"process {held.get('pid', '?')} on {held.get('host', 'this host')}"
+            raise RunOutputError(
+                f"another run ({who}) is publishing to {dest}; run again when it has finished",
+                item_kind="output",
+            ) from None
+        try:  # a releasing holder unlinks the file: ours must still be the one at the path
+            current = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            current = False
+        if not current:
+            os.close(fd)
             continue
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(owner)
-        return lock
+        os.ftruncate(fd, 0)
+        os.write(fd, owner.encode("utf-8"))
+        return lock, fd
     raise RunOutputError(f"cannot take the lock {lock}", item_kind="output")
+
+
+def _release_lock(lock: Path, fd: int) -> None:
+    """Remove the lock file while holding it, then let the lock go."""
+    try:
+        lock.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -273,7 +277,7 @@ class Publication:
         self.destinations = sorted(paths)
         self.nonce = uuid.uuid4().hex[:12]
         self.journal = _sibling(self.destinations[0], f"{JOURNAL}{self.nonce}.json")
-        self._locks: list[Path] = []
+        self._locks: list[tuple[Path, int]] = []
 
     def __enter__(self) -> Publication:
         try:
@@ -296,8 +300,8 @@ class Publication:
             self._release()
 
     def _release(self) -> None:
-        for lock in self._locks:
-            lock.unlink(missing_ok=True)
+        for lock, fd in self._locks:
+            _release_lock(lock, fd)
         self._locks.clear()
 
     def staging(self, destination: str) -> Path:

@@ -118,6 +118,34 @@ def test_a_dead_publishers_lock_is_taken_over(tmp_path: Path) -> None:
     assert not lock.exists() and snapshot(tmp_path)["valid"] == ["A"] * PARTS
 
 
+def test_a_stale_lock_naming_a_live_process_is_taken_over(tmp_path: Path) -> None:
+    """The old lock trusted a process id: a dead run's id re-used by any live process (here:
+    this one) blocked every later run. The OS lock belongs to no one once its holder died."""
+    lock = tmp_path / "valid.qp-lock"
+    lock.write_text(json.dumps({"pid": os.getpid(), "host": "anywhere"}))
+    publish(tmp_path, "a", "A")
+    assert not lock.exists() and snapshot(tmp_path)["valid"] == ["A"] * PARTS
+
+
+def test_a_live_holder_blocks_and_its_death_releases(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); "
+         "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+         str(tmp_path / "valid.qp-lock")],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(RunOutputError, match="another run"):
+            publish(tmp_path, "a", "A")
+    finally:
+        holder.kill()
+        holder.wait()
+    publish(tmp_path, "a", "A")  # the OS released the dead holder's lock
+    assert snapshot(tmp_path)["valid"] == ["A"] * PARTS
+
+
 _KILLER = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
