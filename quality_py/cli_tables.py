@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.model.types import SparkSession
+from quality_py.model.yaml_text import dump_yaml
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
 
@@ -109,11 +110,10 @@ def yaml_sections(path: str) -> dict[str, Any]:
 
 
 def _dump_sections(sections: dict[str, Any]) -> str:
-    import yaml
 
     if not sections:
         return ""
-    return yaml.safe_dump(sections, sort_keys=False, allow_unicode=True, width=1000)
+    return dump_yaml(sections)
 
 
 def untabled(suite: Any, sections: dict[str, Any]) -> list[str]:

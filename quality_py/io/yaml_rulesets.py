@@ -44,6 +44,7 @@ from quality_py.model.rules import (
     RuleSet,
     RuleSuite,
 )
+from quality_py.model.yaml_text import dump_yaml
 
 
 class _Ctx:
@@ -406,7 +407,7 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             )
             for m in suite.meta_rule_sets
         ]
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=1000)
+    return dump_yaml(doc)
 
 
 def _described(item: dict[str, Any], description: str | None) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quality_py.dataset.analyzers import _TYPE_PATTERNS
+from quality_py.model.yaml_text import dump_yaml
 from quality_py.profile.profiler import ColumnProfile, DatasetProfile
 
 #: The SQL text (backslashes escaped for a Spark string literal) of the patterns by which
@@ -157,6 +158,20 @@ def suggested_checks(suggestions: Sequence[Suggestion], level: str = "error") ->
     return check
 
 
+def _comment(text: str) -> str:
+    r"""``text`` for a YAML comment line: data (a column name, a path) may hold line breaks,
+    which would end the comment and start YAML of its own, so everything outside printable
+    ASCII is escaped as JSON escapes it (``"a\nb"``); names are quoted.
+
+    >>> _comment("ok"), _comment("x\nsql_checks: []")
+    ('ok', '"x\\nsql_checks: []"')
+    """
+    import json
+
+    plain = text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+    return text if plain and text.strip() == text else json.dumps(text, ensure_ascii=True)
+
+
 def suggested_ruleset(
     profile: DatasetProfile,
     suggestions: Sequence[Suggestion],
@@ -166,10 +181,10 @@ def suggested_ruleset(
 ) -> str:
     """A ready-to-edit YAML ruleset: one rule per suggested row rule, the constraints as a
     dataset check, and the profile as comments."""
-    import yaml
 
     lines = [
-        f"# Suggested by `python -m quality_py profile` from {profile.rows} rows of {source}.",
+        f"# Suggested by `python -m quality_py profile` from {profile.rows} rows of "
+        f"{_comment(source)}.",
         "# Every rule and constraint held on that data; edit, then validate with",
         "# `python -m quality_py validate THIS.yaml --input ...` before relying on it.",
         "#",
@@ -180,7 +195,10 @@ def suggested_ruleset(
         if c.minimum is not None:
             extra = f"{c.minimum:g}..{c.maximum:g}"
         share = "-" if c.completeness is None else f"{c.completeness:.4f}"
-        lines.append(f"#   {c.name} ({c.spark_type}): {share}, {c.approx_distinct}, {extra}")
+        lines.append(
+            f"#   {_comment(c.name)} ({_comment(c.spark_type)}): {share}, {c.approx_distinct}, "
+            f"{_comment(extra)}"
+        )
     rules = []
     for i, s in enumerate(x for x in suggestions if x.row_rule):
         rules.append(
@@ -207,7 +225,7 @@ def suggested_ruleset(
             }
         ],
     }
-    body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    body = dump_yaml(doc)
     return "\n".join(lines) + "\n" + body
 
 
