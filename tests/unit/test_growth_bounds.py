@@ -46,6 +46,9 @@ FINE = [
     "aggregate(sequence(1, 10), 0, (acc, x) -> acc + size(array(acc, acc)))",
     "aggregate(sequence(1, 10), 0, (acc, x) -> acc + x, acc -> concat(acc, acc))",  # finish: once
     "transform(sequence(1, 100), x -> repeat('a', 100))",  # 10,000: at the cap
+    "aggregate(a, named_struct('s', ''), (acc, x) -> named_struct('s', concat(acc.s, x)))",
+    "aggregate(a, array(0), (acc, x) -> array_append(acc, x))",
+    "aggregate(a, '', (acc, x) -> concat_ws(',', acc, CAST(x AS STRING)))",
     "size(transform(a, x -> sequence(1, 1000))) > 0",  # the data's array: its own size
     "exists(sequence(1, 10), x -> x > 5)",
 ]
@@ -53,9 +56,29 @@ FINE = [
 
 @pytest.mark.parametrize("text", DOUBLING)
 def test_folds_that_double_their_accumulator_are_refused(text: str) -> None:
-    with pytest.raises(PolicyError, match="doubles its accumulator") as info:
+    with pytest.raises(PolicyError, match=r"doubles its accumulator|may enlarge it") as info:
         compile_expression(text, item_id=Id(7, 1))
     assert info.value.item_id == Id(7, 1) and info.value.span is not None
+
+
+#: Folds whose step enlarges one copy of the accumulator by a factor (issue 24): each function
+#: of the allowlist that is not a part, concatenation or collection of its arguments.
+ENLARGING = [
+    "hex(acc)", "base64(acc)", "to_json(array(acc))", "upper(acc)", "lower(acc)",
+    "replace(acc, 'a', 'aa')", "regexp_replace(acc, 'a', 'aa')", "translate(acc, 'a', 'b')",
+    "url_encode(acc)", "format_string('%s%s', acc, 'x')", "encode(acc, 'UTF-16')",
+    "to_csv(named_struct('a', acc))", "initcap(acc)", "quote(acc)", "soundex(acc)",
+    "named_struct('s', hex(acc.s))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("step", ENLARGING)
+def test_folds_that_enlarge_their_accumulator_are_refused(step: str) -> None:
+    init = "named_struct('s', 'a')" if "acc.s" in step else "'a'"
+    text = f"aggregate(sequence(1, 60), {init}, (acc, x) -> {step})"
+    with pytest.raises(PolicyError, match=r"may enlarge it|not allowed|doubles|refused") as info:
+        compile_expression(text, item_id=Id(9, 1))
+    assert info.value.item_id == Id(9, 1)
 
 
 @pytest.mark.parametrize(("text", "size"), NESTED)

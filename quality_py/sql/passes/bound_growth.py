@@ -10,9 +10,13 @@ they become together, after user lambdas are inlined (growth can be split across
   repetition. ``transform(sequence(1, 1000), x -> sequence(1, 1000))`` builds 10^6 elements per
   row. The product of the sizes on the way down must stay within ``max_amplification``. Arrays
   whose size is not a literal (a column's) count as 1: their size is the data's, not the rule's.
-* **Folds must not double.** In ``aggregate``/``reduce``, a merge that combines the accumulator
-  with itself (``concat(acc, acc)``, ``array(acc, acc)``, ``repeat(acc, 2)``, the accumulator
-  inside an inner lambda) at least doubles the value at every element: 2^100 after 100 steps.
+* **Folds must not grow by a factor.** In ``aggregate``/``reduce``, the accumulator may only
+  pass through functions whose value is at most the sum of their arguments (parts,
+  concatenations, collections): any other (``hex``, ``base64``, ``to_json``, ``upper``, or one
+  we know nothing of) may enlarge it at every element and is refused. A merge that combines
+  the accumulator with itself (``concat(acc, acc)``, ``array(acc, acc)``, ``repeat(acc, 2)``,
+  the accumulator inside an inner lambda) at least doubles the value at every element: 2^100
+  after 100 steps.
   Numbers cannot grow (arithmetic and comparisons keep a fixed size), nor can a value reduced to
   a size, a substring of literal length or a pad; of ``CASE``/``IF``/``coalesce`` branches only
   one is taken, so the largest counts.
@@ -81,6 +85,23 @@ _FIXED_SIZE_NODES: tuple[type, ...] = (
 )
 #: More than this many copies means "unbounded" in the fold analysis.
 _MANY = 1 << 30
+#: Functions whose value is at most the sum of their arguments' sizes plus a constant (parts,
+#: concatenations, collections of their arguments): an accumulator passed through them grows
+#: by addition. Any other function the accumulator passes through may enlarge it by a factor
+#: (``hex`` doubles it, ``base64`` adds a third, ``to_json`` escapes its quotes, even
+#: ``upper('ß')`` is two letters), which compounds at every element: refused, by construction.
+_ADDITIVE_NODES: tuple[type, ...] = (
+    exp.Paren, exp.Concat, exp.DPipe, exp.ConcatWs, exp.Substring, exp.Left, exp.Right,
+    exp.Trim, exp.Reverse, exp.Bracket, exp.Dot, exp.Array, exp.Struct, exp.ArrayAppend,
+    exp.ArrayPrepend, exp.ArrayConcat, exp.ArraySlice, exp.ArrayDistinct, exp.ArrayRemove,
+    exp.ArrayCompact, exp.ArrayFilter, exp.ArraySort, exp.PropertyEQ, exp.Kwarg,
+)  # fmt: skip
+_ADDITIVE_NAMES = frozenset(
+    {"array_union", "map_concat", "named_struct", "element_at", "try_element_at", "nvl",
+     "ifnull", "nvl2", "greatest", "least", "array_except", "array_intersect", "map_filter"}
+)  # fmt: skip
+_FIXED_TYPES = ("INT", "BIGINT", "SMALLINT", "TINYINT", "DOUBLE", "FLOAT", "DECIMAL", "BOOLEAN",
+                "DATE", "TIMESTAMP", "TIMESTAMP_NTZ")  # fmt: skip
 
 
 def _name(node: exp.Expr) -> str:
@@ -156,8 +177,11 @@ def _multiplier(node: exp.Expr) -> int:
 
 
 def _copies(node: exp.Expr, acc: str) -> int:
-    """How many copies of the accumulator ``acc`` the value of ``node`` holds (at most)."""
-    if isinstance(node, exp.Column) and not node.table and node.name == acc:
+    """How many copies of the accumulator ``acc`` the value of ``node`` holds (at most);
+    :data:`_MANY` when it passes through a function that may enlarge it (see above)."""
+    if isinstance(node, exp.Column) and (
+        (not node.table and node.name == acc) or node.table == acc  # acc, or a part: acc.f
+    ):
         return 1
     if isinstance(node, exp.Identifier) and node.name == acc:  # lambda bodies name parameters
         return 1
@@ -180,7 +204,25 @@ def _copies(node: exp.Expr, acc: str) -> int:
     if isinstance(node, exp.Repeat) or _name(node) == "array_repeat":
         size = _amplifier_size(node)
         return min(_MANY, inner * (size if size is not None else _MANY))
+    if inner and isinstance(node, (exp.Cast, exp.TryCast)):
+        target = node.to.sql("spark").upper() if node.to is not None else ""
+        return 0 if target.startswith(_FIXED_TYPES) else inner  # text of a value: additive
+    if inner and not (isinstance(node, _ADDITIVE_NODES) or _name(node) in _ADDITIVE_NAMES):
+        return _MANY  # a function that may enlarge it (or one we know nothing of)
     return min(_MANY, inner)
+
+
+def _enlarger(node: exp.Expr, acc: str) -> str | None:
+    """The first function on the way to ``acc`` that may enlarge it, for the message."""
+    for sub in node.walk():
+        if (
+            isinstance(sub, exp.Func)
+            and not isinstance(sub, (*_ADDITIVE_NODES, *_FIXED_SIZE_NODES, exp.Cast, exp.TryCast))
+            and _name(sub) not in _ADDITIVE_NAMES | _FIXED_SIZE_NAMES
+            and any(_copies(c, acc) for c in sub.iter_expressions())
+        ):
+            return _name(sub) or sub.sql(dialect="spark").split("(")[0].lower()
+    return None
 
 
 def _fold_merge(node: exp.Expr) -> exp.Lambda | None:
@@ -226,6 +268,15 @@ def bound_growth(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
         if merge is not None and merge.expressions:
             acc = merge.expressions[0].name
             copies = _copies(merge.this, acc)
+            culprit = _enlarger(merge.this, acc) if copies >= _MANY else None
+            if culprit is not None:
+                raise policy_error(
+                    ctx,
+                    f"{_fold_name(node)} passes its accumulator {acc} through {culprit}, which "
+                    "may enlarge it at every element: the value can grow exponentially; only "
+                    "parts, concatenations and collections of the accumulator may be folded",
+                    merge,
+                )
             if copies >= 2:
                 many = "unbounded" if copies >= _MANY else str(copies)
                 raise policy_error(
