@@ -225,7 +225,26 @@ def _contain_size(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     return _when(exp.Not(this=exp.Is(this=paren(args[0].copy()), expression=exp.Null())), node)
 
 
+#: Longest text ``levenshtein`` compares: its cost is the product of the two lengths (a
+#: million steps here; ``levenshtein(repeat(s, 3000), repeat(t, 3000))`` ran for minutes).
+LEVENSHTEIN_MAX = 1000
+
+
+def _contain_levenshtein(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """Null (the row fails) when either text is longer than :data:`LEVENSHTEIN_MAX`."""
+    args = [a for a in (node.this, node.args.get("expression")) if isinstance(a, exp.Expr)]
+    guards = [
+        exp.LTE(this=call("length", paren(a.copy())), expression=lit(LEVENSHTEIN_MAX))
+        for a in args
+    ]
+    condition: exp.Expr = guards[0]
+    for guard in guards[1:]:
+        condition = exp.And(this=condition, expression=guard)
+    return _when(condition, node)
+
+
 _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
+    exp.Levenshtein: _contain_levenshtein,
     exp.ArraySize: _contain_size,
     exp.RegexpExtract: _contain_regexp_extract,
     exp.RegexpExtractAll: _contain_regexp_extract,
