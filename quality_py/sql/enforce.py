@@ -147,6 +147,22 @@ def _args(node: exp.Func) -> list[exp.Expr]:
     return out + list(node.args.get("expressions") or [])
 
 
+def _filters_another_select(select: exp.Select) -> bool:
+    """Whether ``select`` sits in the condition (WHERE, HAVING, a join's ON) of another SELECT,
+    where it runs once per row of that one."""
+    child: exp.Expr = select
+    parent = select.parent
+    while parent is not None:
+        if isinstance(parent, (exp.Where, exp.Having)) or (
+            isinstance(parent, exp.Join) and child is parent.args.get("on")
+        ):
+            return parent.find_ancestor(exp.Select) is not None
+        if isinstance(parent, exp.Select):
+            return False
+        child, parent = parent, parent.parent
+    return False
+
+
 def _in_subquery(node: exp.Expr) -> bool:
     parent = node.parent
     while parent is not None:
@@ -403,6 +419,20 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
                 )
             if isinstance(node, exp.Table):
                 _check_table(node, policy, ctx)
+            if (
+                isinstance(node, exp.Select)
+                and not policy.allow_lookup_joins
+                and _filters_another_select(node)
+            ):
+                raise policy_error(
+                    ctx,
+                    "a subquery inside another subquery's condition compares every row of one "
+                    "view with every row of the other for every input row: it is the join of "
+                    "views the policy refuses, written another way (two 50,000-row views are "
+                    "2.5 billion comparisons); join the reference data into one view first, "
+                    "or allow lookup joins in the policy",
+                    node,
+                )
             if isinstance(node, exp.Join) and not policy.allow_lookup_joins:
                 raise policy_error(
                     ctx,

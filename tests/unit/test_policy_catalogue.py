@@ -286,6 +286,25 @@ def test_lookups_that_join_views_are_refused(text: str) -> None:
     compile_expression(text, policy=replace(policy, allow_lookup_joins=True))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "EXISTS(SELECT 1 FROM airports a WHERE EXISTS(SELECT 1 FROM airports b WHERE b.tz <> a.tz))",
+        "origin IN (SELECT faa FROM airports a WHERE a.tz IN (SELECT tz FROM airports))",
+        "EXISTS(SELECT 1 FROM airports a WHERE (SELECT count(*) FROM airlines b) > a.alt)",
+        "(SELECT max(alt) FROM airports a HAVING max(alt) > (SELECT min(alt) FROM airports)) > 0",
+    ],
+)
+def test_a_join_written_as_nested_subqueries_is_refused(text: str) -> None:
+    """The same class as a join of views: a subquery in another subquery's condition runs once
+    per row of that one, for every input row (issue 24)."""
+    policy = RulePolicy().with_views("airports", "airlines")
+    with pytest.raises(PolicyError, match="inside another subquery's condition") as info:
+        compile_expression(text, item_id=Id(9, 1), policy=policy)
+    assert info.value.item_id == Id(9, 1)
+    compile_expression(text, policy=replace(policy, allow_lookup_joins=True))
+
+
 def test_single_view_lookups_stay_allowed() -> None:
     policy = RulePolicy().with_views("airports")
     for text in (
