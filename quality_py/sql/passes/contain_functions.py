@@ -234,8 +234,7 @@ def _contain_levenshtein(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     """Null (the row fails) when either text is longer than :data:`LEVENSHTEIN_MAX`."""
     args = [a for a in (node.this, node.args.get("expression")) if isinstance(a, exp.Expr)]
     guards = [
-        exp.LTE(this=call("length", paren(a.copy())), expression=lit(LEVENSHTEIN_MAX))
-        for a in args
+        exp.LTE(this=call("length", paren(a.copy())), expression=lit(LEVENSHTEIN_MAX)) for a in args
     ]
     condition: exp.Expr = guards[0]
     for guard in guards[1:]:
