@@ -224,9 +224,10 @@ def test_query_clock_is_allowed_by_default_and_refused_by_a_strict_policy(text: 
 ACCEPTED = [
     "s LIKE '%otc'",
     "s LIKE 'ab%'",
-    "s LIKE '%a%b%'",  # inner % count 1 after the trailing ones: quadratic at worst
+    "s LIKE '%a%'",  # the trailing % always succeeds: linear
     "s RLIKE '^[A-Z]+-[0-9]+$'",
-    "s RLIKE '.*a.*b'",
+    "s RLIKE 'a.*b'",
+    "s RLIKE '^\\w+@\\w+\\.[a-z]{2,}$'",
     "shiftright(a, 1) > 0",  # the function form of a shift stays allowed
     "main.user = 'admin'",  # a column named user, qualified
 ]

@@ -13,9 +13,9 @@ from quality_py.sql.regex_safety import unsafe_reason
     ("pattern", "reason"),
     [
         ("^[A-Z]{2}[0-9]+$", None),
-        ("^(a+)+$", "nested quantifiers"),
+        ("^(a+)+$", "repeated group must be a fixed sequence"),
         ("(x)\\1", "back-references"),
-        ("(", "invalid regular expression"),
+        ("(", "unclosed group"),
     ],
 )
 def test_reasons(pattern: str, reason: str | None) -> None:
@@ -23,9 +23,39 @@ def test_reasons(pattern: str, reason: str | None) -> None:
     assert got is None if reason is None else reason in (got or "")
 
 
-def test_patterns_python_warns_about_are_checked_without_raising() -> None:
-    """'[0--' and '[[a]' make Python's parser warn (FutureWarning); found by the policy fuzz."""
+def test_patterns_java_reads_otherwise_are_refused_without_warnings() -> None:
+    """'[[a]]' is a union in Java and a warning in Python; '[0--' a bad range (policy fuzz)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert unsafe_reason("[[a]]") is None
-        assert "bad character range" in (unsafe_reason("[0--") or "")
+        assert "mean other things in Java" in (unsafe_reason("[[a]]") or "")
+        assert unsafe_reason("[0--") is not None
+
+
+#: Published ReDoS patterns (OWASP's "Regular expression Denial of Service" examples and the
+#: classic shapes from the literature), and the cases of issue 24: every one is refused.
+REDOS = [
+    "(a+)+", "([a-zA-Z]+)*", "(a|aa)+", "(a|a?)+", "(.*a){12}", "^(a+)+$", "(x+x+)+y",
+    "^(([a-z])+.)+[A-Z]([a-z])+$",
+    "^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|"
+    "([a-z]{2,3}[.]{1}[a-z]{2,3}))$",
+    "^(\\w+\\s?)*$", "^(\\d+)+$", "(\\w|\\d)+z", "^[a-z]+(a|b)*[a-z]+$",
+    "a?" * 32 + "a" * 32, "[\\s\\S]*x[\\s\\S]*y", ".{0,3000}a.{0,3000}b",
+    "^a*a*a*a*a*a*a*a*a*a*b$", ".*a.*b", "\\d+\\d*x", "(?P<x>a)", "(?<=a)b", "a*+",
+    "\\p{L}+", "\\Qa\\E", "x{", "(?i:a)+",
+]  # fmt: skip
+#: Everyday patterns that stay allowed.
+LINEAR = [
+    "^[A-Z]{3}$", "^[0-9]{5}(-[0-9]{4})?$", "^\\d+-\\d+$", "^\\w+@\\w+\\.[a-z]{2,6}$",
+    "(?i)^abc", "^(ab)+$", "^(?:\\d{3})*$", "a.*", "^[^,]*,[^,]*$", "^\\s*$", "foo|bar",
+    "^[A-Z][a-z]+( [A-Z][a-z]+)?$", "\\bword\\b", "^\\u00e9t\\x41$",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("pattern", REDOS)
+def test_published_redos_patterns_are_refused(pattern: str) -> None:
+    assert unsafe_reason(pattern) is not None, pattern
+
+
+@pytest.mark.parametrize("pattern", LINEAR)
+def test_everyday_patterns_are_proven_linear(pattern: str) -> None:
+    assert unsafe_reason(pattern) is None, unsafe_reason(pattern)
