@@ -305,9 +305,19 @@ IDENTITY_NAMES = frozenset({"user", "current_user", "session_user", "current_rol
 CLOCK_NAMES = frozenset({"current_date", "current_timestamp", "current_time", "localtimestamp"})
 
 
-#: Pattern letters Spark 3+ accepts in datetime patterns (week-based and removed letters abort
-#: the job at run time: Y, w, W, e, c, u, A, n, N ...).
-_PATTERN_LETTERS = frozenset("GyDMLdQqEFahKkHmsSVzOXxZ")
+#: The datetime pattern letters Spark accepts, with the longest run of each that it accepts
+#: (measured on Spark 4.3 by formatting with runs of 1..11 of every letter; the Spark tier checks
+#: this table against Spark itself). Any other letter (week-based and removed letters: Y, w, W,
+#: e, c, u, A, n, N ...) and longer runs abort the job at run time.
+_PATTERN_RUNS = {
+    "G": 4, "y": 6, "Q": 4, "q": 4, "M": 4, "L": 4, "E": 4, "d": 2, "D": 3, "F": 1, "a": 1,
+    "h": 2, "K": 2, "k": 2, "H": 2, "m": 2, "s": 2, "S": 9, "z": 4, "O": 1, "X": 5, "x": 5,
+    "Z": 5,
+}  # fmt: skip
+_PATTERN_LETTERS = frozenset(_PATTERN_RUNS)
+#: Characters outside quotes that Spark reserves (they abort the job): '#', '{', '}', and the
+#: optional-section brackets, which we do not prove.
+_PATTERN_RESERVED = frozenset("#{}[]")
 _DATE_FORMAT_NODES = (exp.TsOrDsToDate, exp.StrToTime, exp.StrToUnix, exp.TimeToStr, exp.UnixToStr)
 _DATE_FORMAT_CALLS = frozenset(
     {"try_to_timestamp", "to_timestamp_ltz", "to_timestamp_ntz", "to_unix_timestamp"}
@@ -316,20 +326,42 @@ _DATE_FORMAT_CALLS = frozenset(
 
 
 def pattern_problem(pattern: str) -> str | None:
-    """Why a datetime pattern would abort the job, or None.
+    """Why a datetime pattern would abort the job, or None: outside quotes, every letter is one
+    Spark accepts in a run no longer than it accepts, no reserved character appears, and every
+    quote is closed.
 
     >>> pattern_problem("yyyy-MM-dd HH:mm"), pattern_problem("YYYY-ww")
     (None, "pattern letter 'Y' is not one Spark accepts (week-based and removed letters fail)")
+    >>> pattern_problem("yyyyyyyyyyy"), pattern_problem("dd'#'")
+    ("11 'y' in a row: Spark accepts at most 6", None)
     """
     quoted = False
-    for ch in pattern:
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
         if ch == "'":
             quoted = not quoted
-        elif not quoted and ch.isalpha() and ch not in _PATTERN_LETTERS:
-            return (
-                f"pattern letter {ch!r} is not one Spark accepts (week-based and removed "
-                "letters fail)"
-            )
+            i += 1
+            continue
+        if quoted:
+            i += 1
+            continue
+        if ch in _PATTERN_RESERVED:
+            return f"{ch!r} is reserved in datetime patterns (quote it: '{ch}')"
+        if ch.isalpha():
+            if ch not in _PATTERN_LETTERS:
+                return (
+                    f"pattern letter {ch!r} is not one Spark accepts (week-based and removed "
+                    "letters fail)"
+                )
+            run = len(pattern[i:]) - len(pattern[i:].lstrip(ch))
+            if run > _PATTERN_RUNS[ch]:
+                return f"{run} {ch!r} in a row: Spark accepts at most {_PATTERN_RUNS[ch]}"
+            i += run
+            continue
+        i += 1
+    if quoted:
+        return "a quote is not closed"
     return None
 
 

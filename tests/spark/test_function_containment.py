@@ -273,3 +273,23 @@ def test_levenshtein_is_bounded_on_its_inputs(spark: Any) -> None:
     out = add_data_quality(df, suite, layout="compact").orderBy("k").collect()
     assert [list(r.DataQuality.ruleResults) for r in out] == [[100000, 0], [0, 0]]
     assert time.perf_counter() - started < 60
+
+
+def test_every_datetime_pattern_the_policy_accepts_runs_on_spark(ansi: Any) -> None:
+    """The pattern grammar (letters and their longest runs, reserved characters) is checked
+    against Spark itself: every run it accepts formats without aborting, under ANSI."""
+    import string
+
+    from quality_py.sql.enforce import _PATTERN_RUNS, pattern_problem
+
+    accepted, refused = [], []
+    for letter in string.ascii_letters + "#{}[]":
+        for run in range(1, 8):
+            pattern = letter * run
+            (refused if pattern_problem(pattern) else accepted).append(pattern)
+    assert set(_PATTERN_RUNS) == {p[0] for p in accepted}
+    ts = "TIMESTAMP'2024-01-05 10:30:00.123456'"
+    columns = [f"date_format({ts}, '{p}') AS c{i}" for i, p in enumerate(accepted)]
+    columns += ["date_format(DATE'2024-01-05', 'yyyy-MM-dd''#''HH') AS quoted"]
+    row = ansi.range(1).selectExpr(*columns).first()  # no abort
+    assert row.quoted == "2024-01-05#00"
