@@ -244,6 +244,58 @@ def _check_function(
             raise policy_error(
                 ctx, f"{name} needs a literal pattern (patterns from data are refused)", node
             )
+        if isinstance(node, exp.RegexpReplace):
+            _check_replacement(node, pattern, policy, ctx)
+
+
+def _check_replacement(
+    node: exp.Expr, pattern: exp.Expr | None, policy: RulePolicy, ctx: PassContext
+) -> None:
+    """``regexp_replace``'s replacement: Java reads ``$n`` as group ``n`` and ``\\`` as an escape,
+    and one trailing ``$`` or a reference to a group the pattern lacks aborts the job. It must
+    be a literal whose references all name groups the pattern has."""
+    replacement = node.args.get("replacement")
+    if replacement is None:
+        return
+    if not (isinstance(replacement, exp.Literal) and replacement.is_string):
+        if policy.allow_regex_columns:
+            return
+        raise policy_error(
+            ctx,
+            "regexp_replace needs a literal replacement (a '$' or '\\' in text from data "
+            "aborts the job)",
+            replacement,
+        )
+    text = str(replacement.this)
+    groups = None
+    if isinstance(pattern, exp.Literal) and pattern.is_string:
+        from quality_py.sql.regex_linear import capturing_groups
+
+        groups = capturing_groups(pattern.this)
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            if i + 1 >= len(text):
+                raise policy_error(ctx, "the replacement ends in a lone '\\'", replacement)
+            i += 2
+            continue
+        if text[i] == "$":
+            digits = len(text[i + 1 :]) - len(text[i + 1 :].lstrip("0123456789"))
+            if not digits:
+                raise policy_error(
+                    ctx,
+                    "'$' in a replacement must name a group ($1); write '\\$' for a dollar sign",
+                    replacement,
+                )
+            number = int(text[i + 1 : i + 1 + digits][:1])  # Java reads the longest valid
+            if groups is not None and number > groups:
+                raise policy_error(
+                    ctx, f"the replacement names group {number}; the pattern has {groups}",
+                    replacement,
+                )  # fmt: skip
+            i += 1 + digits
+            continue
+        i += 1
 
 
 _OFFSET = re.compile(r"^(UTC|GMT)?[+-]\d{1,2}(:\d{2})?$|^Z$", re.IGNORECASE)

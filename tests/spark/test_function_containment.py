@@ -293,3 +293,22 @@ def test_every_datetime_pattern_the_policy_accepts_runs_on_spark(ansi: Any) -> N
     columns += ["date_format(DATE'2024-01-05', 'yyyy-MM-dd''#''HH') AS quoted"]
     row = ansi.range(1).selectExpr(*columns).first()  # no abort
     assert row.quoted == "2024-01-05#00"
+
+
+@pytest.mark.parametrize(
+    ("replacement", "accepted"),
+    [("'$1-$2'", True), ("'x\\\\$y'", True), ("'plain'", True), ("'$12'", True),
+     ("'a$'", False), ("'$3'", False), ("'x\\\\'", False), ("s", False), ("'$x'", False)],
+)  # fmt: skip
+def test_regexp_replace_replacements_are_proven_or_refused(
+    ansi: Any, replacement: str, accepted: bool
+) -> None:
+    """Java reads '$n' as a group and a lone '$' or '\\' aborts the job: an accepted literal
+    replacement runs on any text, anything else is refused before any job."""
+    text = f"regexp_replace(s, '(a)(b)', {replacement}) IS NOT NULL"
+    if not accepted:
+        with pytest.raises(PolicyError):
+            compile_expression(text)
+        return
+    df = ansi.createDataFrame([("ab",), ("a$b\\\\",), ("",)], "s string")
+    assert len(df.selectExpr(to_sql(compile_expression(text))).collect()) == 3
