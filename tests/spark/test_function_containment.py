@@ -312,3 +312,25 @@ def test_regexp_replace_replacements_are_proven_or_refused(
         return
     df = ansi.createDataFrame([("ab",), ("a$b\\\\",), ("",)], "s string")
     assert len(df.selectExpr(to_sql(compile_expression(text))).collect()) == 3
+
+
+@pytest.mark.parametrize(
+    ("rule", "good", "bad"),
+    [
+        ("getbit(n, 3) = 1", ("", 8), ("", 5)),  # by hand: 8 = 0b1000, 5 = 0b0101
+        ("getbit(n, 40) = 0", ("", 8), ("", 8)),  # 40 is past an int's 32 bits: null, Failed
+        ("conv(s, 36, 10) = '35'", ("z", 0), ("zzzzzzzzzzzzzzzzzz", 0)),  # overflow: Failed
+        ("size(transform_keys(map(1, 1, 2, 2), (k, v) -> k * n)) = 2", ("", 1), ("", 0)),
+        ("size(transform_keys(map(1, 1, 2, 2), (k, v) -> v * n)) = 2", ("", 1), ("", 0)),
+    ],
+)
+def test_functions_that_raised_on_one_value_fail_its_row(
+    ansi: Any, rule: str, good: tuple[str, int], bad: tuple[str, int]
+) -> None:
+    """getbit past the value's width, conv overflowing 64 bits, transform_keys making keys
+    repeat: each aborted the whole job under ANSI; now the row fails (issue 24)."""
+    df = ansi.createDataFrame([good, bad], "s string, n int")
+    sql = to_sql(compile_expression(rule))
+    got = [r[0] for r in df.selectExpr(f"coalesce({sql}, false)").collect()]
+    expected_good = not rule.startswith("getbit(n, 40)")
+    assert got == [expected_good, False], sql

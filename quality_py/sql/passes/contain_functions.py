@@ -242,7 +242,86 @@ def _contain_levenshtein(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     return _when(condition, node)
 
 
+def _contain_getbit(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """Null unless the bit position is within the value's width (``typeof`` is folded by Spark:
+    8, 16, 32 or 64 bits)."""
+    value, position = node.this, node.args.get("expression")
+    if not isinstance(position, exp.Expr):
+        return node
+    width = exp.Case(
+        this=call("typeof", paren(value.copy())),
+        ifs=[
+            exp.If(this=exp.Literal.string("tinyint"), true=lit(8)),
+            exp.If(this=exp.Literal.string("smallint"), true=lit(16)),
+            exp.If(this=exp.Literal.string("int"), true=lit(32)),
+        ],
+        default=lit(64),
+    )
+    inside = exp.And(
+        this=exp.GTE(this=paren(position.copy()), expression=lit(0)),
+        expression=exp.LT(this=paren(position.copy()), expression=width),
+    )
+    return _when(inside, node)
+
+
+def _contain_conv(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """Null for a number with more digits than 64 bits hold in its base (``conv`` overflows and
+    aborts the job); the base must be a literal to know that."""
+    import math
+
+    args = _args(node)
+    if len(args) != 3:
+        return node
+    base = _int_value(args[1])
+    if base is None or not 2 <= abs(base) <= 36:
+        raise policy_error(ctx, "conv needs literal bases from 2 to 36", node)
+    digits = math.floor(64 * math.log(2) / math.log(abs(base)))
+    text = call("trim", exp.Cast(this=paren(args[0].copy()), to=exp.DataType.build("STRING")))
+    return _when(exp.LTE(this=call("length", text), expression=lit(digits)), node)
+
+
+def _int_value(node: exp.Expr) -> int | None:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Neg):
+        inner = _int_value(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return int(node.this)
+    return None
+
+
+def _contain_transform_keys(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """Null when the new keys repeat (Spark aborts on a duplicate map key): the keys are
+    computed once more, as an array, and must all be distinct."""
+    args = _args(node)
+    if len(args) != 2 or not isinstance(args[1], exp.Lambda) or len(args[1].expressions) != 2:
+        return node
+    fn = args[1]
+    entry = ctx.fresh_name("e")
+    k, v = (p.name for p in fn.expressions)
+    parts = {k: "key", v: "value"}
+
+    def swap(n: exp.Expr) -> exp.Expr:
+        # lambda bodies name parameters as columns or as bare identifiers
+        named = n.name if isinstance(n, (exp.Column, exp.Identifier)) else None
+        bare = isinstance(n, exp.Identifier) and not isinstance(n.parent, (exp.Column, exp.Dot))
+        if named in parts and ((isinstance(n, exp.Column) and not n.table) or bare):
+            return exp.Dot(this=exp.column(entry), expression=exp.to_identifier(parts[named]))
+        return n
+
+    body = fn.this.copy().transform(swap, copy=False)
+    keys = call("transform", call("map_entries", paren(args[0].copy())),
+                exp.Lambda(this=body, expressions=[exp.to_identifier(entry)]))  # fmt: skip
+    distinct = exp.EQ(
+        this=call("size", call("array_distinct", keys)),
+        expression=call("size", paren(args[0].copy())),
+    )
+    return _when(distinct, node)
+
+
 _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
+    exp.Getbit: _contain_getbit,
     exp.Levenshtein: _contain_levenshtein,
     exp.ArraySize: _contain_size,
     exp.RegexpExtract: _contain_regexp_extract,
@@ -300,6 +379,8 @@ _BY_NAME: dict[str, Callable[[exp.Expr, PassContext], exp.Expr]] = {
     "to_timestamp_ntz": _contain_timestamp_text("TIMESTAMP_NTZ"),
     **dict.fromkeys(_CAST_FUNCTIONS, _contain_cast_function),
     "pmod": _contain_pmod,
+    "conv": _contain_conv,
+    "transform_keys": _contain_transform_keys,
     "cardinality": _contain_size,
     "map_concat": _contain_map_concat,
     "timestamp_seconds": _contain_seconds(9.2e12),
