@@ -28,10 +28,10 @@ ALLOWED_FUNCTIONS: frozenset[str] = frozenset(
     regexp_count regexp_extract regexp_extract_all regexp_instr regexp_like regexp_replace
     regexp_substr repeat replace reverse right rlike rpad rtrim soundex space split split_part
     startswith substr substring substring_index to_binary to_char to_number to_varchar
-    translate trim try_to_binary try_to_number ucase unbase64 upper luhn_check add_months
+    translate trim try_to_binary try_to_number ucase upper luhn_check add_months
     date_add date_diff date_format date_from_unix_date date_part date_sub date_trunc dateadd
     datediff datepart day dayname dayofmonth dayofweek dayofyear extract from_unixtime
-    from_utc_timestamp hour last_day make_date make_interval make_timestamp
+    from_utc_timestamp hour last_day make_date make_timestamp
     make_timestamp_ltz make_timestamp_ntz minute month monthname
     months_between next_day quarter second timestamp_micros timestamp_millis timestamp_seconds
     to_date to_timestamp to_timestamp_ltz to_timestamp_ntz to_unix_timestamp to_utc_timestamp
@@ -62,6 +62,10 @@ REFUSED_FUNCTIONS: dict[str, str] = {
     "make_dt_interval": "an interval overflow aborts the job; compare timestamps directly",
     "make_ym_interval": "an interval overflow aborts the job; use add_months",
     "map_from_entries": "a duplicate or null key aborts the job; use map_from_arrays",
+    "unbase64": "an incomplete or misplaced padding unit aborts the job; use "
+    "try_to_binary(s, 'base64')",
+    "make_interval": "an interval overflow aborts the job; compare timestamps directly or use "
+    "add_months / date_add",
 }
 #: Nodes whose time-zone arguments must be valid literals (an unknown zone aborts the job).
 TIME_ZONE_CLASSES: tuple[type, ...] = (exp.FromTimeZone, exp.AtTimeZone, exp.ConvertTimezone)

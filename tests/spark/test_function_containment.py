@@ -334,3 +334,25 @@ def test_functions_that_raised_on_one_value_fail_its_row(
     got = [r[0] for r in df.selectExpr(f"coalesce({sql}, false)").collect()]
     expected_good = not rule.startswith("getbit(n, 40)")
     assert got == [expected_good, False], sql
+
+
+@pytest.mark.parametrize(
+    ("rule", "good", "bad"),
+    [
+        ("round(n, -1) = 130", ("", 127), ("", 2147483647)),  # by hand: 127 -> 130
+        ("bround(n, -1) = 120", ("", 125), ("", 2147483647)),  # half to even: 125 -> 120
+    ],
+)
+def test_rounding_an_integer_near_its_largest_value_fails_its_row(
+    ansi: Any, rule: str, good: tuple[str, int], bad: tuple[str, int]
+) -> None:
+    df = ansi.createDataFrame([good, bad], "s string, n int")
+    sql = to_sql(compile_expression(rule))
+    assert [r[0] for r in df.selectExpr(f"coalesce({sql}, false)").collect()] == [True, False]
+
+
+def test_unbase64_and_make_interval_are_refused_with_the_alternative() -> None:
+    for text in ("unbase64(s) IS NULL", "make_interval(1, 0, 0, 0, 0, 0, 0) IS NULL"):
+        with pytest.raises(PolicyError):
+            compile_expression(text)
+    compile_expression("try_to_binary(s, 'base64') IS NULL")

@@ -242,6 +242,40 @@ def _contain_levenshtein(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     return _when(condition, node)
 
 
+def _contain_round(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """``round``/``bround`` of an integer to a negative scale overflows near the type's largest
+    value (``round(2147483647, -1)``) and aborts the job: null there instead. The type's bound
+    comes from ``typeof`` (folded by Spark); other types need no guard."""
+    args = _args(node)
+    if len(args) != 2:
+        return node
+    scale = _int_value(args[1])
+    if scale is None:
+        raise policy_error(ctx, f"{_name(node)} needs a literal scale", node)
+    if scale >= 0:
+        return node
+    value = args[0]
+    bounds = (("tinyint", 127), ("smallint", 32767), ("int", 2**31 - 1), ("bigint", 2**63 - 1))
+    largest = exp.Case(
+        this=call("typeof", paren(value.copy())),
+        ifs=[exp.If(this=exp.Literal.string(t), true=_decimal(str(m))) for t, m in bounds],
+        default=exp.Null(),
+    )
+    step = _decimal("1" + "0" * min(-scale, 37))
+    wide = exp.DataType.build("DECIMAL(38,0)")
+    magnitude = call("abs", exp.TryCast(this=paren(value.copy()), to=wide, safe=True))
+    rounded_up = exp.Add(this=magnitude, expression=step)
+    fits = exp.Or(
+        this=exp.Is(this=largest, expression=exp.Null()),
+        expression=exp.LTE(this=rounded_up, expression=largest.copy()),
+    )
+    return _when(fits, node)
+
+
+def _decimal(digits: str) -> exp.Expr:
+    return exp.Cast(this=exp.Literal.number(digits), to=exp.DataType.build("DECIMAL(38,0)"))
+
+
 def _contain_getbit(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     """Null unless the bit position is within the value's width (``typeof`` is folded by Spark:
     8, 16, 32 or 64 bits)."""
@@ -322,6 +356,7 @@ def _contain_transform_keys(node: exp.Expr, ctx: PassContext) -> exp.Expr:
 
 _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
     exp.Getbit: _contain_getbit,
+    exp.Round: _contain_round,
     exp.Levenshtein: _contain_levenshtein,
     exp.ArraySize: _contain_size,
     exp.RegexpExtract: _contain_regexp_extract,
@@ -380,6 +415,7 @@ _BY_NAME: dict[str, Callable[[exp.Expr, PassContext], exp.Expr]] = {
     **dict.fromkeys(_CAST_FUNCTIONS, _contain_cast_function),
     "pmod": _contain_pmod,
     "conv": _contain_conv,
+    "bround": _contain_round,
     "transform_keys": _contain_transform_keys,
     "cardinality": _contain_size,
     "map_concat": _contain_map_concat,
