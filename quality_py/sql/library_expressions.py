@@ -101,57 +101,44 @@ def _struct_of(value: exp.Expr, parts: list[tuple[str, exp.Expr]]) -> exp.Expr:
 
 def encode(value: exp.Expr, kind: exp.DataType, ctx: PassContext) -> exp.Expr:
     """``value`` (of ``kind``) as its :func:`wire_type`."""
-    if _same(kind):
-        return value
-    if kind.this == exp.DType.ARRAY:
-        x = ctx.fresh_name("y")
-        body = encode(exp.column(x), kind.expressions[0], ctx)
-        return call("transform", value, _lambda(body, x))
-    if kind.this == exp.DType.MAP:
-        key, item = kind.expressions
-        if _entries_form(kind):
-            entries = call("map_entries", value)
-            if _same(key) and _same(item):
-                return entries
-            e = ctx.fresh_name("e")
-            entry = named_struct(
-                ("key", encode(field(exp.column(e), "key"), key, ctx)),
-                ("value", encode(field(exp.column(e), "value"), item, ctx)),
-            )
-            return call("transform", entries, _lambda(entry, e))
-        k, v = ctx.fresh_name("k"), ctx.fresh_name("v")
-        return call("transform_values", value, _lambda(encode(exp.column(v), item, ctx), k, v))
-    if kind.this == exp.DType.STRUCT:
-        parts = [(n, encode(field(paren(value.copy()), n), t, ctx)) for n, t in _fields(kind)]
-        return _struct_of(value, parts)
-    return value
+    return _convert(value, kind, ctx, writing=True)
 
 
 def decode(value: exp.Expr, kind: exp.DataType, ctx: PassContext) -> exp.Expr:
     """A value of ``wire_type(kind)`` back as ``kind``."""
+    return _convert(value, kind, ctx, writing=False)
+
+
+def _convert(value: exp.Expr, kind: exp.DataType, ctx: PassContext, writing: bool) -> exp.Expr:
+    """:func:`encode` (``writing``) or :func:`decode`: the same walk over the type, each map
+    whose keys are not text turned into its entries or back."""
+
+    def inner(v: exp.Expr, k: exp.DataType) -> exp.Expr:
+        return _convert(v, k, ctx, writing)
+
     if _same(kind):
         return value
     if kind.this == exp.DType.ARRAY:
         x = ctx.fresh_name("y")
-        body = decode(exp.column(x), kind.expressions[0], ctx)
-        return call("transform", value, _lambda(body, x))
+        return call("transform", value, _lambda(inner(exp.column(x), kind.expressions[0]), x))
     if kind.this == exp.DType.MAP:
         key, item = kind.expressions
         if _entries_form(kind):
-            if _same(key) and _same(item):
-                return call("map_from_entries", value)
-            e = ctx.fresh_name("e")
-            entry = named_struct(
-                ("key", decode(field(exp.column(e), "key"), key, ctx)),
-                ("value", decode(field(exp.column(e), "value"), item, ctx)),
-            )
-            return call("map_from_entries", call("transform", value, _lambda(entry, e)))
+            entries = call("map_entries", value) if writing else value
+            if not (_same(key) and _same(item)):
+                e = ctx.fresh_name("e")
+                entry = named_struct(
+                    ("key", inner(field(exp.column(e), "key"), key)),
+                    ("value", inner(field(exp.column(e), "value"), item)),
+                )
+                entries = call("transform", entries, _lambda(entry, e))
+            return entries if writing else call("map_from_entries", entries)
         k, v = ctx.fresh_name("k"), ctx.fresh_name("v")
-        return call("transform_values", value, _lambda(decode(exp.column(v), item, ctx), k, v))
+        return call("transform_values", value, _lambda(inner(exp.column(v), item), k, v))
     if kind.this == exp.DType.STRUCT:
-        parts = [(n, decode(field(paren(value.copy()), n), t, ctx)) for n, t in _fields(kind)]
+        parts = [(n, inner(field(paren(value.copy()), n), t)) for n, t in _fields(kind)]
         return _struct_of(value, parts)
-    if is_text(kind):
+    if is_text(kind) and not writing:
         return exp.Cast(this=value, to=kind.copy())
     return value
 
