@@ -10,6 +10,7 @@ writers of one folder must be serialized by the caller).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from pathlib import Path
@@ -35,11 +36,11 @@ class _LocalFiles:
         folder = self.root / rel
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".tmp-{uuid.uuid4().hex}"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
+        try:  # a failed write (a full disk) leaves no temporary file behind
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
             version = first
             while True:
                 try:
@@ -81,12 +82,18 @@ class _ArrowFiles:
 
         self.fs.create_dir(self._path(rel), recursive=True)
         tmp = self._path(f"{rel}/.tmp-{uuid.uuid4().hex}")
-        with self.fs.open_output_stream(tmp) as fh:
-            fh.write(data)
-        version = first
-        while (
-            self.fs.get_file_info(self._path(f"{rel}/v{version}.json")).type != fs.FileType.NotFound
-        ):
-            version += 1
-        self.fs.move(tmp, self._path(f"{rel}/v{version}.json"))
-        return version
+        try:
+            with self.fs.open_output_stream(tmp) as fh:
+                fh.write(data)
+            version = first
+            while (
+                self.fs.get_file_info(self._path(f"{rel}/v{version}.json")).type
+                != fs.FileType.NotFound
+            ):
+                version += 1
+            self.fs.move(tmp, self._path(f"{rel}/v{version}.json"))
+            return version
+        except BaseException:
+            with contextlib.suppress(Exception):  # a failed write leaves no temporary object
+                self.fs.delete_file(tmp)
+            raise
