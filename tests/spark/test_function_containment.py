@@ -163,7 +163,7 @@ def test_every_allowlisted_function_survives_adversarial_arguments(ansi: Any) ->
     for name in _SWEPT:
         sqls = []
         for shape in _SHAPES:
-            for values in itertools.islice(itertools.product(*(_ARGS[k] for k in shape)), 20):
+            for values in itertools.islice(itertools.product(*(_ARGS[k] for k in shape)), 10):
                 try:
                     sql = to_sql(compile_expression(f"{name}({', '.join(values)}) IS NULL"))
                 except QualityError:
@@ -303,7 +303,7 @@ def test_every_datetime_pattern_the_policy_accepts_runs_on_spark(ansi: Any) -> N
     assert set(_PATTERN_RUNS) == {p[0] for p in accepted}
     ts = "TIMESTAMP'2024-01-05 10:30:00.123456'"
     columns = [f"date_format({ts}, '{p}') AS c{i}" for i, p in enumerate(accepted)]
-    columns += ["date_format(DATE'2024-01-05', 'yyyy-MM-dd''#''HH') AS quoted"]
+    columns += ["date_format(DATE'2024-01-05', 'yyyy-MM-dd\\'#\\'HH') AS quoted"]
     row = ansi.range(1).selectExpr(*columns).first()  # no abort
     assert row.quoted == "2024-01-05#00"
 

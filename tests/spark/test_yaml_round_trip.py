@@ -90,7 +90,7 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b) and type(a) is type(b)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_every_type_round_trips(spark: Any, data: st.DataObject) -> None:
     ddl, values = data.draw(kinds())
