@@ -87,10 +87,13 @@ def engine_struct(
     debug: bool,
     layout: Layout,
     type_of: TypeOracle | None = None,
+    outputs: dict[Id, str] | None = None,
 ) -> exp.Expr:
-    """``struct<ruleSuiteResults, salientRule, result>`` over the rules' result codes."""
+    """``struct<ruleSuiteResults, salientRule, result>`` over the rules' result codes
+    (``outputs``: the compiled outputs' SQL, when the caller has compiled them already)."""
     triggers = salience_order(suite, "rule-engine")
-    outputs = _outputs(suite, lambdas, type_of)
+    if outputs is None:
+        outputs = _outputs(suite, lambdas, type_of)
 
     def fired(flat: int) -> exp.Expr:
         return exp.EQ(this=codes[flat].copy(), expression=lit(PASSED))
@@ -185,10 +188,10 @@ def rule_engine_with_struct(
         df, suite, lambda c: list(_outputs(c.suite, c.lambdas, type_of).values()), type_of
     )
     suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+    trees = _output_trees(suite, staged.compiled.lambdas, type_of)
     if not suite.policy.allow_implicit_casts:  # outputs answer questions too (see rules)
         from quality_py.runners.implicit_casts import refuse_in_outputs
 
-        trees = _output_trees(suite, staged.compiled.lambdas, type_of)
         refuse_in_outputs(df.alias("main"), list(trees.items()))
     struct = engine_struct(
         suite,
@@ -199,6 +202,7 @@ def rule_engine_with_struct(
         debug=debug,
         layout=lay,
         type_of=type_of,
+        outputs={oid: to_sql(tree) for oid, tree in trees.items()},
     )
     from pyspark.sql import functions as F
 

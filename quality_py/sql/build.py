@@ -24,6 +24,22 @@ def lit(value: int | float | str | bool | None) -> exp.Expr:
     return exp.Literal.number(value)
 
 
+def int_value(node: exp.Expr | None) -> int | None:
+    """The value of an integer literal (through parentheses, casts and a minus sign), else None.
+
+    >>> int_value(exp.Neg(this=exp.Literal.number(3))), int_value(exp.column("n"))
+    (-3, None)
+    """
+    while isinstance(node, (exp.Paren, exp.Cast)):
+        node = node.this
+    if isinstance(node, exp.Neg):
+        inner = int_value(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return int(node.this)
+    return None
+
+
 def bigint(value: int) -> exp.Expr:
     """A BIGINT literal whatever the value's size."""
     return exp.Cast(this=exp.Literal.number(value), to=exp.DataType.build("BIGINT"))

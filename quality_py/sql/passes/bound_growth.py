@@ -27,6 +27,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.sql.allowed_functions import ARITHMETIC
+from quality_py.sql.build import int_value
 from quality_py.sql.context import PassContext
 from quality_py.sql.enforce import policy_error
 
@@ -108,36 +109,25 @@ def _name(node: exp.Expr) -> str:
     return node.name.lower() if isinstance(node, exp.Anonymous) else ""
 
 
-def _int(node: exp.Expr | None) -> int | None:
-    while isinstance(node, (exp.Paren, exp.Cast)):
-        node = node.this
-    if isinstance(node, exp.Neg):
-        inner = _int(node.this)
-        return None if inner is None else -inner
-    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
-        return int(node.this)
-    return None
-
-
 def _amplifier_size(node: exp.Expr) -> int | None:
     """How many elements or characters an amplifier makes (None: not an amplifier)."""
     if isinstance(node, exp.GenerateSeries):
-        start, end = _int(node.args.get("start")), _int(node.args.get("end"))
-        step = _int(node.args.get("step")) or 1
+        start, end = int_value(node.args.get("start")), int_value(node.args.get("end"))
+        step = int_value(node.args.get("step")) or 1
         if start is None or end is None:
             return None
         return abs(end - start) // abs(step) + 1
     if isinstance(node, exp.Repeat):
-        return _int(node.args.get("times"))
+        return int_value(node.args.get("times"))
     if isinstance(node, exp.Pad):
-        return _int(node.args.get("expression"))
+        return int_value(node.args.get("expression"))
     name = _name(node) or (node.key.lower() if isinstance(node, exp.Func) else "")
     args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
     if name == "array_repeat":
         count = args[1] if args else node.args.get("expression")
-        return _int(count)
+        return int_value(count)
     if name == "space":
-        return _int(args[0] if args else node.this)
+        return int_value(args[0] if args else node.this)
     return None
 
 
@@ -168,10 +158,10 @@ def _multiplier(node: exp.Expr) -> int:
         if isinstance(child, exp.Lambda) and _hof_array(parent) is not None:
             total *= _array_size(_hof_array(parent))
         elif isinstance(parent, exp.Repeat) and child is parent.this:
-            total *= _int(parent.args.get("times")) or 1
+            total *= int_value(parent.args.get("times")) or 1
         elif _name(parent) == "array_repeat" and child is parent.expressions[0]:
             count = parent.expressions[1] if len(parent.expressions) > 1 else None
-            total *= _int(count) or 1
+            total *= int_value(count) or 1
         child, parent = parent, parent.parent
     return total
 
@@ -187,7 +177,7 @@ def _copies(node: exp.Expr, acc: str) -> int:
         return 1
     if isinstance(node, _FIXED_SIZE_NODES) or _name(node) in _FIXED_SIZE_NAMES:
         return 0
-    if isinstance(node, exp.Substring) and _int(node.args.get("length")) is not None:
+    if isinstance(node, exp.Substring) and int_value(node.args.get("length")) is not None:
         return 0
     if isinstance(node, exp.Lambda):  # evaluated per element: any copy inside is unbounded
         return _MANY if _copies(node.this, acc) else 0

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from quality_py.sql.build import call, lit, paren, parsed_cast
+from quality_py.sql.build import call, int_value, lit, paren, parsed_cast
 from quality_py.sql.context import PassContext
 from quality_py.sql.enforce import policy_error
 
@@ -249,18 +249,13 @@ def _contain_round(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     args = _args(node)
     if len(args) != 2:
         return node
-    scale = _int_value(args[1])
+    scale = int_value(args[1])
     if scale is None:
         raise policy_error(ctx, f"{_name(node)} needs a literal scale", node)
     if scale >= 0:
         return node
     value = args[0]
-    bounds = (("tinyint", 127), ("smallint", 32767), ("int", 2**31 - 1), ("bigint", 2**63 - 1))
-    largest = exp.Case(
-        this=call("typeof", paren(value.copy())),
-        ifs=[exp.If(this=exp.Literal.string(t), true=_decimal(str(m))) for t, m in bounds],
-        default=exp.Null(),
-    )
+    largest = _by_integral_type(value, [_decimal(str(2 ** (b - 1) - 1)) for b in _WIDTHS])
     step = _decimal("1" + "0" * min(-scale, 37))
     wide = exp.DataType.build("DECIMAL(38,0)")
     magnitude = call("abs", exp.TryCast(this=paren(value.copy()), to=wide, safe=True))
@@ -270,6 +265,25 @@ def _contain_round(node: exp.Expr, ctx: PassContext) -> exp.Expr:
         expression=exp.LTE(this=rounded_up, expression=largest.copy()),
     )
     return _when(fits, node)
+
+
+#: Bits of tinyint, smallint, int and bigint.
+_WIDTHS = (8, 16, 32, 64)
+
+
+def _by_integral_type(
+    value: exp.Expr, per_type: list[exp.Expr], default: exp.Expr | None = None
+) -> exp.Expr:
+    """``CASE typeof(value) WHEN 'tinyint' THEN .. WHEN 'bigint' THEN .. END``: Spark folds
+    ``typeof``, so only the branch of the value's type remains."""
+    names = ("tinyint", "smallint", "int", "bigint")
+    return exp.Case(
+        this=call("typeof", paren(value.copy())),
+        ifs=[
+            exp.If(this=exp.Literal.string(n), true=e) for n, e in zip(names, per_type, strict=True)
+        ],
+        default=default if default is not None else exp.Null(),
+    )
 
 
 def _decimal(digits: str) -> exp.Expr:
@@ -282,15 +296,7 @@ def _contain_getbit(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     value, position = node.this, node.args.get("expression")
     if not isinstance(position, exp.Expr):
         return node
-    width = exp.Case(
-        this=call("typeof", paren(value.copy())),
-        ifs=[
-            exp.If(this=exp.Literal.string("tinyint"), true=lit(8)),
-            exp.If(this=exp.Literal.string("smallint"), true=lit(16)),
-            exp.If(this=exp.Literal.string("int"), true=lit(32)),
-        ],
-        default=lit(64),
-    )
+    width = _by_integral_type(value, [lit(b) for b in _WIDTHS], default=lit(64))
     inside = exp.And(
         this=exp.GTE(this=paren(position.copy()), expression=lit(0)),
         expression=exp.LT(this=paren(position.copy()), expression=width),
@@ -306,23 +312,12 @@ def _contain_conv(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     args = _args(node)
     if len(args) != 3:
         return node
-    base = _int_value(args[1])
+    base = int_value(args[1])
     if base is None or not 2 <= abs(base) <= 36:
         raise policy_error(ctx, "conv needs literal bases from 2 to 36", node)
     digits = math.floor(64 * math.log(2) / math.log(abs(base)))
     text = call("trim", exp.Cast(this=paren(args[0].copy()), to=exp.DataType.build("STRING")))
     return _when(exp.LTE(this=call("length", text), expression=lit(digits)), node)
-
-
-def _int_value(node: exp.Expr) -> int | None:
-    while isinstance(node, exp.Paren):
-        node = node.this
-    if isinstance(node, exp.Neg):
-        inner = _int_value(node.this)
-        return None if inner is None else -inner
-    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
-        return int(node.this)
-    return None
 
 
 def _contain_transform_keys(node: exp.Expr, ctx: PassContext) -> exp.Expr:
