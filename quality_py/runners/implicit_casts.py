@@ -377,7 +377,8 @@ def refuse_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> None:
     # and as compiled (lambdas inlined, library functions expanded): both, once each.
     trees = [r.parsed if r.parsed is not None else r.tree for r in rules]
     found = coercions(frame, [*trees, *(r.tree for r in rules)])
-    merged = [list(dict.fromkeys(a + b)) for a, b in zip(found, found[len(rules) :], strict=False)]
+    written, compiled_ = found[: len(rules)], found[len(rules) :]
+    merged = [list(dict.fromkeys(a + b)) for a, b in zip(written, compiled_, strict=True)]
     bad = [(rule, notes) for rule, notes in zip(rules, merged, strict=True) if notes]
     if not bad:
         return
