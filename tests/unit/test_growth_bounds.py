@@ -48,9 +48,10 @@ FINE = [
     "transform(sequence(1, 100), x -> repeat('a', 100))",  # 10,000: at the cap
     "aggregate(a, named_struct('s', ''), (acc, x) -> named_struct('s', concat(acc.s, x)))",
     "aggregate(a, array(0), (acc, x) -> array_append(acc, x))",
-    "aggregate(a, '', (acc, x) -> concat_ws(',', acc, CAST(x AS STRING)))",
+    "aggregate(a, '', (acc, x) -> concat(acc, ',', CAST(x AS STRING)))",
     "size(transform(a, x -> sequence(1, 1000))) > 0",  # the data's array: its own size
     "exists(sequence(1, 10), x -> x > 5)",
+    "aggregate(sequence(1, 60), 'a', (acc, x) -> soundex(acc))",  # four letters, whatever acc is
 ]
 
 
@@ -67,8 +68,11 @@ ENLARGING = [
     "hex(acc)", "base64(acc)", "to_json(array(acc))", "upper(acc)", "lower(acc)",
     "replace(acc, 'a', 'aa')", "regexp_replace(acc, 'a', 'aa')", "translate(acc, 'a', 'b')",
     "url_encode(acc)", "format_string('%s%s', acc, 'x')", "encode(acc, 'UTF-16')",
-    "to_csv(named_struct('a', acc))", "initcap(acc)", "quote(acc)", "soundex(acc)",
+    "to_csv(named_struct('a', acc))", "initcap(acc)", "quote(acc)",
     "named_struct('s', hex(acc.s))",
+    # concat_ws adds a separator per element of an array argument: an accumulator that is an
+    # array grows by its own count at every step (array_union(acc, array(concat_ws(',', acc))))
+    "concat_ws(',', acc, CAST(x AS STRING))",
 ]  # fmt: skip
 
 
