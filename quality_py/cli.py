@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import QualityError, escape_text
+from quality_py.io.views import filter_sql
 from quality_py.model.types import SparkSession
 
 
@@ -240,8 +241,8 @@ def quality_run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
-    if args.where:
-        df = df.where(args.where)
+    if args.where:  # through the rule policy, as every SQL text we accept
+        df = df.where(filter_sql(args.where, what="--where", policy=suite.policy))
     history, anomalies = _history(args, spark)
     from quality_py.io.yaml_anomalies import loads_error_rates, loads_sql_checks
 
@@ -347,8 +348,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
-    if args.where:
-        df = df.where(args.where)
+    if args.where:  # through the rule policy, as every SQL text we accept
+        df = df.where(filter_sql(args.where, what="--where", policy=suite.policy))
     checked = add_data_quality(df, suite, args.name, layout=args.layout, compiled=compiled)
     from quality_py.runners.summary import layout_of
 

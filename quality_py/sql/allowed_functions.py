@@ -35,6 +35,8 @@ REFUSED_FUNCTIONS: dict[str, str] = {
     "map_from_entries": "a duplicate or null key aborts the job; use map_from_arrays",
     "unbase64": "an incomplete or misplaced padding unit aborts the job; use "
     "try_to_binary(s, 'base64')",
+    "to_char": "its format is a number format or a datetime pattern by the value's type, which "
+    "the policy cannot check before the run; use date_format or format_number",
     "make_interval": "an interval overflow aborts the job; compare timestamps directly or use "
     "add_months / date_add",
 }

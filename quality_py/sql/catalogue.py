@@ -9,7 +9,8 @@ one bad value fails its row and never the job, and that the declared sizes hold.
 **Signatures** are argument kinds separated by commas, alternatives by ``|``. Data kinds are
 columns of the fuzzed frame: ``s`` string, ``n`` int, ``l`` bigint, ``d`` double, ``x``
 decimal, ``b`` boolean, ``dt`` date, ``ts`` timestamp, ``bin`` binary, ``a`` array<int>,
-``as`` array<string>, ``aa`` array<array<int>>, ``m`` map<string,int>, ``st`` a struct.
+``as`` array<string>, ``aa`` array<array<int>>, ``m`` map<string,int>, ``st`` a struct,
+``ntz`` timestamp_ntz, ``sec`` decimal(16, 6) (seconds with microseconds).
 Kinds starting with ``#`` are literals the rule writes (patterns, formats, counts, lambdas),
 drawn from pools of good and hostile values. A signature holding ``(`` is a whole call template
 whose ``{kind}`` holes are filled (syntax such as ``CAST(s AS INT)``).
@@ -178,7 +179,6 @@ substr: s,n | s,n,n | bin,n,n ; sum
 substring: s,n | s,n,n ; sum
 substring_index: s,s,n ; sum
 to_binary: s | s,#enc ; sum
-to_char: x,#nfmt | dt,#dfmt | ts,#dfmt ; fixed
 to_number: s,#nfmt ; fixed
 to_varchar: x,#nfmt | dt,#dfmt ; fixed
 translate: s,s,s ; scale 2
@@ -193,12 +193,12 @@ date_add: dt,n ; fixed
 date_diff: dt,dt ; fixed
 date_format: ts,#dfmt | dt,#dfmt ; fixed
 date_from_unix_date: n ; fixed
-date_part: #field,ts | #field,dt ; fixed
+date_part: #fieldq,ts | #fieldq,dt ; fixed
 date_sub: dt,n ; fixed
 date_trunc: #unit,ts ; fixed
 dateadd: dt,n ; fixed
 datediff: dt,dt ; fixed
-datepart: #field,ts ; fixed
+datepart: #fieldq,ts ; fixed
 day: dt ; fixed
 dayname: dt ; fixed
 dayofmonth: dt ; fixed
@@ -210,9 +210,9 @@ from_utc_timestamp: ts,#tz ; fixed
 hour: ts ; fixed
 last_day: dt ; fixed
 make_date: n,n,n ; fixed
-make_timestamp: n,n,n,n,n,d | n,n,n,n,n,d,#tz ; fixed
-make_timestamp_ltz: n,n,n,n,n,d | n,n,n,n,n,d,#tz ; fixed
-make_timestamp_ntz: n,n,n,n,n,d ; fixed
+make_timestamp: n,n,n,n,n,sec | n,n,n,n,n,sec,#tz ; fixed
+make_timestamp_ltz: n,n,n,n,n,sec | n,n,n,n,n,sec,#tz ; fixed
+make_timestamp_ntz: n,n,n,n,n,sec ; fixed
 minute: ts ; fixed
 month: dt ; fixed
 monthname: dt ; fixed
@@ -239,7 +239,7 @@ unix_timestamp: s,#dfmt | ts ; fixed
 weekday: dt ; fixed
 weekofyear: dt ; fixed
 year: dt ; fixed
-convert_timezone: #tz,#tz,ts ; fixed
+convert_timezone: #tz,#tz,ntz ; fixed
 cast: CAST({s} AS INT) | CAST({s} AS DATE) | CAST({d} AS DECIMAL(5, 2)) | CAST({n} AS TINYINT) \
   | CAST({l} AS INT) | CAST({s} AS BOOLEAN) | CAST({d} AS STRING) ; scale 32
 try_cast: TRY_CAST({s} AS INT) | TRY_CAST({l} AS INT) | TRY_CAST({s} AS TIMESTAMP) ; scale 32
@@ -261,7 +261,7 @@ array_compact: a ; sum
 array_contains: a,n ; fixed
 array_distinct: a ; sum
 array_except: a,a ; sum
-array_insert: a,n,n ; sum
+array_insert: a,n,n ; amp
 array_intersect: a,a ; sum
 array_join: as,#s | as,#s,#s ; product 0
 array_max: a ; sum
@@ -315,9 +315,9 @@ url_encode: s ; scale 9
 crc32: s | bin ; fixed
 hash: s | s,n ; fixed
 md5: s | bin ; fixed
-sha: s ; fixed
-sha1: s ; fixed
-sha2: s,#bits ; fixed
+sha: bin ; fixed
+sha1: bin ; fixed
+sha2: bin,#bits ; fixed
 xxhash64: s | n ; fixed
 bit_count: n | l ; fixed
 bit_get: l,n | n,n ; fixed

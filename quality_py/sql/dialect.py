@@ -45,6 +45,8 @@ VERBATIM_CALLS = frozenset(
         "try_to_timestamp",
         "to_timestamp_ltz",
         "to_timestamp_ntz",
+        "log10",  # sqlglot writes LOG(10, x): ln(x)/ln(10), another last digit than log10's
+        "log2",
     }
 )
 

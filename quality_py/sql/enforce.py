@@ -210,6 +210,13 @@ def _check_function(
     if not ok:
         raise policy_error(ctx, f"function {name} is not allowed by the rule policy", node)
     args = _args(node)
+    if name == "array_sort" and any(isinstance(a, exp.Lambda) for a in args):
+        raise policy_error(
+            ctx,
+            "array_sort with a comparator aborts the job when the comparator returns null or "
+            "meets a null element; use array_sort(a) or sort_array(a, false)",
+            node,
+        )
     if name in NEEDS_ARGUMENTS and not args and not policy.allow_clock:
         raise policy_error(
             ctx, f"{name}() without arguments reads the clock, which this policy refuses", node
@@ -377,10 +384,17 @@ _DATE_FORMAT_CALLS = frozenset(
 )
 
 
-def pattern_problem(pattern: str) -> str | None:
+#: Letters Spark formats with but refuses to parse with (``to_date(s, 'EEEE')`` aborts the job).
+_FORMAT_ONLY_LETTERS = frozenset("EFqQ")
+#: Calls that format a value as text; every other patterned call parses text.
+_FORMATTING_CALLS = frozenset({"date_format", "from_unixtime"})
+_FORMATTING_NODES = (exp.TimeToStr, exp.UnixToStr)
+
+
+def pattern_problem(pattern: str, *, parsing: bool = False) -> str | None:
     """Why a datetime pattern would abort the job, or None: outside quotes, every letter is one
-    Spark accepts in a run no longer than it accepts, no reserved character appears, and every
-    quote is closed.
+    Spark accepts in a run no longer than it accepts (and, to parse, one it parses with), no
+    reserved character appears, and every quote is closed.
 
     >>> pattern_problem("yyyy-MM-dd HH:mm"), pattern_problem("YYYY-ww")
     (None, "pattern letter 'Y' is not one Spark accepts (week-based and removed letters fail)")
@@ -406,6 +420,8 @@ def pattern_problem(pattern: str) -> str | None:
                     f"pattern letter {ch!r} is not one Spark accepts (week-based and removed "
                     "letters fail)"
                 )
+            if parsing and ch in _FORMAT_ONLY_LETTERS:
+                return f"pattern letter {ch!r} can format a date but not parse one"
             run = len(pattern[i:]) - len(pattern[i:].lstrip(ch))
             if run > _PATTERN_RUNS[ch]:
                 return f"{run} {ch!r} in a row: Spark accepts at most {_PATTERN_RUNS[ch]}"
@@ -436,7 +452,11 @@ def _check_date_pattern(node: exp.Expr, ctx: PassContext) -> None:
         raise policy_error(
             ctx, "datetime patterns must be literals (a bad one aborts the job)", node
         )
-    problem = pattern_problem(pattern)
+    parsing = not (
+        isinstance(node, _FORMATTING_NODES)
+        or (isinstance(node, exp.Anonymous) and str(node.this).lower() in _FORMATTING_CALLS)
+    )
+    problem = pattern_problem(pattern, parsing=parsing)
     if problem:
         raise policy_error(ctx, f"datetime pattern {pattern!r}: {problem}", node)
 

@@ -353,6 +353,8 @@ class _Sizer:
 
     def amplified(self, node: exp.Expr, parts: list[Poly]) -> Poly:
         """``repeat``, ``array_repeat``, ``space``, ``sequence``, ``format_number``."""
+        if isinstance(node, exp.ArrayInsert):  # pads with nulls up to its position: the cap
+            return add(*parts, const(self.cap))  # past the end (contain_ranges guards it)
         times = amplifier_size(node)
         if times is None and name_of(node) == "format_number":
             args = _positional(node)

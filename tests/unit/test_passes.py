@@ -14,6 +14,7 @@ from quality_py.sql.passes import PASSES, run_passes
 from quality_py.sql.passes.bound_growth import bound_growth
 from quality_py.sql.passes.contain_errors import contain_errors
 from quality_py.sql.passes.contain_functions import contain_functions
+from quality_py.sql.passes.contain_ranges import contain_ranges
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
 from quality_py.sql.shapes import parse_shape
@@ -69,7 +70,14 @@ def test_passes_do_not_mutate_the_input_tree() -> None:
     out = run_passes(tree, PassContext(lambdas=lib))
     assert tree.sql() == before
     assert to_sql(out) == "(CAST(4294967298 AS BIGINT) > 0)"
-    order = (inline_lambdas, bound_growth, contain_errors, contain_functions, library_functions)
+    order = (
+        inline_lambdas,
+        bound_growth,
+        contain_errors,
+        contain_functions,
+        contain_ranges,
+        library_functions,
+    )
     assert order == PASSES
 
 
@@ -173,6 +181,15 @@ CONTAIN_CASES, _ = read_cases("passes/contain_errors.sql")
 @pytest.mark.parametrize("case", CONTAIN_CASES, ids=[c.title for c in CONTAIN_CASES])
 def test_contain_errors_golden(case) -> None:  # type: ignore[no-untyped-def]
     out = contain_errors(parse_expression(case.input), ctx=PassContext())
+    assert to_sql(out) == case.expected
+
+
+RANGE_CASES, _ = read_cases("passes/contain_ranges.sql")
+
+
+@pytest.mark.parametrize("case", RANGE_CASES, ids=[c.title for c in RANGE_CASES])
+def test_contain_ranges_golden(case) -> None:  # type: ignore[no-untyped-def]
+    out = contain_ranges(parse_expression(case.input), ctx=PassContext())
     assert to_sql(out) == case.expected
 
 

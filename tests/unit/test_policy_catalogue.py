@@ -105,6 +105,14 @@ REJECTED = [
     (28, "s rlike pattern_column", "POLICY"),
     (29, "s rlike '['", "POLICY"),
     (32, "x > 0\x1b[31m", "POLICY"),
+    # issue 24, found by the signature fuzzer and the algebra of sizes
+    (27, "size(transform(a, x -> s)) > 0", "POLICY"),  # a copy of s per element of a
+    (27, "length(replace(s, 'a', t)) > 0", "POLICY"),  # a copy of t per 'a' in s
+    (27, "length(" + "hex(" * 14 + "s" + ")" * 14 + ") > 0", "POLICY"),  # 2^14 times s
+    (21, "size(array_sort(a, (x, y) -> x - y)) > 0", "POLICY"),  # null comparison aborts
+    (21, "round(d, 2147483647) > 0", "POLICY"),  # 10^scale overflows BigInteger
+    (21, "to_date(s, 'EEEE') IS NULL", "POLICY"),  # a format-only letter aborts the parse
+    (21, "to_char(x, '999') = ''", "POLICY"),  # the fuzzer cannot cover it
 ]
 
 

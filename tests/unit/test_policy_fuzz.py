@@ -150,7 +150,9 @@ def _check(text: str) -> None:
     sql = compiled.rules[0].sql
     assert not _ORACLE.search(sql), (text, sql)
     lowered = sql.lower()
-    if re.search(r"\bselect\b", lowered):  # only lookups of the permitted views (a column
+    if re.search(
+        r"\bselect\b", re.sub(r"`[^`]*`", "", lowered)
+    ):  # only lookups of the permitted views (a column
         # such as 0SELECT is a name, not a query)
         assert re.findall(r"from\s+(\w+)", lowered) and all(
             t in ("airlines", "airports") for t in re.findall(r"from\s+([\w.`/]+)", lowered)

@@ -13,6 +13,7 @@ from quality_py.sql.context import PassContext
 from quality_py.sql.passes.bound_growth import bound_growth
 from quality_py.sql.passes.contain_errors import contain_errors
 from quality_py.sql.passes.contain_functions import contain_functions
+from quality_py.sql.passes.contain_ranges import contain_ranges
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
 
@@ -26,6 +27,7 @@ PASSES: tuple[Pass, ...] = (
     bound_growth,
     contain_errors,
     contain_functions,
+    contain_ranges,
     library_functions,
 )
 

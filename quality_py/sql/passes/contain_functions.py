@@ -109,8 +109,19 @@ def _contain_regexp_extract(node: exp.Expr, ctx: PassContext) -> exp.Expr:
             )
             raise policy_error(ctx, message, group)
         return node
+    # Spark checks the group only when the pattern matches: no match is '' (or no matches)
     fits = exp.Between(this=paren(group.copy()), low=lit(0), high=lit(groups))
-    return _when(fits, node)
+    no_match = exp.And(  # a null group is null, match or not
+        this=exp.Not(this=exp.Is(this=paren(group.copy()), expression=exp.Null())),
+        expression=exp.Not(
+            this=exp.RegexpLike(this=node.this.copy(), expression=node.expression.copy())
+        ),
+    )
+    unmatched = node.copy()
+    unmatched.set("group", lit(0))
+    return paren(
+        exp.Case(ifs=[exp.If(this=fits, true=node), exp.If(this=no_match, true=unmatched)])
+    )
 
 
 def _contain_split_part(node: exp.Expr, ctx: PassContext) -> exp.Expr:
@@ -138,11 +149,6 @@ def _contain_slice(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     return _when(ok, node)
 
 
-def _contain_array_insert(node: exp.Expr, ctx: PassContext) -> exp.Expr:
-    args = _args(node)
-    return _when(_not_zero(args[1]), node) if len(args) >= 2 else node
-
-
 def _contain_pmod(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     args = _args(node)
     return _when(_not_zero(args[1]), node) if len(args) == 2 else node
@@ -168,30 +174,6 @@ def _contain_add_months(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     # months of a date stay in Spark's date range (years 1 to 9999: under 120,000 months)
     months = node.expression
     return _when(exp.Between(this=paren(months.copy()), low=lit(-120000), high=lit(120000)), node)
-
-
-def _contain_seconds(limit: float) -> Callable[[exp.Expr, PassContext], exp.Expr]:
-    def contain(node: exp.Expr, ctx: PassContext) -> exp.Expr:
-        value = _args(node)[0]
-        fits = exp.LT(this=call("abs", value.copy()), expression=exp.Literal.number(repr(limit)))
-        return _when(fits, node)
-
-    return contain
-
-
-def _contain_map_from_arrays(node: exp.Expr, ctx: PassContext) -> exp.Expr:
-    keys = node.args.get("keys")
-    if keys is None:
-        return node
-    distinct = exp.EQ(
-        this=call("size", call("array_distinct", keys.copy())),
-        expression=call("size", keys.copy()),
-    )
-    no_null = exp.EQ(
-        this=call("size", call("array_compact", keys.copy())),
-        expression=call("size", keys.copy()),
-    )
-    return _when(exp.And(this=distinct, expression=no_null), node)
 
 
 def _contain_map_concat(node: exp.Expr, ctx: PassContext) -> exp.Expr:
@@ -242,6 +224,10 @@ def _contain_levenshtein(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     return _when(condition, node)
 
 
+#: The largest scale ``round``/``bround`` take: more digits than a double or decimal has.
+MAX_SCALE = 400
+
+
 def _contain_round(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     """``round``/``bround`` of an integer to a negative scale overflows near the type's largest
     value (``round(2147483647, -1)``) and aborts the job: null there instead. The type's bound
@@ -252,6 +238,10 @@ def _contain_round(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     scale = int_value(args[1])
     if scale is None:
         raise policy_error(ctx, f"{_name(node)} needs a literal scale", node)
+    if abs(scale) > MAX_SCALE:  # 10^scale overflows Java's BigInteger and aborts the job
+        raise policy_error(
+            ctx, f"{_name(node)} takes a scale from -{MAX_SCALE} to {MAX_SCALE}, not {scale}", node
+        )
     if scale >= 0:
         return node
     value = args[0]
@@ -342,8 +332,8 @@ def _contain_transform_keys(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     body = fn.this.copy().transform(swap, copy=False)
     keys = call("transform", call("map_entries", paren(args[0].copy())),
                 exp.Lambda(this=body, expressions=[exp.to_identifier(entry)]))  # fmt: skip
-    distinct = exp.EQ(
-        this=call("size", call("array_distinct", keys)),
+    distinct = exp.EQ(  # and present: a null key aborts the job too
+        this=call("size", call("array_compact", call("array_distinct", keys))),
         expression=call("size", paren(args[0].copy())),
     )
     return _when(distinct, node)
@@ -359,13 +349,11 @@ _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
     exp.SplitPart: _contain_split_part,
     exp.Elt: _contain_elt,
     exp.ArraySlice: _contain_slice,
-    exp.ArrayInsert: _contain_array_insert,
     exp.Abs: _contain_abs,
     exp.Negative: _contain_negative,
     exp.Neg: _contain_negative,
     exp.NextDay: _contain_next_day,
     exp.AddMonths: _contain_add_months,
-    exp.Map: _contain_map_from_arrays,
 }
 #: Casts written as functions that sqlglot keeps as calls (``decimal(s)``, ``bigint(s)``).
 _CAST_FUNCTIONS = ("decimal", "bigint", "smallint", "tinyint", "float", "binary", "timestamp_ntz")
@@ -414,8 +402,6 @@ _BY_NAME: dict[str, Callable[[exp.Expr, PassContext], exp.Expr]] = {
     "transform_keys": _contain_transform_keys,
     "cardinality": _contain_size,
     "map_concat": _contain_map_concat,
-    "timestamp_seconds": _contain_seconds(9.2e12),
-    "timestamp_millis": _contain_seconds(9.2e15),
 }
 
 
