@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
@@ -176,3 +176,31 @@ def substitute(template: exp.Expr, name: str, value: exp.Expr) -> exp.Expr:
         return node
 
     return template.copy().transform(swap, copy=False)
+
+
+def rewrite_innermost(
+    tree: exp.Expr, rewrite_of: Callable[[exp.Expr], Callable[[exp.Expr], exp.Expr] | None]
+) -> exp.Expr:
+    """``tree`` with every node that ``rewrite_of`` gives a rewrite for replaced by its
+    rewrite, innermost first (a guard then holds its already rewritten arguments). Each rewrite
+    receives a detached copy of its node, which it may embed (``CASE WHEN ok THEN call END``).
+
+    >>> from quality_py.sql.parse import parse_expression
+    >>> def neg(n):
+    ...     return (lambda c: exp.Neg(this=c)) if isinstance(n, exp.Column) else None
+    >>> to_sql(rewrite_innermost(parse_expression("a + b"), neg))
+    '-a + -b'
+    """
+    nodes = [n for n in tree.walk(bfs=False) if rewrite_of(n) is not None]
+    for node in reversed(nodes):
+        rewrite = rewrite_of(node)
+        assert rewrite is not None
+        original = node.copy()
+        replacement = rewrite(original)
+        if replacement is original:
+            continue
+        if node is tree:
+            tree = replacement
+        else:
+            node.replace(replacement)
+    return tree

@@ -194,6 +194,7 @@ checks:
         ("check on a missing column", "check 'fit to publish', nope is complete"),
         ("missing view file", "lookup.csv"),
         ("unknown sample key", "sample key column(s) nope are not in the input"),
+        ("a --where the policy refuses", "the --where condition: reflect(...) is never allowed"),
     ],
 )
 def test_user_errors_are_one_paragraph_naming_the_culprit(
@@ -216,6 +217,10 @@ def test_user_errors_are_one_paragraph_naming_the_culprit(
             "--valid", out,
         ],
         "unknown sample key": ["run", rules, "--input", data, "--valid", out, "--key", "a,nope"],
+        "a --where the policy refuses": [
+            "run", rules, "--input", data, "--valid", out,
+            "--where", "reflect('java.lang.System', 'getenv', 'HOME') IS NOT NULL",
+        ],
     }[case]  # fmt: skip
     assert main(args) == 2
     err = capsys.readouterr().err

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from quality_py.sql.build import call, int_value, lit, paren, parsed_cast
+from quality_py.sql.build import call, int_value, lit, paren, parsed_cast, rewrite_innermost
 from quality_py.sql.context import PassContext
 from quality_py.sql.enforce import policy_error
 
@@ -457,17 +457,9 @@ def contain_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     """
     if not ctx.policy.contain_errors:
         return tree
-    nodes = [n for n in tree.walk(bfs=False) if _handler(n) is not None]
-    for node in reversed(nodes):  # innermost first
+
+    def rewrite_of(node: exp.Expr) -> Callable[[exp.Expr], exp.Expr] | None:
         handler = _handler(node)
-        assert handler is not None
-        # the guard embeds the call itself: detach a copy first so the CASE holds the call
-        original = node.copy()
-        replacement = handler(original, ctx)
-        if replacement is original:
-            continue
-        if node is tree:
-            tree = replacement
-        else:
-            node.replace(replacement)
-    return tree
+        return None if handler is None else (lambda original: handler(original, ctx))
+
+    return rewrite_innermost(tree, rewrite_of)

@@ -14,7 +14,12 @@ is Spark's own:
   for more elements than an array holds);
 * ``map(k, v, ...)`` with a null or repeated key, ``map_from_arrays`` with arrays of different
   lengths;
-* ``timestamp_seconds``/``timestamp_millis`` past the microseconds a timestamp holds.
+* ``timestamp_seconds``/``timestamp_millis`` past the microseconds a timestamp holds;
+* searches of one text of the data for another (``instr``, ``locate``, ``position``,
+  ``contains``, ``replace``, ``split_part``, ``substring_index``): Spark compares at every
+  position, so the cost is the product of the two lengths; past :data:`SEARCH_STEPS` the row
+  fails instead of running for minutes (``levenshtein`` is bounded the same way in
+  ``contain_functions``). A literal search text keeps the cost linear and is left alone.
 
 Runs after ``contain_functions``; skipped when the policy's ``contain_errors`` is off.
 """
@@ -25,7 +30,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from quality_py.sql.build import call, lit, paren
+from quality_py.sql.build import call, lit, paren, rewrite_innermost
 from quality_py.sql.context import PassContext
 
 #: The largest double whose ceiling and floor fit a bigint (2^63 rounded down to a double).
@@ -159,7 +164,34 @@ def _contain_epoch(limit: str) -> Callable[[exp.Expr, PassContext], exp.Expr]:
     return contain
 
 
+#: The most character comparisons one search of a text of the data for another may make.
+SEARCH_STEPS = 100_000_000
+#: Search calls: the argument searched in and the one searched for.
+_SEARCHES: dict[type, tuple[str, str]] = {
+    exp.StrPosition: ("this", "substr"),
+    exp.Contains: ("this", "expression"),
+    exp.Replace: ("this", "expression"),
+    exp.SplitPart: ("this", "delimiter"),
+    exp.SubstringIndex: ("this", "delimiter"),
+}
+
+
+def _contain_search(node: exp.Expr, ctx: PassContext) -> exp.Expr:
+    subject, needle = (node.args.get(k) for k in _SEARCHES[type(node)])
+    if not isinstance(subject, exp.Expr) or not isinstance(needle, exp.Expr):
+        return node
+    if isinstance(subject, exp.Literal) or isinstance(needle, exp.Literal):
+        return node  # a literal side: linear in the other
+
+    def length(value: exp.Expr) -> exp.Expr:
+        return exp.Cast(this=call("length", paren(value.copy())), to=exp.DataType.build("BIGINT"))
+
+    steps = exp.Mul(this=length(subject), expression=length(needle))
+    return _when(exp.LTE(this=steps, expression=lit(SEARCH_STEPS)), node)
+
+
 _BY_CLASS: dict[type, Callable[[exp.Expr, PassContext], exp.Expr]] = {
+    **dict.fromkeys(_SEARCHES, _contain_search),
     exp.Bracket: _contain_bracket,
     exp.Ceil: _contain_rounding,
     exp.Floor: _contain_rounding,
@@ -186,21 +218,15 @@ def contain_ranges(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
 
     >>> from quality_py.sql.build import to_sql
     >>> from quality_py.sql.parse import parse_expression
-    >>> to_sql(contain_ranges(parse_expression("ceil(d) > 0"), ctx=PassContext()))[:60]
-    "CASE WHEN TYPEOF(d) IN ('double', 'float') AND NOT d IS NULL "
+    >>> sql = to_sql(contain_ranges(parse_expression("ceil(d) > 0"), ctx=PassContext()))
+    >>> sql.startswith("CASE WHEN TYPEOF(d) IN ('double', 'float') AND NOT d IS NULL")
+    True
     """
     if not ctx.policy.contain_errors:
         return tree
-    nodes = [n for n in tree.walk(bfs=False) if _handler(n) is not None]
-    for node in reversed(nodes):  # innermost first
+
+    def rewrite_of(node: exp.Expr) -> Callable[[exp.Expr], exp.Expr] | None:
         handler = _handler(node)
-        assert handler is not None
-        original = node.copy()  # the guard holds the call: detach a copy first
-        replacement = handler(original, ctx)
-        if replacement is original:
-            continue
-        if node is tree:
-            tree = replacement
-        else:
-            node.replace(replacement)
-    return tree
+        return None if handler is None else (lambda original: handler(original, ctx))
+
+    return rewrite_innermost(tree, rewrite_of)
