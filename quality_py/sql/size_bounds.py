@@ -472,11 +472,11 @@ def value_size(tree: exp.Expr, ctx: PassContext) -> Poly | None:
 
     >>> from quality_py.sql.parse import parse_expression
     >>> show(value_size(parse_expression("concat(upper(s), 'x')"), PassContext()))
-    '3·N + 129'
+    '3·N + 17'
     >>> try:
     ...     value_size(parse_expression("transform(a, x -> s)"), PassContext())
     ... except PolicyError as err:
     ...     print(err.message[:55])
-    transform(a, x -> s) builds a value whose size grows wi
+    TRANSFORM(a, x -> s) builds a value whose size grows wi
     """
     return _Sizer(ctx).size(tree, {})
