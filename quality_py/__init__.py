@@ -56,6 +56,7 @@ from quality_py.history import (
     FileMetricsRepository,
     TableMetricsRepository,
 )
+from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file, loads_ruleset_file
 
 # --- rule tables and YAML -----------------------------------------------------------------------
 from quality_py.io.tables import read_rule_tables, suite_to_tables, tables_to_suites
@@ -156,6 +157,9 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "dumps_ruleset",
     "load_ruleset",
     "loads_ruleset",
+    "RulesetFile",
+    "load_ruleset_file",
+    "loads_ruleset_file",
     "read_rule_tables",
     "suite_to_tables",
     "tables_to_suites",

@@ -205,22 +205,22 @@ def _compile_early(suite: Any) -> Any:
     return None if suite.meta_rule_sets else compile_suite(suite)
 
 
-def _run_inputs(args: argparse.Namespace) -> tuple[Any, tuple[Any, ...], Any, SparkSession]:
-    """The suite, its checks, the early compilation and the session of ``run``. A YAML
-    ruleset is read and compiled before Spark starts (errors come first); rule tables are
-    read with the session."""
-    if _is_yaml(args.ruleset):
-        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
+def _run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
+    """The ruleset (every section, from one read), its early compilation and the session of
+    ``run``. A YAML ruleset is read and compiled before Spark starts (errors come first); rule
+    tables are read with the session."""
+    from dataclasses import replace
 
-        suite, checks = load_ruleset_and_checks(args.ruleset)  # one read of the file
-        suite = suite.with_policy(_policy(args, _reference_names(args)))
-        compiled = _compile_early(suite)
-        return suite, checks, compiled, _session(args.master, args.remote)
-    spark = _session(args.master, args.remote)
-    _progress(f"reading the rule tables of {args.ruleset}")
-    suite, checks = _load_suite_and_checks(args.ruleset, args.suite, spark, _others(args))
-    suite = suite.with_policy(_policy(args, _reference_names(args)))
-    return suite, checks, _compile_early(suite), spark
+    from quality_py.io.ruleset_file import load_ruleset_file
+
+    spark = None
+    if not _is_yaml(args.ruleset):
+        spark = _session(args.master, args.remote)
+        _progress(f"reading the rule tables of {args.ruleset}")
+    ruleset = load_ruleset_file(args.ruleset, spark=spark, suite=args.suite, others=_others(args))
+    suite = ruleset.suite.with_policy(_policy(args, _reference_names(args)))
+    compiled = _compile_early(suite)
+    return replace(ruleset, suite=suite), compiled, spark or _session(args.master, args.remote)
 
 
 def _progress(message: str) -> None:
@@ -236,17 +236,15 @@ def quality_run(args: argparse.Namespace) -> int:
     from quality_py.dataset.checks import format_verification
     from quality_py.runners.summary import format_summary
 
-    suite, checks, compiled, spark = _run_inputs(args)
+    ruleset, compiled, spark = _run_inputs(args)
+    suite, checks = ruleset.suite, ruleset.checks
     _warn_if_unhardened(spark)
     started = time.perf_counter()
     _load_reference(spark, args)
     df = _read_input(spark, args.input, args.format)
     if args.where:  # through the rule policy, as every SQL text we accept
         df = df.where(filter_sql(args.where, what="--where", policy=suite.policy))
-    history, anomalies = _history(args, spark)
-    from quality_py.io.yaml_anomalies import loads_error_rates, loads_sql_checks
-
-    text = Path(args.ruleset).read_text(encoding="utf-8") if _is_yaml(args.ruleset) else ""
+    history, anomalies = _history(args, spark, ruleset.anomaly_checks)
     try:
         run = run_quality(
             df,
@@ -259,8 +257,8 @@ def quality_run(args: argparse.Namespace) -> int:
             history=history,
             tags=_tags(args.tag),
             anomaly_checks=anomalies,
-            sql_checks=loads_sql_checks(text, args.ruleset),
-            error_rates=loads_error_rates(text, args.ruleset),
+            sql_checks=ruleset.sql_checks,
+            error_rates=ruleset.error_rates,
             notifiers=_notifiers(args),
             keys=_keys(args.key),
         )
@@ -314,12 +312,12 @@ def _notifiers(args: argparse.Namespace) -> list[Any]:
     return out
 
 
-def _history(args: argparse.Namespace, spark: SparkSession) -> tuple[Any, tuple[Any, ...]]:
+def _history(
+    args: argparse.Namespace, spark: SparkSession, anomalies: tuple[Any, ...]
+) -> tuple[Any, tuple[Any, ...]]:
     """The run's metrics repository (``--history``) and the ruleset's anomaly checks."""
     from quality_py.history import open_repository
-    from quality_py.io.yaml_anomalies import load_anomalies
 
-    anomalies = load_anomalies(args.ruleset) if _is_yaml(args.ruleset) else ()
     if not args.history:
         if anomalies:
             print(
@@ -343,7 +341,8 @@ def run(args: argparse.Namespace) -> int:
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
 
-    suite, checks, compiled, spark = _run_inputs(args)
+    ruleset, compiled, spark = _run_inputs(args)
+    suite, checks = ruleset.suite, ruleset.checks
     _warn_if_unhardened(spark)
     started = time.perf_counter()
     _load_reference(spark, args)

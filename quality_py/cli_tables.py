@@ -47,29 +47,15 @@ def _load_suite(
     others: dict[str, str | None] | None = None,
 ) -> Any:
     """A suite from a YAML file or from rule tables (:mod:`quality_py.io.rule_sources`)."""
-    from quality_py.io.tables import read_rule_tables
     from quality_py.io.yaml_rulesets import load_ruleset
-    from quality_py.model.ids import Id
 
     if _is_yaml(source):
         return load_ruleset(source)
     if spark is None:
         raise SystemExit(f"{source}: reading rule tables needs a Spark session")
-    from quality_py.io.rule_sources import rule_table_frames
+    from quality_py.io.rule_sources import read_suite
 
-    frames = rule_table_frames(spark, source, others)
-    loaded = read_rule_tables(
-        frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]
-    )
-    if suite:
-        sid, _, version = suite.partition(".")
-        if version:
-            return loaded.suites[Id(int(sid), int(version))]
-        return loaded.latest(int(sid))
-    ids = {i.id for i in loaded.suites}
-    if len(ids) != 1:
-        raise SystemExit(f"{source} holds suites {sorted(ids)}: choose one with --suite")
-    return loaded.latest(ids.pop())
+    return read_suite(spark, source, suite, others)
 
 
 def _cell(value: Any) -> Any:

@@ -150,3 +150,27 @@ def rule_table_frames(
 def is_rule_tables(source: str) -> bool:
     """Whether ``source`` names rule tables rather than a YAML ruleset."""
     return not source.lower().endswith((".yaml", ".yml"))
+
+
+def read_suite(
+    spark: Any, source: str, suite: str | None = None, others: dict[str, str | None] | None = None
+) -> Any:
+    """The suite of the rule tables of ``source``: ``suite`` picks one (``"1"`` its latest
+    version, ``"1.2"`` that version); without it the tables must hold one suite id, whose
+    latest version is read."""
+    from quality_py.io.tables import read_rule_tables
+    from quality_py.model.ids import Id
+
+    frames = rule_table_frames(spark, source, others)
+    loaded = read_rule_tables(
+        frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]
+    )
+    if suite:
+        sid, _, version = suite.partition(".")
+        if version:
+            return loaded.suites[Id(int(sid), int(version))]
+        return loaded.latest(int(sid))
+    ids = {i.id for i in loaded.suites}
+    if len(ids) != 1:
+        raise _refuse(f"{source} holds suites {sorted(ids)}: choose one with --suite")
+    return loaded.latest(ids.pop())

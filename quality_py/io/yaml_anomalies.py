@@ -102,11 +102,19 @@ def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, 
 
 def _top(text: str, origin: str, key: str) -> Any:
     refuse_aliases(text, origin)
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    node = section(yaml.compose(text, Loader=yaml.SafeLoader), key)
+    return node, _value(node)
+
+
+def section(root: yaml.Node | None, key: str) -> yaml.Node | None:
+    """The node of a top-level section of a composed ruleset (None when absent)."""
     if not isinstance(root, yaml.MappingNode):
-        return None, None
-    node = next((v for k, v in root.value if k.value == key), None)
-    return node, (None if node is None else yaml.SafeLoader("").construct_document(node))
+        return None
+    return next((v for k, v in root.value if k.value == key), None)
+
+
+def _value(node: yaml.Node | None) -> Any:
+    return None if node is None else yaml.SafeLoader("").construct_document(node)
 
 
 def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[Any, ...]:
@@ -116,9 +124,15 @@ def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[Any, ...]:
     ...     "sql_checks: [{name: some rows, sql: count(*) > 0, on: valid}]")]
     [('some rows', 'valid')]
     """
+    node, _ = _top(text, origin, "sql_checks")
+    return sql_checks_from_node(node, origin)
+
+
+def sql_checks_from_node(node: yaml.Node | None, origin: str) -> tuple[Any, ...]:
+    """The SQL checks of a ``sql_checks:`` node."""
     from quality_py.actions.sql_checks import sql_checks_from_specs
 
-    node, specs = _top(text, origin, "sql_checks")
+    specs = _value(node)
     if not specs:
         return ()
     if not isinstance(specs, list) or not all(isinstance(s, dict) for s in specs):
@@ -135,9 +149,15 @@ def loads_error_rates(text: str, origin: str = "<string>") -> Any:
     >>> loads_error_rates("error_rates: {run: 0.1, rules: {101: 0.02}}")
     ErrorRates(run=0.1, rules={'101': 0.02})
     """
+    node, _ = _top(text, origin, "error_rates")
+    return error_rates_from_node(node, origin)
+
+
+def error_rates_from_node(node: yaml.Node | None, origin: str) -> Any:
+    """The alert thresholds of an ``error_rates:`` node (None when absent)."""
     from quality_py.actions.judging import ErrorRates
 
-    node, spec = _top(text, origin, "error_rates")
+    spec = _value(node)
     if spec is None:
         return None
     if not isinstance(spec, dict) or set(spec) - {"run", "rules"}:

@@ -254,7 +254,12 @@ def loads_ruleset_and_checks(
     >>> suite.rule_count, [c.constraints[0].description for c in checks]
     (1, ['size >= 1'])
     """
-    ctx = _Ctx(text, origin)
+    return suite_and_checks(compose_ruleset(text, origin), text, origin)
+
+
+def compose_ruleset(text: str, origin: str = "<string>") -> yaml.Node:
+    """The YAML node tree of ruleset text (aliases, depth and syntax checked), which every
+    section reader takes: a file is read and parsed once (``io/ruleset_file.py``)."""
     refuse_aliases(text, origin)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -266,7 +271,15 @@ def loads_ruleset_and_checks(
             f"{where}: {err.problem}", item_kind="ruleset", span=span
         ) from None
     if root is None:
-        raise ctx.error(None, "the ruleset is empty")
+        raise _Ctx(text, origin).error(None, "the ruleset is empty")
+    return root
+
+
+def suite_and_checks(
+    root: yaml.Node, text: str, origin: str = "<string>"
+) -> tuple[RuleSuite, tuple[Check, ...]]:
+    """The suite and dataset checks of a composed ruleset (:func:`compose_ruleset`)."""
+    ctx = _Ctx(text, origin)
     fields = _mapping(root, ctx, "the ruleset")
     top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks"}
     top |= {"anomalies", "sql_checks", "error_rates"}  # judging runs: io/yaml_anomalies.py

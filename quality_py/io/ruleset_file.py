@@ -1,0 +1,114 @@
+"""One ruleset, read once: everything a YAML ruleset file or a set of rule tables declares.
+
+A YAML file is read and parsed once, and every section (the suite, dataset checks, anomaly
+checks, SQL checks, error rates) is built from that one tree; rule tables hold the suite only.
+The command line and a notebook call the same loader:
+
+.. code-block:: python
+
+    from quality_py.io.ruleset_file import load_ruleset_file
+
+    ruleset = load_ruleset_file("rulesets/flights.yaml")
+    run = run_quality(df, ruleset.suite, ruleset.checks, "2024-05", **ruleset.run_inputs())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quality_py.dataset.checks import Check
+from quality_py.history.anomaly_checks import AnomalyCheck
+from quality_py.model.rules import RuleSuite
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RulesetFile:
+    """The sections of one ruleset (absent sections are empty).
+
+    >>> ruleset = loads_ruleset_file('''
+    ... suite: {id: 1}
+    ... rule_sets: [{id: 5, rules: [{id: 9, expression: "a > 0"}]}]
+    ... sql_checks: [{name: some rows, sql: count(*) > 0, on: valid}]
+    ... error_rates: {run: 0.1}
+    ... ''')
+    >>> ruleset.suite.rule_count, len(ruleset.sql_checks), ruleset.error_rates.run
+    (1, 1, 0.1)
+    """
+
+    suite: RuleSuite
+    checks: tuple[Check, ...] = ()
+    anomaly_checks: tuple[AnomalyCheck, ...] = ()
+    sql_checks: tuple[Any, ...] = ()  # actions.sql_checks.SqlCheck (actions sits above io)
+    error_rates: Any = None  # actions.judging.ErrorRates, or None
+    origin: str = "<string>"
+
+    def run_inputs(self) -> dict[str, Any]:
+        """The keyword arguments of ``run_quality`` this ruleset declares (SQL checks, error
+        rates, and the anomaly checks when there are any).
+
+        >>> sorted(loads_ruleset_file("suite: {id: 1}").run_inputs())
+        ['error_rates', 'sql_checks']
+        """
+        out: dict[str, Any] = {"sql_checks": self.sql_checks, "error_rates": self.error_rates}
+        if self.anomaly_checks:
+            out["anomaly_checks"] = self.anomaly_checks
+        return out
+
+
+def loads_ruleset_file(text: str, origin: str = "<string>") -> RulesetFile:
+    """Every section of YAML ruleset text, from one parse.
+
+    >>> loads_ruleset_file("suite: {id: 3, version: 2}", "inline").suite.id
+    Id(3, 2)
+    """
+    from quality_py.io.yaml_anomalies import (
+        anomalies_from_node,
+        error_rates_from_node,
+        section,
+        sql_checks_from_node,
+    )
+    from quality_py.io.yaml_rulesets import compose_ruleset, suite_and_checks
+
+    root = compose_ruleset(text, origin)
+    suite, checks = suite_and_checks(root, text, origin)
+    return RulesetFile(
+        suite=suite,
+        checks=checks,
+        anomaly_checks=anomalies_from_node(section(root, "anomalies"), origin),
+        sql_checks=sql_checks_from_node(section(root, "sql_checks"), origin),
+        error_rates=error_rates_from_node(section(root, "error_rates"), origin),
+        origin=origin,
+    )
+
+
+def is_yaml(source: str | Path) -> bool:
+    """Whether ``source`` names a YAML ruleset (else it names rule tables)."""
+    return str(source).lower().endswith((".yaml", ".yml"))
+
+
+def load_ruleset_file(
+    source: str | Path,
+    *,
+    spark: Any = None,
+    suite: str | None = None,
+    others: dict[str, str | None] | None = None,
+) -> RulesetFile:
+    """The ruleset of a YAML file (read once) or of rule tables (``spark`` reads them; ``suite``
+    picks one, ``others`` names the lambdas/outputs/meta rule sets tables).
+
+    >>> ruleset = load_ruleset_file("rulesets/flights.yaml")
+    >>> ruleset.suite.rule_count > 0 and len(ruleset.checks) > 0
+    True
+    """
+    if is_yaml(source):
+        path = Path(source)
+        return loads_ruleset_file(path.read_text(encoding="utf-8"), str(path))
+    if spark is None:
+        from quality_py.errors import InputError
+
+        raise InputError(f"{source}: reading rule tables needs a Spark session")
+    from quality_py.io.rule_sources import read_suite
+
+    return RulesetFile(suite=read_suite(spark, str(source), suite, others), origin=str(source))
