@@ -15,7 +15,7 @@ ends in a ``noop`` write of the input plus the looked-up value; cases interleave
   join at 10k entries, and at 1M entries one run did not finish in 10 minutes, so it is skipped
   above ``--whole-map-max`` entries.
 
-``map_lookup`` compiles to the ``hinted`` form (quality_py/sql/library_lookups.py).
+``map_lookup`` compiles to the ``hinted`` form (quality_py/sql/library/lookups.py).
 
 Usage: ``python benchmarks/bench_lookups.py [--rows N] [--runs R] [--sizes 10000,1000000]``
 """

@@ -3,7 +3,7 @@
 :func:`build_bloom` sizes the filter for the number of distinct values (counted, or given) and a
 false-positive rate, then sets each value's bits with one aggregation that returns one row per
 64-bit word holding a set bit (at most ``bits / 64`` rows reach the driver, never the data).
-The hashing is described in :mod:`quality_py.sql.library_blooms`; rules test membership with
+The hashing is described in :mod:`quality_py.sql.library.blooms`; rules test membership with
 ``probability_in(value, 'name')`` or ``bloom_contains(value, 'name')``.
 
 A stored bloom is one file: a JSON header line (shape, value type, sha256 of the payload) and the
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
 from quality_py.model.blooms import BloomSpec
-from quality_py.sql.library_blooms import BLOOM_TYPES
+from quality_py.sql.library.blooms import BLOOM_TYPES
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
 from quality_py.model.policy import RulePolicy
-from quality_py.sql.library_lookups import KEY
+from quality_py.sql.library.lookups import KEY
 from quality_py.sql.names import map_view_sql
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import LibraryFunctionError
-from quality_py.sql.library_digests import MURMUR3_X64_128, PYTHON_HASHERS
-from quality_py.sql.library_za import ZA_FUNCTIONS
+from quality_py.sql.library.digests import MURMUR3_X64_128, PYTHON_HASHERS
+from quality_py.sql.library.za import ZA_FUNCTIONS
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

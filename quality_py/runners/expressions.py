@@ -30,7 +30,7 @@ from quality_py.errors import RuleAnalysisError
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import bigint, call, lit, named_struct, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.library_expressions import to_yaml_sql
+from quality_py.sql.library.expressions import to_yaml_sql
 from quality_py.sql.spark_types import parse_type, sql_type
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 128 bits), Adler-32 and SipHash-2-4 over the fed bytes, as the longs the original reads.
 
 The original feeds every field into one Guava ``Hasher`` (the bytes are built in SQL: see
-:mod:`quality_py.sql.library_digests`), takes ``hash().asBytes()`` and reads them as big-endian
+:mod:`quality_py.sql.library.digests`), takes ``hash().asBytes()`` and reads them as big-endian
 longs, padding the last with zero bytes. Guava writes a 32-bit hash code little-endian and a
 64-bit one (SipHash) little-endian too, so a 32-bit code ``c`` becomes the long whose
 big-endian bytes are ``c``'s four little-endian bytes and four zeros.

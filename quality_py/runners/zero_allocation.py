@@ -10,7 +10,7 @@ on its own, with the previous field's hash as the seed (read from its ``ZeroAllo
 
 A null field hashes nothing (the seed passes on). The bytes of a field are built in SQL before
 this runs (ints 4 and longs 8 bytes little-endian, strings UTF-8: see
-:mod:`quality_py.sql.library_za`). The hashes: ``XX`` is XXH64 and ``XXH3`` is XXH3's 128-bit
+:mod:`quality_py.sql.library.za`). The hashes: ``XX`` is XXH64 and ``XXH3`` is XXH3's 128-bit
 hash, both from the ``xxhash`` package (the reference C implementation; Spark's own
 ``xxhash64`` cannot be seeded); ``MURMUR3_64``/``MURMUR3_128`` are MurmurHash3 x64 128 (the
 64-bit one its first half), written here because the seed is a whole long, where ``mmh3`` takes

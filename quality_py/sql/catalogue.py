@@ -328,7 +328,7 @@ shiftrightunsigned: n,n | l,n ; fixed
 typeof: s | a ; fixed
 """
 
-#: Our library functions (``sql/library*.py``), by the size of what they return. They are
+#: Our library functions (``sql/library/``), by the size of what they return. They are
 #: expanded after the growth pass, so it reads them as calls.
 _LIBRARY_FIXED = """
 passed failed soft_failed disabled_rule probability pack_ints unpack unpack_id_triple

@@ -23,7 +23,7 @@ from quality_py.sql.allowed_functions import (
 )
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
-from quality_py.sql.library_aggregates import HELPERS
+from quality_py.sql.library.aggregates import HELPERS
 from quality_py.sql.regex_safety import like_unsafe_reason, unsafe_reason
 
 #: agg_expr's helpers (sum_with, inc ...): read by agg_expr, not library functions themselves.

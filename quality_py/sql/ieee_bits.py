@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from quality_py.sql.library_ids import _expand
+from quality_py.sql.library.registry import expand
 
 __all__ = ["ieee_bits"]
 
@@ -78,4 +78,4 @@ def ieee_bits(arg: exp.Expr, single: bool) -> exp.Expr:
     >>> to_sql(ieee_bits(exp.column("d"), False)).startswith("CASE WHEN ISNAN(d)")
     True
     """
-    return _expand(_TEMPLATES[single], arg)
+    return expand(_TEMPLATES[single], arg)

@@ -16,7 +16,7 @@ from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.errors import LibraryFunctionError, ReferenceDataError
 from quality_py.io.blooms import build_bloom, load_bloom, read_bloom, register_bloom, save_bloom
 from quality_py.sql.build import to_sql
-from quality_py.sql.library_blooms import maybe_in
+from quality_py.sql.library.blooms import maybe_in
 from quality_py.sql.parse import parse_expression
 
 MEMBERS = 200_000

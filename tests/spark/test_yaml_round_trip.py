@@ -1,4 +1,4 @@
-"""``from_yaml(to_yaml(x), type)`` equals ``x`` for every Spark type (library_expressions.py).
+"""``from_yaml(to_yaml(x), type)`` equals ``x`` for every Spark type (sql/library/expressions.py).
 
 A property test generates nested types (arrays, maps keyed by numbers, dates, decimals, text and
 structs, structs) and values; the expected value is the input itself, compared in Python as

@@ -114,6 +114,26 @@ def test_modules_stay_small() -> None:
     assert big == []
 
 
+def test_library_families_import_only_the_registry() -> None:
+    """sql/library/: each family imports the registry, never the package or another family
+    (the package imports every family by name: no import loop, no shared private helper)."""
+    library = PACKAGE / "sql" / "library"
+    families = {p.stem for p in library.glob("*.py") if "@register(" in p.read_text()}
+    wrong = []
+    for path in sorted(library.glob("*.py")):
+        if path.stem not in families:
+            continue
+        for module in _imports(path):
+            if module == "quality_py.sql.library" or (
+                module.startswith("quality_py.sql.library.")
+                and module.rsplit(".", 1)[1] in families
+            ):
+                wrong.append(f"{path.name} -> {module}")
+    assert wrong == []
+    registry_imports = _imports(library / "registry.py")
+    assert not any(m.startswith("quality_py.sql.library") for m in registry_imports)
+
+
 #: Modules that back-quote names themselves, and why that text never reaches Spark's SQL parser.
 OWN_QUOTING = {
     "actions/run.py": "names for DataFrame.select (a Column name, never parsed as SQL)",

@@ -44,7 +44,7 @@ def library_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
             tree = replacement
         else:
             node.replace(replacement)
-    from quality_py.sql.library_aggregates import leftover_helpers
+    from quality_py.sql.library.aggregates import leftover_helpers
 
     leftover_helpers(tree, ctx)
     return tree

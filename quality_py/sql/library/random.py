@@ -27,8 +27,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, lit, named_struct
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import library_error, register
-from quality_py.sql.library_ids import _expand
+from quality_py.sql.library.registry import expand, library_error, register
 
 MAX_RANDOM_BYTES = 1024
 UNIQUE_BASE = (1 << 24) | 2
@@ -71,7 +70,7 @@ def _word(seed: int | None, stream: int) -> str:
 
 
 def _random_long(seed: int | None, stream: int) -> exp.Expr:
-    return _expand(f"shiftleft({_word(seed, 2 * stream)}, 32) | {_word(seed, 2 * stream + 1)}")
+    return expand(f"shiftleft({_word(seed, 2 * stream)}, 32) | {_word(seed, 2 * stream + 1)}")
 
 
 @register("rng")
@@ -94,7 +93,7 @@ def _rng_bytes(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
             raise _error(ctx, f"rng_bytes makes 1 to {MAX_RANDOM_BYTES} bytes", rest[0])
         rest = rest[1:]
     seed = _seed(rest, ctx, "rng_bytes")
-    words = [_expand(f"lpad(hex({_word(seed, i)}), 8, '0')") for i in range((size + 3) // 4)]
+    words = [expand(f"lpad(hex({_word(seed, i)}), 8, '0')") for i in range((size + 3) // 4)]
     return call("substr", call("unhex", call("concat", *words)), lit(1), lit(size))
 
 
@@ -117,8 +116,8 @@ def _unique_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     prefix = _prefix(args[0], ctx, "unique_id")
     return named_struct(
         (f"{prefix}_base", lit(UNIQUE_BASE)),
-        (f"{prefix}_i0", _expand("unix_micros(current_timestamp())")),
-        (f"{prefix}_i1", _expand("monotonically_increasing_id()")),
+        (f"{prefix}_i0", expand("unix_micros(current_timestamp())")),
+        (f"{prefix}_i1", expand("monotonically_increasing_id()")),
     )
 
 

@@ -6,7 +6,7 @@ is spelled out in :mod:`quality_py.runners.zero_allocation`). Here each field's 
 in SQL as the original's field feeding makes them (ints 4 bytes and longs 8 bytes
 little-endian, strings as UTF-8, decimals of up to 18 digits as their unscaled long, floating
 point as Java's bits; a null field is a null element, which hashes nothing: see
-:mod:`quality_py.sql.library_digests`), and one Arrow function per hash runs the chain over the
+:mod:`quality_py.sql.library.digests`), and one Arrow function per hash runs the chain over the
 row's array of field bytes:
 
 * 64 bits (``za_hash_with(_struct)``, ``za_field_based_id``): ``XX`` (XXH64, the original's
@@ -28,7 +28,8 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, lit, named_struct
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import library_error, register
+from quality_py.sql.library.field_bytes import field_hex
+from quality_py.sql.library.registry import library_error, register
 
 #: Hash name -> the Arrow function running its chain over ``array<binary>``, giving
 #: ``array<bigint>`` (quality_py/runners/arrow_functions.py).
@@ -67,12 +68,10 @@ def _chain(
 ) -> tuple[exp.Expr, int]:
     """``array<bigint>``: the chain of the hash named by ``args[0]`` over the bytes of the fields
     ``args[1:]`` (one element per field, null for a null field), and its number of longs."""
-    from quality_py.sql.library_digests import _field_hex
-
     if len(args) < 2:
         raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
     name = _hash_name(args[0], fn, allowed, ctx)
-    fed = [call("unhex", _field_hex(f, fn, ctx, True, keep_null=True)) for f in args[1:]]
+    fed = [call("unhex", field_hex(f, fn, ctx, True, keep_null=True)) for f in args[1:]]
     return call(ZA_FUNCTIONS[name], call("array", *fed)), 1 if name in HASHES_64 else 2
 
 

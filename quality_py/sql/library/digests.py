@@ -29,9 +29,8 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, field, lit, named_struct, paren, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.ieee_bits import ieee_bits
-from quality_py.sql.library import library_error, register
-from quality_py.sql.library_ids import _expand
+from quality_py.sql.library.field_bytes import HEX_INT, HEX_LONG, field_hex, little_endian
+from quality_py.sql.library.registry import expand, library_error, register
 
 #: Digest name -> (Spark template over the binary ``__a0``, digest length in bytes).
 DIGESTS: dict[str, tuple[str, int]] = {
@@ -41,19 +40,6 @@ DIGESTS: dict[str, tuple[str, int]] = {
     "SHA-256": ("sha2(__a0, 256)", 32),
     "SHA-384": ("sha2(__a0, 384)", 48),
     "SHA-512": ("sha2(__a0, 512)", 64),
-}
-_FOUR_BYTES = {"int", "smallint", "tinyint"}
-# hex() of a BIGINT is its two's complement: masking to 32 bits gives an int's 4 bytes
-_HEX_INT = "lpad(hex(CAST(__a0 AS BIGINT) & 4294967295), 8, '0')"
-_HEX_LONG = "lpad(hex(CAST(__a0 AS BIGINT)), 16, '0')"
-_HEX_OF = {
-    **dict.fromkeys(_FOUR_BYTES, _HEX_INT),
-    "boolean": "CASE WHEN __a0 THEN '00000001' WHEN NOT __a0 THEN '00000000' END",
-    "date": "lpad(hex(CAST(unix_date(__a0) AS BIGINT) & 4294967295), 8, '0')",
-    "bigint": _HEX_LONG,
-    "timestamp": "lpad(hex(unix_micros(__a0)), 16, '0')",
-    "string": "hex(__a0)",
-    "binary": "hex(__a0)",
 }
 
 
@@ -77,77 +63,6 @@ def _digest(name_node: exp.Expr, fn: str, ctx: PassContext) -> tuple[str, int]:
     return DIGESTS[name]
 
 
-def _little_endian(template: str, size: int) -> str:
-    """``template`` (the big-endian hex of ``size`` bytes) with its bytes in reverse order."""
-    parts = [f"substr({template}, {1 + 2 * (size - 1 - i)}, 2)" for i in range(size)]
-    return "concat(" + ", ".join(parts) + ")"
-
-
-#: Guava's hashers (behind the original's ``hash_with``) take ints and longs little-endian.
-_HEX_OF_LITTLE_ENDIAN = {
-    **{k: _little_endian(_HEX_OF[k], 4) for k in (*_FOUR_BYTES, "date")},
-    "boolean": "CASE WHEN __a0 THEN '01000000' WHEN NOT __a0 THEN '00000000' END",
-    **{k: _little_endian(_HEX_OF[k], 8) for k in ("bigint", "timestamp")},
-    "string": "hex(__a0)",
-    "binary": "hex(__a0)",
-}
-
-
-def _field_hex(
-    arg: exp.Expr,
-    fn: str,
-    ctx: PassContext,
-    little_endian: bool = False,
-    keep_null: bool = False,
-) -> exp.Expr:
-    """The hex of the bytes one field feeds to the digest ('' for null, or null with
-    ``keep_null``)."""
-    if ctx.type_of is None:
-        raise _error(
-            ctx,
-            f"{fn} needs the data's types to feed each field as the original does: use a "
-            "DataFrame runner (add_data_quality, ...) or functions.expr(..., over=df)",
-            arg,
-        )
-    kind = ctx.type_of(to_sql(arg))
-    if kind is None:
-        raise _error(ctx, f"{fn}: {to_sql(arg)} does not analyse against the data", arg)
-    table = _HEX_OF_LITTLE_ENDIAN if little_endian else _HEX_OF
-    template = table.get(kind.split("(")[0])
-    if kind.startswith("decimal(") and _decimal_digits(kind)[0] <= 18:
-        # the original feeds a decimal of up to 18 digits as its unscaled long
-        arg = _unscaled(arg, _decimal_digits(kind)[1])
-        template = table["bigint"]
-    elif kind in ("double", "float"):
-        # ... and floating point as Java's doubleToLongBits / floatToIntBits (-0.0 as 0)
-        arg = ieee_bits(arg, single=kind == "float")
-        template = table["bigint" if kind == "double" else "int"]
-    elif template is None or kind.startswith("decimal("):
-        raise _error(
-            ctx,
-            f"{fn}: {to_sql(arg)} is {kind}; digests take int, bigint, boolean, date, timestamp, "
-            "float, double, decimal (up to 18 digits), string and binary fields (cast or "
-            "format the others)",
-            arg,
-        )
-    fed = _expand(template, arg)
-    return fed if keep_null else call("coalesce", fed, lit(""))
-
-
-def _decimal_digits(kind: str) -> tuple[int, int]:
-    """``decimal(p,s)`` -> ``(p, s)``."""
-    precision, scale = kind[len("decimal(") : -1].split(",")
-    return int(precision), int(scale)
-
-
-def _unscaled(arg: exp.Expr, scale: int) -> exp.Expr:
-    """A decimal's unscaled value as a BIGINT: the value times 10^scale, exactly (decimal
-    arithmetic; the product of an up-to-18-digit decimal fits a long)."""
-    if scale == 0:
-        return _expand("CAST(__a0 AS BIGINT)", arg)
-    return _expand(f"CAST(__a0 * CAST('1{'0' * scale}' AS DECIMAL(19, 0)) AS BIGINT)", arg)
-
-
 def _digest_hex(
     args: list[exp.Expr], fn: str, ctx: PassContext, little_endian: bool = False
 ) -> tuple[exp.Expr, int]:
@@ -155,16 +70,16 @@ def _digest_hex(
     if len(args) < 2:
         raise _error(ctx, f"{fn} takes a digest name and at least one field", args[0])
     template, size = _digest(args[0], fn, ctx)
-    hexes = [_field_hex(a, fn, ctx, little_endian) for a in args[1:]]
+    hexes = [field_hex(a, fn, ctx, little_endian) for a in args[1:]]
     fed = call("unhex", call("concat", *hexes))
     longs = (size + 7) // 8
-    padded = _expand(f"rpad({template}, {longs * 16}, '0')", fed)
+    padded = expand(f"rpad({template}, {longs * 16}, '0')", fed)
     return padded, longs
 
 
 def _longs(hex_digest: exp.Expr, count: int) -> list[exp.Expr]:
     return [
-        _expand(f"CAST(conv(substr(__a0, {1 + 16 * i}, 16), 16, -10) AS BIGINT)", hex_digest)
+        expand(f"CAST(conv(substr(__a0, {1 + 16 * i}, 16), 16, -10) AS BIGINT)", hex_digest)
         for i in range(count)
     ]
 
@@ -216,7 +131,7 @@ def _id_base64(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
         parts = list(args)
     else:
         raise _error(ctx, "id_base64 takes an id struct, or a base and at least two longs", args[0])
-    hexes = [_expand(_HEX_INT, parts[0])] + [_expand(_HEX_LONG, p) for p in parts[1:]]
+    hexes = [expand(HEX_INT, parts[0])] + [expand(HEX_LONG, p) for p in parts[1:]]
     return call("base64", call("unhex", call("concat", *hexes)))
 
 
@@ -233,15 +148,15 @@ def _id_from_base64(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     size = _size_literal(args[1], ctx) if len(args) == 2 else 2
     if not 1 <= size <= 64:
         raise _error(ctx, "id_from_base64: the number of longs must be 1 to 64", args[1])
-    hexed = _expand("hex(try_to_binary(CAST(__a0 AS STRING), 'base64'))", args[0])
-    pairs = [("base", _expand("CAST(conv(substr(__a0, 1, 8), 16, -10) AS INT)", hexed))]
+    hexed = expand("hex(try_to_binary(CAST(__a0 AS STRING), 'base64'))", args[0])
+    pairs = [("base", expand("CAST(conv(substr(__a0, 1, 8), 16, -10) AS INT)", hexed))]
     pairs += [
-        (f"i{i}", _expand(f"CAST(conv(substr(__a0, {9 + 16 * i}, 16), 16, -10) AS BIGINT)", hexed))
+        (f"i{i}", expand(f"CAST(conv(substr(__a0, {9 + 16 * i}, 16), 16, -10) AS BIGINT)", hexed))
         for i in range(size)
     ]
     ddl = ", ".join(["base: INT", *[f"i{i}: BIGINT" for i in range(size)]])
     # a generic id: even header byte, the length in bytes 2-3, and exactly that many bytes
-    valid = _expand(
+    valid = expand(
         f"length(__a0) = {8 + 16 * size} AND CAST(conv(substr(__a0, 1, 2), 16, 10) AS INT) % 2 = 0 "
         f"AND CAST(conv(substr(__a0, 5, 4), 16, 10) AS INT) = {size}",
         hexed,
@@ -256,7 +171,7 @@ def _id_from_base64(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 @register("id_size", 1)
 def _id_size(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The number of longs of an id's base64 (null when it is not one)."""
-    return _expand(
+    return expand(
         "CAST(conv(substr(hex(try_to_binary(CAST(__a0 AS STRING), 'base64')), 5, 4), 16, 10) "
         "AS INT)",
         args[0],
@@ -299,9 +214,9 @@ def _hash_longs(
         # Guava's crc32 is a 4-byte hash code written little-endian; as one long, padded
         if len(args) < 2:
             raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
-        hexes = [_field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
+        hexes = [field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
         crc = call("crc32", call("unhex", call("concat", *hexes)))
-        code = _expand(f"rpad({_little_endian(_HEX_INT, 4)}, 16, '0')", crc)
+        code = expand(f"rpad({little_endian(HEX_INT, 4)}, 16, '0')", crc)
         return _longs(code, 1), None
     if name not in PYTHON_HASHERS:
         digest, count = _digest_hex(args, fn, ctx, little_endian=True)
@@ -309,7 +224,7 @@ def _hash_longs(
     if len(args) < 2:
         raise _error(ctx, f"{fn} takes a hash name and at least one field", args[0])
     function, count = PYTHON_HASHERS[name]
-    hexes = [_field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
+    hexes = [field_hex(a, fn, ctx, little_endian=True) for a in args[1:]]
     hashed = call(function, call("unhex", call("concat", *hexes)))
     return [call("element_at", hashed.copy(), lit(i + 1)) for i in range(count)], hashed
 

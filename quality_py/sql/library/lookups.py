@@ -20,8 +20,7 @@ from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
-from quality_py.sql.library import library_error, register
-from quality_py.sql.library_ids import _expand
+from quality_py.sql.library.registry import expand, library_error, register
 
 #: The columns of a loaded map's view (reserved names: see the module docs).
 KEY, VALUE = "__qp_key", "__qp_value"
@@ -83,7 +82,7 @@ _CONTAINS = "EXISTS(SELECT /*+ BROADCAST(`__qp_map`) */ 1 FROM `__qp_map` WHERE 
 def _over_map(template: str, table: exp.Table, key: exp.Expr, checked: bool) -> exp.Expr:
     """``template`` with the map's view in place of ``__qp_map`` and the key of ``__a0``; when
     the key's type was not checked, the match also needs the struct guard of its type."""
-    out = _expand(template, key)
+    out = expand(template, key)
     for node in list(out.find_all(exp.Table)):
         if node.name == "__qp_map":
             node.replace(table.copy())

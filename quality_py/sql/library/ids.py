@@ -23,24 +23,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
-from quality_py.sql.build import field, named_struct, paren, substitute
+from quality_py.sql.build import field, named_struct
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
-from quality_py.sql.library import library_error, register
-
-_TEMPLATES: dict[str, exp.Expr] = {}
-
-
-def _expand(template: str, *args: exp.Expr) -> exp.Expr:
-    """``template`` with ``__a<i>`` replaced by (a copy of) ``args[i]``."""
-    if template not in _TEMPLATES:
-        tree = DIALECT.parse(template)[0]
-        assert tree is not None
-        _TEMPLATES[template] = tree
-    out = _TEMPLATES[template]
-    for i, arg in enumerate(args):
-        out = substitute(out, f"__a{i}", paren(arg))
-    return out.copy() if not args else out
+from quality_py.sql.library.registry import expand, library_error, register
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionError:
@@ -91,19 +77,19 @@ _FROM_UUID = (
 @register("long_pair", 2)
 def _long_pair(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """``struct<lower, higher>`` of two longs."""
-    return _expand(_LONG_PAIR, *args)
+    return expand(_LONG_PAIR, *args)
 
 
 @register("as_uuid", 2)
 def _as_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The uuid string of a lower and a higher long (``java.util.UUID(higher, lower)``)."""
-    return _expand(_AS_UUID, *args)
+    return expand(_AS_UUID, *args)
 
 
 @register("long_pair_from_uuid", 1)
 def _long_pair_from_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The lower and higher longs of a uuid string (null unless it has the canonical form)."""
-    return _expand(_FROM_UUID, *args)
+    return expand(_FROM_UUID, *args)
 
 
 def _is_text(node: exp.Expr) -> bool:
@@ -128,7 +114,7 @@ def _prefixed_to_long_pair(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
         raise _error(ctx, "prefixed_to_long_pair takes a prefix, not a path", prefix)
     lower = field(value, f"{parts[0]}_i0")
     higher = field(value, f"{parts[0]}_i1")
-    return _expand(_LONG_PAIR, lower, higher)
+    return expand(_LONG_PAIR, lower, higher)
 
 
 def _equal_fields(
@@ -158,13 +144,13 @@ def _id_equal(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 @register("comparable_maps", 1)
 def _comparable_maps(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """A map as the array of its ``struct<key, value>`` entries sorted by key."""
-    return _expand("array_sort(map_entries(__a0))", *args)
+    return expand("array_sort(map_entries(__a0))", *args)
 
 
 @register("reverse_comparable_maps", 1)
 def _reverse_comparable_maps(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The map of an array made by ``comparable_maps``."""
-    return _expand("map_from_entries(__a0)", *args)
+    return expand("map_from_entries(__a0)", *args)
 
 
 # rng_uuid: java.util.UUID(most, least) with the version-4 and IETF-variant bits set, as Spark's
@@ -181,7 +167,7 @@ _VERSIONED = (
 def _little_endian_long(hexed: exp.Expr, start: int) -> exp.Expr:
     """The signed long of 8 bytes read little-endian from hex ``hexed`` at byte ``start``."""
     pairs = ", ".join(f"substr(__a0, {1 + 2 * (start + 7 - i)}, 2)" for i in range(8))
-    return _expand(f"CAST(conv(concat({pairs}), 16, -10) AS BIGINT)", hexed)
+    return expand(f"CAST(conv(concat({pairs}), 16, -10) AS BIGINT)", hexed)
 
 
 @register("rng_uuid", 1)
@@ -190,12 +176,12 @@ def _rng_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     arg = args[0]
     kind = ctx.type_of(arg.sql(dialect=DIALECT)) if ctx.type_of is not None else None
     if kind == "binary":
-        hexed = _expand("IF(length(__a0) = 16, hex(__a0), NULL)", arg)
+        hexed = expand("IF(length(__a0) = 16, hex(__a0), NULL)", arg)
         most, least = _little_endian_long(hexed, 0), _little_endian_long(hexed, 8)
     else:
         most, least = field(arg, "higher"), field(arg, "lower")
-    pair = _expand(_VERSIONED, least, most)
-    return _expand(_AS_UUID, field(pair, "lower"), field(pair, "higher"))
+    pair = expand(_VERSIONED, least, most)
+    return expand(_AS_UUID, field(pair, "lower"), field(pair, "higher"))
 
 
 @register("provided_id", 2)

@@ -22,8 +22,7 @@ from quality_py.model.blooms import BloomSpec
 from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
-from quality_py.sql.library import library_error, register
-from quality_py.sql.library_ids import _expand
+from quality_py.sql.library.registry import expand, library_error, register
 
 #: Types a bloom may be built from (its header names one; nothing else reaches the SQL).
 BLOOM_TYPES = ("tinyint", "smallint", "int", "bigint", "string", "binary", "date", "boolean")
@@ -61,7 +60,7 @@ def _typed_value(value: exp.Expr, spec: BloomSpec, ctx: PassContext, fn: str) ->
     if kind is not None and not compatible(kind, spec.value_type):
         message = mismatch_message(fn, "bloom", spec.name, spec.value_type, value, kind)
         raise _error(ctx, message, value, KEY_TYPE)
-    cast = _expand(f"TRY_CAST(__a0 AS {spec.value_type})", value)
+    cast = expand(f"TRY_CAST(__a0 AS {spec.value_type})", value)
     if kind is not None:
         return cast
     typed_null = exp.Cast(this=exp.Null(), to=exp.DataType.build(spec.value_type))
@@ -85,7 +84,7 @@ def maybe_in(value: exp.Expr, spec: BloomSpec) -> exp.Expr:
             f"CAST(pmod({pos}, 64) AS INT)) % 2 <> 0"
         )
     bits = exp.Subquery(this=exp.select("bits").from_(table))
-    test = _expand(f"IF(__a0 IS NULL, NULL, {' AND '.join(terms)})", value, bits)
+    test = expand(f"IF(__a0 IS NULL, NULL, {' AND '.join(terms)})", value, bits)
     return test
 
 
@@ -94,7 +93,7 @@ def _probability_in(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """1 - fpp when the value may be in the loaded bloom, 0.0 when it is certainly not."""
     spec = _spec(args, ctx, "probability_in")
     value = _typed_value(args[0], spec, ctx, "probability_in")
-    return _expand(
+    return expand(
         f"CASE WHEN __a0 THEN {1.0 - spec.fpp!r}D WHEN NOT __a0 THEN 0.0D END",
         maybe_in(value, spec),
     )

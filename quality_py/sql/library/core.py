@@ -1,83 +1,18 @@
-"""The library functions (``passed()``, ``pack_ints`` ...) and their expansion into Spark built-ins.
-
-Each function is registered under its snake_case name; calls match case-insensitively with or
-without underscores, as the original registers them (``softFail`` = ``soft_fail``). Nothing is
-registered in the Spark session: every call is replaced by built-in SQL at compile time.
-"""
+"""The core library functions: result constants (``passed()`` ...), ``probability``,
+``soft_fail``, id packing, ``rule_result``, the flattening of results and struct updates."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from sqlglot import exp
 
-from quality_py.errors import LibraryFunctionError
 from quality_py.model.ids import INT_MAX, INT_MIN, pack_id
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED
 from quality_py.sql import coding
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.context import PassContext
+from quality_py.sql.library.registry import library_error, register
 from quality_py.sql.shapes import Shape, literal_shape, shape_of_ddl
-
-Handler = Callable[[list[exp.Expr], PassContext], exp.Expr]
-
-
-@dataclass(frozen=True, slots=True)
-class LibraryFunction:
-    """A registered library function: its name, allowed argument counts and expansion."""
-
-    name: str
-    arities: tuple[int, ...]
-    expand: Handler
-    doc: str
-
-
-REGISTRY: dict[str, LibraryFunction] = {}
-
-
-def canonical(name: str) -> str:
-    """The lookup key of a function name: lower case, underscores removed.
-
-    >>> canonical("soft_Fail") == canonical("softFail")
-    True
-    """
-    return name.lower().replace("_", "")
-
-
-def register(name: str, *arities: int) -> Callable[[Handler], Handler]:
-    """Register the decorated expansion under ``name`` for the given argument counts.
-
-    No counts means variadic: the expansion checks its own arguments.
-    """
-
-    def wrap(fn: Handler) -> Handler:
-        key = canonical(name)
-        assert key not in REGISTRY, name
-        REGISTRY[key] = LibraryFunction(name, arities, fn, (fn.__doc__ or "").strip())
-        return fn
-
-    return wrap
-
-
-def lookup(name: str) -> LibraryFunction | None:
-    """The library function called ``name`` (any spelling), if there is one."""
-    return REGISTRY.get(canonical(name))
-
-
-def library_error(
-    ctx: PassContext, message: str, node: exp.Expr | None = None, code: str = "LIBRARY_TYPE"
-) -> LibraryFunctionError:
-    """The error of a library call in the item ``ctx`` compiles, pointing at ``node``."""
-    return LibraryFunctionError(
-        message,
-        item_id=ctx.item_id,
-        item_kind=ctx.item_kind,
-        source=ctx.source,
-        span=ctx.span_of(node) if node is not None else None,
-        code=code,
-    )
 
 
 def _error(ctx: PassContext, message: str, node: exp.Expr | None = None) -> Exception:
@@ -496,14 +431,3 @@ def _flat_array_ddl() -> str:
     from quality_py.model.results import FLAT_RESULT_DDL
 
     return f"array<{FLAT_RESULT_DDL}>"
-
-
-# More families register themselves on import (they import ``register`` from here).
-from quality_py.sql import library_aggregates as _library_aggregates  # noqa: E402,F401
-from quality_py.sql import library_blooms as _library_blooms  # noqa: E402,F401
-from quality_py.sql import library_digests as _library_digests  # noqa: E402,F401
-from quality_py.sql import library_expressions as _library_expressions  # noqa: E402,F401
-from quality_py.sql import library_ids as _library_ids  # noqa: E402,F401
-from quality_py.sql import library_lookups as _library_lookups  # noqa: E402,F401
-from quality_py.sql import library_random as _library_random  # noqa: E402,F401
-from quality_py.sql import library_za as _library_za  # noqa: E402,F401

@@ -19,7 +19,7 @@ from sqlglot import exp
 from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import library_error, register
+from quality_py.sql.library.registry import library_error, register
 from quality_py.sql.spark_types import is_text, parse_type, type_sql
 
 

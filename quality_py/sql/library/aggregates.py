@@ -38,8 +38,7 @@ from quality_py.errors import LibraryFunctionError
 from quality_py.sql.build import call, cast, paren
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
-from quality_py.sql.library import canonical, library_error, register
-from quality_py.sql.library_ids import _expand
+from quality_py.sql.library.registry import canonical, expand, library_error, register
 
 #: Helpers that only mean something as an argument of agg_expr: agg_expr reads them itself, so
 #: they are not library functions, and a suite's own lambda of the same name (``inc`` is a
@@ -209,7 +208,7 @@ def _grouped_sum(node: exp.Expr, ddl: str, condition: exp.Expr, ctx: PassContext
         f"{value_type})), CAST(0 AS {value_type})) AS __qp_s FROM __qp_input "
         f"WHERE coalesce(__a2, false) AND __a0 IS NOT NULL GROUP BY CAST(__a0 AS {key_type})))"
     )
-    out = _expand(template, paren(args[0].copy()), paren(added.copy()), paren(condition.copy()))
+    out = expand(template, paren(args[0].copy()), paren(added.copy()), paren(condition.copy()))
     for table in list(out.find_all(exp.Table)):
         if table.name == "__qp_input":
             table.replace(exp.Table(this=exp.to_identifier(ctx.input_view, quoted=True)))
