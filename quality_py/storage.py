@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path
 
 
-class _LocalFiles:
+class LocalFiles:
     """A local directory: link-based atomic, no-overwrite publication."""
 
     def __init__(self, root: str) -> None:
@@ -52,7 +52,7 @@ class _LocalFiles:
             tmp.unlink(missing_ok=True)
 
 
-class _ArrowFiles:
+class ArrowFiles:
     """Any filesystem pyarrow opens by URI: temporary object, then rename to a free name."""
 
     def __init__(self, root: str) -> None:

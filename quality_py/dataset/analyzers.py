@@ -295,7 +295,7 @@ class Correlation(Analyzer):
 
 
 # Deequ's classification of a value's text; the first that matches wins, nulls are "unknown".
-_TYPE_PATTERNS = (
+TYPE_PATTERNS = (
     ("integral", r"^\\s*[-+]?\\d+\\s*$"),
     ("fractional", r"^\\s*[-+]?(\\d+\\.\\d*|\\.\\d+|\\d+)([eE][-+]?\\d+)?\\s*$"),
     ("boolean", r"^\\s*(?i:true|false)\\s*$"),
@@ -326,7 +326,7 @@ class DataType(Analyzer):
         f = _filter(self.where, policy)
         out = [f"count_if({text} IS NULL){f}"]
         earlier: list[str] = []
-        for _, pattern in _TYPE_PATTERNS:
+        for _, pattern in TYPE_PATTERNS:
             test = f"{text} RLIKE '{pattern}'"
             out.append(f"count_if({' AND '.join([*earlier, test])}){f}")
             earlier.append(f"NOT {test}")

@@ -34,15 +34,62 @@ from quality_py.dataset.grouping import COUNT, FrequencyState, GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.states import STATE_FORMAT
 from quality_py.errors import QualityError
-from quality_py.storage import _ArrowFiles, _LocalFiles
+from quality_py.storage import ArrowFiles, LocalFiles
 
 _VERSION = re.compile(r"^v(\d+)\.json$")
-_CLASSES: dict[str, type] = {
-    name: obj
-    for module in (analyzer_module, grouping_module, sketch_module, state_module)
-    for name, obj in vars(module).items()
-    if isinstance(obj, type) and dataclasses.is_dataclass(obj)
+#: The name each analyzer and state is stored under, written out (never derived from a class's
+#: name): a renamed class keeps its entry's name and still reads every state saved before.
+#: Never change a name here; tests/unit/test_state_store.py holds the list.
+STORED_NAMES: dict[str, type] = {
+    "ApproxCountDistinct": sketch_module.ApproxCountDistinct,
+    "ApproxQuantile": sketch_module.ApproxQuantile,
+    "CoMomentsState": state_module.CoMomentsState,
+    "Completeness": analyzer_module.Completeness,
+    "Compliance": analyzer_module.Compliance,
+    "Correlation": analyzer_module.Correlation,
+    "CountDistinct": grouping_module.CountDistinct,
+    "DataType": analyzer_module.DataType,
+    "Distinctness": grouping_module.Distinctness,
+    "Distribution": grouping_module.Distribution,
+    "Entropy": grouping_module.Entropy,
+    "ExtremeState": state_module.ExtremeState,
+    "FrequencyState": grouping_module.FrequencyState,
+    "Histogram": grouping_module.Histogram,
+    "Maximum": analyzer_module.Maximum,
+    "Mean": analyzer_module.Mean,
+    "Minimum": analyzer_module.Minimum,
+    "MomentsState": state_module.MomentsState,
+    "MutualInformation": grouping_module.MutualInformation,
+    "PatternMatch": analyzer_module.PatternMatch,
+    "RatioState": state_module.RatioState,
+    "Size": analyzer_module.Size,
+    "SizeState": state_module.SizeState,
+    "SketchState": sketch_module.SketchState,
+    "StandardDeviation": analyzer_module.StandardDeviation,
+    "Sum": analyzer_module.Sum,
+    "SumState": state_module.SumState,
+    "TypeCountsState": state_module.TypeCountsState,
+    "UniqueValueRatio": grouping_module.UniqueValueRatio,
+    "Uniqueness": grouping_module.Uniqueness,
 }
+_NAME_OF: dict[type, str] = {cls: name for name, cls in STORED_NAMES.items()}
+
+
+def stored_name(obj: Any) -> str:
+    """The name ``obj``'s class is stored under.
+
+    >>> from quality_py.dataset.analyzers import Size
+    >>> stored_name(Size())
+    'Size'
+    """
+    name = _NAME_OF.get(type(obj))
+    if name is None:
+        raise StateStoreError(
+            f"{type(obj).__name__} has no stored name: add it to STORED_NAMES "
+            "(quality_py/dataset/store.py) to save its states",
+            item_kind="state",
+        )
+    return name
 
 
 class StateStoreError(QualityError):
@@ -57,7 +104,7 @@ def _fields(obj: Any) -> dict[str, Any]:
 
 def _build(name: str, fields: dict[str, Any]) -> Any:
     """An analyzer or state of class ``name`` from its fields (no __init__ logic runs)."""
-    cls = _CLASSES[name]
+    cls = STORED_NAMES[name]
     if hasattr(cls, "from_dict"):
         return cls.from_dict(fields)
     expected = {f.name for f in dataclasses.fields(cls)}
@@ -99,8 +146,8 @@ class FileStateStore:
     def __init__(self, root: str | Path) -> None:
         text = str(root)
         self.root = text
-        self._files: _LocalFiles | _ArrowFiles = (
-            _ArrowFiles(text) if "://" in text else _LocalFiles(text)
+        self._files: LocalFiles | ArrowFiles = (
+            ArrowFiles(text) if "://" in text else LocalFiles(text)
         )
 
     def _rel(self, key: str) -> str:
@@ -127,9 +174,9 @@ class FileStateStore:
     def _encode(self, key: str, result: AnalysisResult) -> dict[str, Any]:
         items = [
             {
-                "analyzer": type(a).__name__,
+                "analyzer": stored_name(a),
                 "args": _fields(a),
-                "state_type": type(s).__name__,
+                "state_type": stored_name(s),
                 "state": s.to_dict(),
             }
             for a, s in result.states.items()
@@ -152,7 +199,7 @@ class FileStateStore:
                         "files": self._pin(f"{key}/{rel}"),
                     }
                 )
-        grouping = [{"analyzer": type(a).__name__, "args": _fields(a)} for a in result.grouping]
+        grouping = [{"analyzer": stored_name(a), "args": _fields(a)} for a in result.grouping]
         return {
             "format": STATE_FORMAT,
             "analyzers": items,

@@ -158,12 +158,12 @@ class FileMetricsRepository:
     """
 
     def __init__(self, root: str | Path) -> None:
-        from quality_py.storage import _ArrowFiles, _LocalFiles
+        from quality_py.storage import ArrowFiles, LocalFiles
 
         text = str(root)
         self.root = text
-        self._files: _LocalFiles | _ArrowFiles = (
-            _ArrowFiles(text) if "://" in text else _LocalFiles(text)
+        self._files: LocalFiles | ArrowFiles = (
+            ArrowFiles(text) if "://" in text else LocalFiles(text)
         )
 
     def save(self, record: RunRecord) -> None:

@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from quality_py.dataset.analyzers import _TYPE_PATTERNS
+from quality_py.dataset.analyzers import TYPE_PATTERNS
 from quality_py.model.yaml_text import dump_yaml
 from quality_py.profile.profiler import ColumnProfile, DatasetProfile
 
 #: The SQL text (backslashes escaped for a Spark string literal) of the patterns by which
 #: :class:`~quality_py.dataset.analyzers.DataType` infers a value's type.
-_PATTERNS = dict(_TYPE_PATTERNS)
+_PATTERNS = dict(TYPE_PATTERNS)
 
 
 @dataclass(frozen=True)

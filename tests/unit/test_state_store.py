@@ -199,3 +199,44 @@ def test_killed_at_every_line_of_a_save_loads_old_or_new(tmp_path: Path) -> None
         assert size in (1.0, 2.0), (stop_at, size)
         outcomes.add(size)
     assert outcomes == {1.0, 2.0}  # killed both before and after the publishing link
+
+
+#: The stored names (issue 25): states saved under these read back whatever the classes are
+#: called. A name may be added, never changed or removed.
+STORED = """ApproxCountDistinct ApproxQuantile CoMomentsState Completeness Compliance Correlation
+CountDistinct DataType Distinctness Distribution Entropy ExtremeState FrequencyState Histogram
+Maximum Mean Minimum MomentsState MutualInformation PatternMatch RatioState Size SizeState
+SketchState StandardDeviation Sum SumState TypeCountsState UniqueValueRatio Uniqueness""".split()
+
+
+def test_stored_names_are_written_out_and_never_change() -> None:
+    from quality_py.dataset.store import STORED_NAMES
+
+    assert set(STORED) <= set(STORED_NAMES)
+
+
+def test_a_renamed_class_still_reads_its_saved_states(tmp_path: Path) -> None:
+    store = FileStateStore(tmp_path)
+    store.save("t", AnalysisResult({Size(): SizeState(7)}))
+    # the class is renamed in the code: its stored name is the entry's, not the class's
+    before = Size.__name__
+    try:
+        Size.__name__ = "RowCount"
+        store.save("t", AnalysisResult({Size(): SizeState(8)}))
+        loaded = store.load("t", version=1)
+    finally:
+        Size.__name__ = before
+    assert loaded is not None and loaded.states == {Size(): SizeState(7)}
+    manifest = json.loads((tmp_path / "t" / "v2.json").read_text())
+    assert [a["analyzer"] for a in manifest["analyzers"]] == ["Size"]
+
+
+def test_a_class_without_a_stored_name_is_refused_by_name(tmp_path: Path) -> None:
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Unlisted(Size):
+        pass
+
+    with pytest.raises(StateStoreError, match="Unlisted has no stored name"):
+        FileStateStore(tmp_path).save("t", AnalysisResult({Unlisted(): SizeState(1)}))
