@@ -203,10 +203,38 @@ def test_killed_at_every_line_of_a_save_loads_old_or_new(tmp_path: Path) -> None
 
 #: The stored names (issue 25): states saved under these read back whatever the classes are
 #: called. A name may be added, never changed or removed.
-STORED = """ApproxCountDistinct ApproxQuantile CoMomentsState Completeness Compliance Correlation
-CountDistinct DataType Distinctness Distribution Entropy ExtremeState FrequencyState Histogram
-Maximum Mean Minimum MomentsState MutualInformation PatternMatch RatioState Size SizeState
-SketchState StandardDeviation Sum SumState TypeCountsState UniqueValueRatio Uniqueness""".split()
+STORED = [
+    "ApproxCountDistinct",
+    "ApproxQuantile",
+    "CoMomentsState",
+    "Completeness",
+    "Compliance",
+    "Correlation",
+    "CountDistinct",
+    "DataType",
+    "Distinctness",
+    "Distribution",
+    "Entropy",
+    "ExtremeState",
+    "FrequencyState",
+    "Histogram",
+    "Maximum",
+    "Mean",
+    "Minimum",
+    "MomentsState",
+    "MutualInformation",
+    "PatternMatch",
+    "RatioState",
+    "Size",
+    "SizeState",
+    "SketchState",
+    "StandardDeviation",
+    "Sum",
+    "SumState",
+    "TypeCountsState",
+    "UniqueValueRatio",
+    "Uniqueness",
+]
 
 
 def test_stored_names_are_written_out_and_never_change() -> None:

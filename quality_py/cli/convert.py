@@ -1,5 +1,5 @@
-"""The command line's rule tables: reading a suite from YAML or from rule tables wherever they
-are kept (:mod:`quality_py.io.rule_sources`), and ``convert``."""
+"""``convert``: between a YAML ruleset and rule tables (a folder of parquet tables, or
+``rules.csv`` with the other tables beside it)."""
 
 from __future__ import annotations
 
@@ -7,55 +7,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quality_py.model.types import SparkSession
+from quality_py.cli.common import is_yaml, load_suite, others, session
 from quality_py.model.yaml_text import dump_yaml
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
-
-
-def _is_yaml(source: str) -> bool:
-    return source.lower().endswith((".yaml", ".yml"))
-
-
-def _others(args: argparse.Namespace) -> dict[str, str | None]:
-    """``--lambdas`` / ``--outputs`` / ``--meta-rule-sets`` tables next to a rules table."""
-    return {
-        "lambdas": getattr(args, "lambdas", None),
-        "outputs": getattr(args, "outputs", None),
-        "meta_rule_sets": getattr(args, "meta_rule_sets", None),
-    }
-
-
-def _load_suite_and_checks(
-    source: str,
-    suite: str | None,
-    spark: SparkSession | None,
-    others: dict[str, str | None] | None = None,
-) -> tuple[Any, tuple[Any, ...]]:
-    """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
-    if _is_yaml(source):
-        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
-
-        return load_ruleset_and_checks(source)
-    return _load_suite(source, suite, spark, others), ()
-
-
-def _load_suite(
-    source: str,
-    suite: str | None,
-    spark: SparkSession | None,
-    others: dict[str, str | None] | None = None,
-) -> Any:
-    """A suite from a YAML file or from rule tables (:mod:`quality_py.io.rule_sources`)."""
-    from quality_py.io.yaml_rulesets import load_ruleset
-
-    if _is_yaml(source):
-        return load_ruleset(source)
-    if spark is None:
-        raise SystemExit(f"{source}: reading rule tables needs a Spark session")
-    from quality_py.io.rule_sources import read_suite
-
-    return read_suite(spark, source, suite, others)
 
 
 def _cell(value: Any) -> Any:
@@ -135,7 +90,6 @@ def convert_command(args: argparse.Namespace) -> int:
     """The ``convert`` command: between a YAML ruleset and rule tables (a folder of parquet
     tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
     beside it when the suite has them)."""
-    from quality_py.cli import _session
     from quality_py.io.tables import (
         lambdas_dataframe,
         meta_rule_sets_dataframe,
@@ -144,10 +98,10 @@ def convert_command(args: argparse.Namespace) -> int:
     )
     from quality_py.io.yaml_rulesets import dumps_ruleset
 
-    spark = _session(args.master, args.remote)
-    suite = _load_suite(args.source, args.suite, spark, _others(args))
-    sections = yaml_sections(args.source) if _is_yaml(args.source) else {}
-    if _is_yaml(args.dest):
+    spark = session(args.master, args.remote)
+    suite = load_suite(args.source, args.suite, spark, others(args))
+    sections = yaml_sections(args.source) if is_yaml(args.source) else {}
+    if is_yaml(args.dest):
         Path(args.dest).write_text(
             dumps_ruleset(suite) + _dump_sections(sections), encoding="utf-8"
         )

@@ -18,11 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-
-def _progress(message: str) -> None:
-    from quality_py.progress import step
-
-    step(message)
+from quality_py.cli.common import progress, read_input, session, tags
+from quality_py.io.views import filter_sql
 
 
 def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | None) -> Any:
@@ -53,19 +50,18 @@ def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | No
 
 def profile_command(args: argparse.Namespace) -> int:
     """``profile``: profile the input, suggest checks, keep the profile."""
-    from quality_py.cli import _read_input, _session, _tags
     from quality_py.profile import evaluate, profile, suggest, suggested_ruleset
 
-    spark = _session(args.master, args.remote)
-    df = _read_input(spark, args.input, args.format)
+    spark = session(args.master, args.remote)
+    df = read_input(spark, args.input, args.format)
     if args.where:
-        df = df.where(args.where)
+        df = df.where(filter_sql(args.where, what="--where"))  # through the rule policy
     from quality_py.progress import watching
 
     started = time.perf_counter()
     with watching(spark, "profiling (at most three passes over the data)"):
         prof = profile(df, max_categories=args.max_categories)
-    _progress(
+    progress(
         f"profiled {prof.rows} rows in {prof.passes} passes, {time.perf_counter() - started:.1f} s"
     )
     for c in prof.columns:
@@ -85,7 +81,7 @@ def profile_command(args: argparse.Namespace) -> int:
         Path(args.suggest).write_text(text, encoding="utf-8")
         print(f"wrote {len(suggestions)} suggestions to {args.suggest}")
     if args.evaluate:
-        _progress("evaluating the suggestions on a held-out 30% of the rows")
+        progress("evaluating the suggestions on a held-out 30% of the rows")
         result = evaluate(df)
         held = sum(1 for _, _, ok in result.outcomes if ok)
         print(
@@ -99,9 +95,7 @@ def profile_command(args: argparse.Namespace) -> int:
         from quality_py.history import open_repository
 
         repo = open_repository(args.history, spark)
-        repo.save(
-            profile_record(prof, args.run_id or uuid.uuid4().hex, _tags(args.tag), args.suite)
-        )
+        repo.save(profile_record(prof, args.run_id or uuid.uuid4().hex, tags(args.tag), args.suite))
         print(f"kept the profile in {args.history}")
     return 0
 
@@ -113,9 +107,7 @@ def report_command(args: argparse.Namespace) -> int:
 
     spark = None
     if args.history.startswith("table:"):
-        from quality_py.cli import _session
-
-        spark = _session(args.master, args.remote)
+        spark = session(args.master, args.remote)
     if spark is None and "://" not in args.history and not Path(args.history).is_dir():
         print(f"error: no history at {args.history}: the folder does not exist", file=sys.stderr)
         return 2
@@ -127,32 +119,3 @@ def report_command(args: argparse.Namespace) -> int:
     write_report(records, args.out, title=args.title)
     print(f"wrote {args.out} ({len(records)} runs)")
     return 0
-
-
-def add_parsers(sub: Any) -> None:
-    """The ``profile`` and ``report`` sub-commands."""
-    from quality_py.cli import FORMATS
-
-    p = sub.add_parser("profile", help="profile data, suggest checks (YAML), keep the profile")
-    p.add_argument("--input", required=True, help="parquet/CSV path, or sample:flights")
-    p.add_argument("--format", choices=FORMATS, help="input format (default: by suffix)")
-    p.add_argument("--where", help="profile only the rows matching this SQL condition")
-    p.add_argument("--suggest", help="write the suggested ruleset (YAML) here")
-    p.add_argument("--evaluate", action="store_true", help="test suggestions on held-out rows")
-    p.add_argument("--max-categories", type=int, default=120, help="value counts up to N values")
-    p.add_argument("--history", help="keep the profile in this history (path or table:NAME)")
-    p.add_argument("--tag", action="append", help="tag the kept profile KEY=VALUE")
-    p.add_argument("--suite", help="the suite the profile belongs with (e.g. 1.1)")
-    p.add_argument("--run-id", help="the kept profile's id")
-    p.add_argument("--master", default="local[2]")
-    p.add_argument("--remote", help="Spark Connect URL instead of a local session")
-    p.set_defaults(func=profile_command)
-    r = sub.add_parser("report", help="write the HTML report of a metrics history")
-    r.add_argument("--history", required=True, help="the history (path or table:NAME)")
-    r.add_argument("--out", required=True, help="the HTML file to write")
-    r.add_argument("--since", help="only runs from this time (ISO date or time)")
-    r.add_argument("--until", help="only runs before this time")
-    r.add_argument("--title", default="Data quality report")
-    r.add_argument("--master", default="local[2]")
-    r.add_argument("--remote", help="Spark Connect URL instead of a local session")
-    r.set_defaults(func=report_command)

@@ -1,0 +1,298 @@
+"""What the commands share: the Spark session, reading inputs and reference data, the rule
+policy of a command, the ruleset, tags and keys. Every name here is public to the package's
+command modules; none of them imports another command module."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from quality_py.model.types import SparkSession
+
+if TYPE_CHECKING:
+    from quality_py.model.policy import RulePolicy
+    from quality_py.model.rules import RuleSuite
+    from quality_py.sql.compiler import CompiledSuite
+
+
+def session(master: str, remote: str | None) -> Any:
+    if remote:
+        from pyspark.sql import SparkSession
+
+        return SparkSession.builder.remote(remote).getOrCreate()
+    from quality_py.spark.session import local_session
+
+    # the command's own session is hardened: rule text can name no file through SQL
+    spark = local_session(master, conf={"spark.sql.runSQLOnFiles": "false"})
+    if not os.environ.get("QP_TRACEBACK"):
+        # a failing task logs its Java stack at ERROR; the command reports every failure itself
+        # in one paragraph, so only fatal JVM logs reach the terminal
+        spark.sparkContext.setLogLevel("FATAL")
+    return spark
+
+
+#: Input formats by file suffix; anything else (a folder, ``.parquet``) is parquet.
+_SUFFIX_FORMATS = {
+    ".csv": "csv",
+    ".csv.gz": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".json.gz": "json",
+}
+
+
+FORMATS = ("parquet", "csv", "json")
+
+
+def input_format(source: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    lowered = source.lower()
+    return next((f for s, f in _SUFFIX_FORMATS.items() if lowered.endswith(s)), "parquet")
+
+
+def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
+    """Read an input; a missing path or an unreadable format is an :class:`InputError`."""
+    from quality_py.errors import InputError
+
+    if source.startswith("sample:"):
+        from quality_py.spark.samples import SAMPLES, load_sample
+
+        name = source.split(":", 1)[1]
+        if name not in SAMPLES:
+            raise InputError(
+                f"unknown sample {name!r}; known: {', '.join(SAMPLES)}", item_kind="input"
+            )
+        return load_sample(spark, name)
+    if "://" not in source and not Path(source).exists():
+        raise InputError(f"input {source} does not exist", item_kind="input")
+    kind = input_format(source, fmt)
+    reader = spark.read
+    if kind == "csv":
+        reader = reader.option("header", True).option("inferSchema", True)
+    try:
+        frame = reader.format(kind).load(source)
+        frame.schema  # noqa: B018 - a wrong format fails here, before any rule runs
+    except Exception as err:
+        if spark_error(err) is None:
+            raise
+        raise InputError(
+            f"cannot read {source} as {kind}: {spark_error(err)}; give --format "
+            f"{'|'.join(FORMATS)} when the file name's suffix does not say what it holds",
+            item_kind="input",
+        ) from None
+    if not frame.columns:
+        raise InputError(f"input {source} has no columns (read as {kind})", item_kind="input")
+    return frame
+
+
+def spark_error(err: BaseException) -> str | None:
+    """The message of a Spark or Py4J error in one line, or None for any other exception."""
+    import re
+
+    kinds = {k.__name__ for k in type(err).__mro__}
+    spark_kinds = {"PySparkException", "Py4JJavaError", "Py4JError", "CapturedException"}
+    if not kinds & spark_kinds:
+        return None
+    lines = [ln.strip() for ln in str(err).strip().splitlines() if ln.strip()]
+    if lines and lines[0].startswith("An error occurred while calling") and len(lines) > 1:
+        lines = lines[1:]  # Py4J's own first line names a JVM object, not the problem
+    first = lines[0].lstrip(": ") if lines else type(err).__name__
+    first = re.sub(r"^([\w.$]+(Exception|Error)): ", "", first)  # the Java class name
+    return first[:400]
+
+
+def register_views(spark: SparkSession, views: Sequence[str], fmt: str | None) -> list[str]:
+    names = []
+    for item in views:
+        name, _, path = item.partition("=")
+        if not name or not path:
+            raise SystemExit(f"--view expects NAME=PATH, got {item!r}")
+        read_input(spark, path, fmt).createOrReplaceTempView(name)
+        names.append(name)
+    return names
+
+
+def declared_reference(args: argparse.Namespace) -> Any:
+    """The views and maps of ``--views FILE`` (YAML), read before any Spark session."""
+    if not getattr(args, "views", None):
+        return (), ()
+    from quality_py.io.views import load_view_file
+
+    return load_view_file(args.views)
+
+
+def declared_blooms(args: argparse.Namespace) -> list[Any]:
+    """The blooms of ``--views FILE``, read (checksums checked) before any Spark session."""
+    if not getattr(args, "views", None):
+        return []
+    cached = getattr(args, "_blooms", None)
+    if cached is None:
+        from dataclasses import replace
+
+        from quality_py.io.blooms import Bloom, read_bloom
+        from quality_py.io.views import bloom_files
+
+        cached = []
+        for name, file in bloom_files(args.views):
+            bloom = read_bloom(file)
+            cached.append(Bloom(replace(bloom.spec, name=name), bloom.words))
+        args._blooms = cached
+    return list(cached)
+
+
+def reference_names(args: argparse.Namespace) -> list[str]:
+    """Every view a command's rules may read: ``--view NAME=PATH`` and ``--views FILE``."""
+    views, maps = declared_reference(args)
+    named = [v.partition("=")[0] for v in getattr(args, "view", None) or []]
+    return [*named, *(v.name for v in views), *(m.name for m in maps)]
+
+
+def load_reference(spark: SparkSession, args: argparse.Namespace) -> list[str]:
+    """Register ``--view`` files and load ``--views`` declarations; the names registered."""
+    from quality_py.io.views import load_views
+
+    names = register_views(spark, getattr(args, "view", None) or [], args.format)
+    views, maps = declared_reference(args)
+    if views or maps:
+        names += list(load_views(spark, views, maps).names)
+    from quality_py.io.blooms import register_bloom
+
+    for bloom in declared_blooms(args):
+        register_bloom(spark, bloom)
+    return names
+
+
+def policy_for(args: argparse.Namespace, views: Sequence[str]) -> RulePolicy:
+    """The safe policy; rules may read only the views this command registered."""
+    from quality_py.model.policy import RulePolicy
+    from quality_py.spark.samples import SAMPLE_VIEWS
+
+    source = getattr(args, "input", None) or ""
+    sample = SAMPLE_VIEWS.get(source.split(":", 1)[1], ()) if source.startswith("sample:") else ()
+    blooms = [b.spec for b in declared_blooms(args)]
+    return RulePolicy().with_views(*views, *sample).with_blooms(*blooms)
+
+
+def warn_if_unhardened(spark: SparkSession) -> None:
+    from quality_py.spark.hardening import check_session
+
+    hardening = check_session(spark)
+    if not hardening.hardened:
+        print(f"warning: {hardening.describe()}", file=sys.stderr)
+
+
+def compile_early(suite: RuleSuite) -> CompiledSuite | None:
+    """Rule errors before a JVM starts or data is read; the run reuses this compile (a suite
+    with meta rule sets needs the data's schema, so it is compiled by the run only)."""
+    from quality_py.sql.compiler import compile_suite
+
+    return None if suite.meta_rule_sets else compile_suite(suite)
+
+
+def run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
+    """The ruleset (every section, from one read), its early compilation and the session of
+    ``run``. A YAML ruleset is read and compiled before Spark starts (errors come first); rule
+    tables are read with the session."""
+    from dataclasses import replace
+
+    from quality_py.io.ruleset_file import load_ruleset_file
+
+    spark = None
+    if not is_yaml(args.ruleset):
+        spark = session(args.master, args.remote)
+        progress(f"reading the rule tables of {args.ruleset}")
+    ruleset = load_ruleset_file(args.ruleset, spark=spark, suite=args.suite, others=others(args))
+    suite = ruleset.suite.with_policy(policy_for(args, reference_names(args)))
+    compiled = compile_early(suite)
+    return replace(ruleset, suite=suite), compiled, spark or session(args.master, args.remote)
+
+
+def progress(message: str) -> None:
+    """A step of a long command, on stderr with the time."""
+    from quality_py.progress import step
+
+    step(message)
+
+
+def keys(values: list[str] | None) -> tuple[str, ...]:
+    """``--key a,b --key c`` as ``("a", "b", "c")``."""
+    return tuple(k.strip() for v in values or () for k in v.split(",") if k.strip())
+
+
+def tags(pairs: Sequence[str] | None) -> dict[str, str]:
+    """``--tag K=V`` options as a mapping."""
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--tag takes KEY=VALUE, not {pair!r}")
+        out[key] = value
+    return out
+
+
+def notifiers(args: argparse.Namespace) -> list[Any]:
+    """``--notify PATH`` (JSON lines) and ``--webhook URL`` notifiers."""
+    from quality_py.actions.notify import JsonLinesNotifier, WebhookNotifier
+
+    out: list[Any] = [JsonLinesNotifier(p) for p in args.notify or ()]
+    out += [WebhookNotifier(u) for u in args.webhook or ()]
+    return out
+
+
+def is_yaml(source: str) -> bool:
+    return source.lower().endswith((".yaml", ".yml"))
+
+
+def others(args: argparse.Namespace) -> dict[str, str | None]:
+    """``--lambdas`` / ``--outputs`` / ``--meta-rule-sets`` tables next to a rules table."""
+    return {
+        "lambdas": getattr(args, "lambdas", None),
+        "outputs": getattr(args, "outputs", None),
+        "meta_rule_sets": getattr(args, "meta_rule_sets", None),
+    }
+
+
+def load_suite_and_checks(
+    source: str,
+    suite: str | None,
+    spark: SparkSession | None,
+    others: dict[str, str | None] | None = None,
+) -> tuple[Any, tuple[Any, ...]]:
+    """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
+    if is_yaml(source):
+        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
+
+        return load_ruleset_and_checks(source)
+    return load_suite(source, suite, spark, others), ()
+
+
+def load_suite(
+    source: str,
+    suite: str | None,
+    spark: SparkSession | None,
+    others: dict[str, str | None] | None = None,
+) -> Any:
+    """A suite from a YAML file or from rule tables (:mod:`quality_py.io.rule_sources`)."""
+    from quality_py.io.yaml_rulesets import load_ruleset
+
+    if is_yaml(source):
+        return load_ruleset(source)
+    if spark is None:
+        raise SystemExit(f"{source}: reading rule tables needs a Spark session")
+    from quality_py.io.rule_sources import read_suite
+
+    return read_suite(spark, source, suite, others)
+
+
+def schema_of(args: argparse.Namespace, spark: SparkSession) -> Any:
+    if getattr(args, "schema", None):
+        return spark.createDataFrame([], args.schema).schema
+    if getattr(args, "input", None):
+        return read_input(spark, args.input, args.format)
+    return None

@@ -1,0 +1,94 @@
+"""``validate``, ``explain`` and ``docs``: what a ruleset's rules are and do, before a run."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from quality_py.cli.common import (
+    is_yaml,
+    load_reference,
+    load_suite,
+    load_suite_and_checks,
+    others,
+    policy_for,
+    schema_of,
+    session,
+)
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    """The ``validate`` command: exit 1 when there is an error."""
+    from quality_py.validation import validate
+
+    spark = session(args.master, args.remote)
+    views = load_reference(spark, args)
+    suite, checks = load_suite_and_checks(args.source, args.suite, spark, others(args))
+    suite = suite.with_policy(policy_for(args, views))
+    schema = schema_of(args, spark)
+    sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
+    report = validate(
+        suite, schema, spark=spark, sample=sample, sample_rows=args.sample or 20, checks=checks
+    )
+    print(report.format())
+    if report.sample is not None:
+        for row in report.sample[: args.sample]:
+            print("  ", row)
+    return 0 if report.ok else 1
+
+
+def explain_command(args: argparse.Namespace) -> int:
+    """The ``explain`` command: each rule's compiled SQL and, given data, Spark's plan of it."""
+    from quality_py.runners.explain import explain_rules
+
+    needs_spark = not is_yaml(args.source) or bool(args.schema or args.input)
+    spark = session(args.master, args.remote) if needs_spark else None
+    suite = load_suite(args.source, args.suite, spark, others(args))
+    frame = None
+    if spark is not None and (args.schema or args.input):
+        views = load_reference(spark, args)
+        suite = suite.with_policy(policy_for(args, views))
+        schema = schema_of(args, spark)
+        frame = schema if hasattr(schema, "limit") else spark.createDataFrame([], schema)
+    rule_id = parse_rule_id(args.rule) if args.rule else None
+    for explanation in explain_rules(suite, frame, rule_id, mode=args.mode):
+        print(explanation.format())
+    return 0
+
+
+def parse_rule_id(text: str) -> Any:
+    """``ID`` (any version) or ``ID.VERSION``."""
+    from quality_py.errors import ModelError
+    from quality_py.model.ids import Id
+
+    parts = text.split(".")
+    if not all(p.strip().lstrip("-").isdigit() for p in parts) or len(parts) > 2:
+        raise ModelError(f"--rule takes ID or ID.VERSION, not {text!r}", code="INVALID_ID")
+    return Id(int(parts[0]), int(parts[1])) if len(parts) == 2 else int(parts[0])
+
+
+def docs_command(args: argparse.Namespace) -> int:
+    """The ``docs`` command: Markdown or HTML by the output's suffix."""
+    from pathlib import Path
+
+    from quality_py.docgen import to_html, to_markdown
+
+    spark = (
+        None
+        if is_yaml(args.source) and not (args.schema or args.input)
+        else session(args.master, args.remote)
+    )
+    suite = load_suite(args.source, args.suite, spark, others(args))
+    report = None
+    if spark is not None and (args.schema or args.input):
+        from quality_py.validation import validate
+
+        views = load_reference(spark, args)
+        report = validate(
+            suite.with_policy(policy_for(args, views)), schema_of(args, spark), spark=spark
+        )
+    out = Path(args.out)
+    render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
+    out.write_text(render(suite, report), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
