@@ -13,11 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from quality_py.model.ids import Id
-from quality_py.model.results import FAILED
+from quality_py.model.results import FAILED, Layout
 from quality_py.model.rules import RuleSuite
+from quality_py.model.types import DataFrame
+from quality_py.runners.staging import StagedCodes, as_layout, stage_rule_codes, wrap_column
 from quality_py.runners.summary import fails_sql
+from quality_py.sql.build import to_sql
+from quality_py.sql.compiler import CompiledSuite
+from quality_py.sql.dq_struct import dq_struct
 from quality_py.sql.snippets import struct_of_literals
 
+#: The hidden flag columns of a quality run: a ``fail`` rule failed, a ``drop`` rule failed, any.
+FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
 FAILED_RULE_FIELDS = (
     "ruleSetId: INT, ruleSetVersion: INT, ruleId: INT, ruleVersion: INT, action: STRING, "
     "description: STRING"
@@ -101,3 +108,41 @@ def failed_rules_sql(
     failing = f"IF({fails_sql('c', probable_pass)}, m, NULL)"
     pairs = f"zip_with(array({', '.join(codes)}), array({', '.join(items)}), (c, m) -> {failing})"
     return f"filter({pairs}, x -> x IS NOT NULL)"
+
+
+def flag_rows(
+    df: DataFrame,
+    suite: RuleSuite,
+    compiled: CompiledSuite | None,
+    layout: Layout | str,
+    name: str,
+) -> tuple[StagedCodes, RuleSuite, tuple[RuleRef, ...], tuple[str, ...], DataFrame]:
+    """The staged rule codes of ``df``, the prepared suite (meta rule sets expanded), its rules,
+    their code columns, and ``df`` with the data-quality column ``name`` and the three flags."""
+    from pyspark.sql import functions as F  # deferred: importing the package needs no pyspark
+
+    staged = stage_rule_codes(df, suite, compiled=compiled)
+    prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+    chosen = as_layout(layout)
+    struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))
+    refs = tuple(rule_refs(prepared))
+    codes = tuple(to_sql(c) for c in staged.code_refs())
+    families = list(staged.families)
+
+    def fails_any(action: str | None) -> str:
+        chosen_codes = [
+            (c, f)
+            for c, f, r in zip(codes, families, refs, strict=True)
+            if action is None or r.action == action
+        ]
+        probable = prepared.probable_pass
+        return fails_any_sql([c for c, _ in chosen_codes], probable, [f for _, f in chosen_codes])
+
+    flagged = staged.frame.select(
+        "*",
+        wrap_column(struct, prepared, chosen, name),
+        F.expr(fails_any("fail")).alias(FAIL),
+        F.expr(fails_any("drop")).alias(DROP),
+        F.expr(fails_any(None)).alias(ANY),
+    )
+    return staged, prepared, refs, codes, flagged

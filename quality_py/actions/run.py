@@ -23,9 +23,17 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from quality_py.actions.flags import RuleRef, failed_rules_sql, fails_any_sql, rule_refs
+from quality_py.actions.flags import (
+    ANY,
+    DROP,
+    FAIL,
+    RuleRef,
+    failed_rules_sql,
+    fails_any_sql,
+    flag_rows,
+)
 from quality_py.actions.judging import ErrorRates, judge_written
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.actions.preconditions import (
@@ -35,6 +43,8 @@ from quality_py.actions.preconditions import (
 )
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
+from quality_py.history.anomaly_checks import AnomalyCheck
+from quality_py.history.over_time import OverTime
 from quality_py.history.recording import (
     rule_metrics,
     sample_metrics,
@@ -42,6 +52,7 @@ from quality_py.history.recording import (
     save_quietly,
     summary_record,
 )
+from quality_py.history.repository import MetricsRepository
 from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
@@ -49,7 +60,8 @@ from quality_py.model.types import DataFrame
 from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
 from quality_py.sql.compiler import CompiledSuite
 
-FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
+if TYPE_CHECKING:
+    from quality_py.actions.sql_checks import SqlCheck
 
 
 @dataclass(frozen=True)
@@ -412,10 +424,10 @@ def run_quality(
     keys: Sequence[str] | None = None,
     notifiers: Sequence[Notifier] = (),
     compiled: CompiledSuite | None = None,
-    history: Any = None,
-    tags: Mapping[str, str] | None = None,
-    anomaly_checks: Sequence[Any] = (),
-    sql_checks: Sequence[Any] = (),
+    history: MetricsRepository | None = None,
+    tags: Mapping[str, Any] | None = None,
+    anomaly_checks: Sequence[AnomalyCheck] = (),
+    sql_checks: Sequence[SqlCheck] = (),
     error_rates: ErrorRates | None = None,
 ) -> QualityRun:
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks).
@@ -442,17 +454,8 @@ def run_quality(
     >>> sorted(r.a for r in run.valid.collect()), sorted(r.a for r in run.quarantine.collect())
     ([1, 5], [0, 5])
     """
-    from pyspark.sql import functions as F
-
     from quality_py.actions.sql_checks import compile_check
-    from quality_py.runners.staging import (
-        as_layout,
-        require_new_columns,
-        stage_rule_codes,
-        wrap_column,
-    )
-    from quality_py.sql.build import to_sql
-    from quality_py.sql.dq_struct import dq_struct
+    from quality_py.runners.staging import require_new_columns
 
     require_usable_input(df.columns, keys)
     run_id = run_id or uuid.uuid4().hex
@@ -460,39 +463,13 @@ def run_quality(
     require_distinct_rule_ids(suite, history, anomaly_checks, error_rates)
     run_time = datetime.now(timezone.utc)
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
-    tag_map = {str(k): str(v) for k, v in (tags or {}).items()}
-    if anomaly_checks and history is None:
-        from quality_py.errors import ModelError
-
-        raise ModelError("anomaly checks judge a run against its history: give history=...")
+    over_time = OverTime.of(history, tags, anomaly_checks)  # validated once, as verify does
+    tag_map = dict(over_time.tags)
     notify_all(tuple(notifiers), "start", started)
     try:
         require_new_columns(df, name)
         _require_evaluable(checks, df, suite)
-        staged = stage_rule_codes(df, suite, compiled=compiled)
-        prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-        chosen = as_layout(layout)
-        struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))
-        refs = rule_refs(prepared)
-        codes = tuple(to_sql(c) for c in staged.code_refs())
-        pp = prepared.probable_pass
-        families = list(staged.families)
-
-        def fails_any(action: str | None) -> str:
-            chosen_codes = [
-                (c, f)
-                for c, f, r in zip(codes, families, refs, strict=True)
-                if action is None or r.action == action
-            ]
-            return fails_any_sql([c for c, _ in chosen_codes], pp, [f for _, f in chosen_codes])
-
-        flagged = staged.frame.select(
-            "*",
-            wrap_column(struct, prepared, chosen, name),
-            F.expr(fails_any("fail")).alias(FAIL),
-            F.expr(fails_any("drop")).alias(DROP),
-            F.expr(fails_any(None)).alias(ANY),
-        )
+        staged, prepared, refs, codes, flagged = flag_rows(df, suite, compiled, layout, name)
         run = QualityRun(
             suite,
             prepared,
@@ -509,7 +486,7 @@ def run_quality(
             families=tuple(staged.families),
             history=history,
             tags=tag_map,
-            anomaly_checks=tuple(anomaly_checks),
+            anomaly_checks=over_time.anomaly_checks,
             keys=tuple(keys or ()),
             sql_checks=tuple(sql_checks),
             error_rates=error_rates,

@@ -521,15 +521,15 @@ def verify(
     ('warning', [False, True])
     """
     from quality_py.dataset.runner import run_analyzers
+    from quality_py.history.over_time import OverTime
     from quality_py.model.policy import DEFAULT_POLICY
 
+    OverTime.of(history, tags, anomaly_checks)  # the run's over-time inputs, validated once
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
     metrics = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY).metrics
     result = assess(checks, metrics)
     if history is None:
-        if anomaly_checks:
-            raise ModelError("anomaly checks judge a run against its history: give history=...")
         return result
     return _recorded(result, metrics, history, tags, suite, anomaly_checks, run_id)
 

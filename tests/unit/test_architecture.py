@@ -156,7 +156,7 @@ def test_sql_text_names_are_generated_where_substitution_is_refused() -> None:
 PRIVATE_IMPORTS_ALLOWED: set[str] = set()
 #: Functions longer than 80 lines, with their length now.
 LONG_FUNCTIONS = {
-    ("actions/run.py", "run_quality"): 132,
+    ("actions/run.py", "run_quality"): 97,
     ("io/tables/assemble.py", "tables_to_suites"): 110,
     ("profile/profiler.py", "profile"): 107,
     ("sql/parse.py", "parse_expression"): 107,
@@ -170,8 +170,8 @@ LONG_FUNCTIONS = {
 MANY_PARAMETERS = {("actions/run.py", "run_quality"): 14}
 #: Parameters of public functions annotated with a bare ``Any``, and imports of our own modules
 #: inside functions (lazy imports defer pyspark or break a cycle): their number now.
-BARE_ANY_CEILING = 45
-INNER_IMPORT_CEILING = 144
+BARE_ANY_CEILING = 44
+INNER_IMPORT_CEILING = 142
 
 
 def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
