@@ -7,7 +7,7 @@ An *arrow* is an ordered pair of top-level units with at least one import betwee
 (imports inside functions count: a reader follows them too). A *move* on a path is an import
 edge between two modules of different units, reachable from the entry point's module; a move
 *up* goes to a unit that is not below the importing unit in the layer order of
-docs/architecture.md.
+scripts/layering.py.
 """
 
 from __future__ import annotations
@@ -16,25 +16,11 @@ import ast
 import sys
 from pathlib import Path
 
-ORDER = [  # low to high: a unit may import those before it
-    "errors",
-    "types",
-    "version",
-    "model",
-    "sql",
-    "prepare",
-    "functions",
-    "runners",
-    "dataset",
-    "validation",
-    "docgen",
-    "io",
-    "actions",
-    "spark",
-    "cli",
-    "__main__",
-    "__init__",
-]
+sys.path.insert(0, str(Path(__file__).parent))
+from layering import LAYERS, level
+
+#: Low to high: a unit may import those before it (by the layers of scripts/layering.py).
+ORDER = [*sorted((u for u in LAYERS if u != "__main__"), key=level), "__main__", "__init__"]
 #: Units of the tree before the restructure, ranked as the layer their code moved to.
 OLD = {
     "policy": "model",
@@ -50,7 +36,7 @@ ENTRIES = {
     "rule_folder_with_struct": "runners.rule_folder",
     "validate": "validation",
     "run_quality": "actions.run",
-    "CLI run": "cli",
+    "CLI run": "cli.run",
 }
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 PACKAGE = Path(__file__).parents[2] / "quality_py"
 
@@ -12,46 +14,24 @@ PACKAGE = Path(__file__).parents[2] / "quality_py"
 #: functions.py (library functions as Columns).
 SQLGLOT_ALLOWED = ("sql/", "runners/", "prepare/", "functions.py")
 
-#: Each top-level unit and the units it may import (docs/architecture.md, the picture).
-LAYERS = {
-    "errors": {"model"},  # type-only: Id in annotations
-    "version": set(),
-    "model": {"errors"},
-    "sql": {"errors", "model"},
-    "prepare": {"errors", "model", "sql"},
-    "functions": {"errors", "model", "sql", "runners"},
-    "runners": {"errors", "model", "sql", "prepare"},
-    "storage": {"errors"},
-    "history": {"errors", "model", "storage"},
-    "dataset": {"errors", "model", "sql", "storage", "history"},
-    "profile": {"errors", "model", "sql", "dataset"},
-    "report": {"errors", "model", "history"},
-    "progress": set(),
-    "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
-    "docgen": {"errors", "model", "sql", "validation"},
-    "io": {"errors", "model", "sql", "dataset", "history", "actions"},
-    "actions": {"errors", "model", "sql", "runners", "dataset", "validation", "history"},
-    "spark": {"errors", "model", "sql"},
-    "cli": {
-        "errors",
-        "model",
-        "sql",
-        "runners",
-        "dataset",
-        "validation",
-        "docgen",
-        "io",
-        "actions",
-        "spark",
-        "types",
-        "prepare",
-        "history",
-        "profile",
-        "report",
-        "progress",
-    },
-    "__main__": {"cli"},
-}
+
+def _layering() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("layering", ROOT / "scripts" / "layering.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ROOT = PACKAGE.parent
+LAYERING = _layering()
+#: Each top-level unit and the units it may import: scripts/layering.py, the one statement.
+LAYERS: dict[str, set[str]] = LAYERING.LAYERS
+
+
+def test_the_docs_picture_is_the_layering() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    assert LAYERING.picture() in text
 
 
 def _modules() -> list[tuple[str, Path]]:
