@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quality_py.history.anomaly_checks import NOT_JUDGED
 from quality_py.history.records import Metric
+
+if TYPE_CHECKING:  # run.py imports this module
+    from quality_py.actions.run import QualityRun, RunSummary
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class ErrorRates:
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", {str(k): float(v) for k, v in self.rules.items()})
 
-    def exceeded(self, summary: Any) -> list[Metric]:
+    def exceeded(self, summary: RunSummary) -> list[Metric]:
         """One ``alert`` metric per exceeded threshold.
 
         >>> from types import SimpleNamespace
@@ -75,7 +78,7 @@ def failed_messages(outcomes: list[Metric], level: str | None = None) -> tuple[s
     )
 
 
-def judge_written(run: Any, summary: Any) -> tuple[Any, list[Metric], bool]:
+def judge_written(run: QualityRun, summary: RunSummary) -> tuple[RunSummary, list[Metric], bool]:
     """The run's summary with its failed judgements, every outcome, and whether it must fail."""
     from quality_py.actions.sql_checks import run_sql_checks
     from quality_py.history.recording import judge_summary

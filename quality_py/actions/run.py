@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.flags import (
     ANY,
@@ -294,8 +294,7 @@ class QualityRun:
                     valid.write.format("noop").mode("overwrite").save()  # still count everything
                 verification = finish() if finish is not None else self.precheck
                 summary = self._summary(counts.get, verification, started)
-                judged, outcomes, failing = judge_written(self, summary)
-                summary = cast(RunSummary, judged)
+                summary, outcomes, failing = judge_written(self, summary)
                 if failing:  # an error-level anomaly or SQL check: nothing is published
                     raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
                 self.summary = summary

@@ -9,7 +9,7 @@ The command line and a notebook call the same loader:
     from quality_py.io.ruleset_file import load_ruleset_file
 
     ruleset = load_ruleset_file("rulesets/flights.yaml")
-    run = run_quality(df, ruleset.suite, ruleset.checks, "2024-05", **ruleset.run_inputs())
+    run = ruleset.run(df, "2024-05", history=repository, tags={"month": "2024-05"})
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quality_py.actions.run import QualityRun, run_quality
 from quality_py.dataset.checks import Check
 from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.model.rules import RuleSuite
+from quality_py.model.types import DataFrame
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,6 +45,23 @@ class RulesetFile:
     sql_checks: tuple[Any, ...] = ()  # actions.sql_checks.SqlCheck (actions sits above io)
     error_rates: Any = None  # actions.judging.ErrorRates, or None
     origin: str = "<string>"
+
+    def run(self, df: DataFrame, run_id: str | None = None, **options: Any) -> QualityRun:
+        """A quality run of ``df`` with every section of the ruleset in one call: the suite, its
+        dataset checks, SQL checks and error rates, and its anomaly checks (which need
+        ``history=``). ``options`` go to ``run_quality`` (``history``, ``tags``, ``keys``,
+        ``notifiers``, ``layout`` ...).
+
+        >>> ruleset = loads_ruleset_file('''
+        ... suite: {id: 1}
+        ... rule_sets: [{id: 5, rules: [{id: 9, expression: "a > 0", action_if_failed: drop}]}]
+        ... ''')
+        >>> run = ruleset.run(spark.createDataFrame([(0,), (2,)], "a int"))
+        >>> [r.a for r in run.valid.collect()]
+        [2]
+        """
+        inputs = {**self.run_inputs(), **options}
+        return run_quality(df, self.suite, self.checks, run_id, **inputs)
 
     def run_inputs(self) -> dict[str, Any]:
         """The keyword arguments of ``run_quality`` this ruleset declares (SQL checks, error

@@ -9,11 +9,12 @@ from dataclasses import replace
 from sqlglot import exp
 
 from quality_py.errors import CheckDefinitionError, QualityError
-from quality_py.model.limits import HARD_LIMITS, check_limits, strictest
+from quality_py.model.limits import HARD_LIMITS, strictest
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
+from quality_py.sql.scan import check_limits
 
 MAX_LENGTH = 20_000
 

@@ -26,7 +26,7 @@ from sqlglot import exp
 from quality_py.errors import ModelError, PolicyError, QualityError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
-from quality_py.model.limits import HARD_LIMITS, check_limits, strictest
+from quality_py.model.limits import HARD_LIMITS, strictest
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
@@ -41,6 +41,7 @@ from quality_py.sql.parse import (
     parse_lambda,
 )
 from quality_py.sql.passes import run_passes
+from quality_py.sql.scan import check_limits
 from quality_py.sql.shapes import Shape
 
 #: Spark's type (DDL) of a SQL expression over the input, None when it does not analyse.

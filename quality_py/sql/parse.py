@@ -14,9 +14,10 @@ from sqlglot.tokenizer_core import Token, TokenType
 
 from quality_py.errors import LambdaError, PolicyError, QualityError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
-from quality_py.model.limits import HARD_LIMITS, Limits, check_limits
+from quality_py.model.limits import HARD_LIMITS, Limits
 from quality_py.model.rules import LambdaFunction
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
+from quality_py.sql.scan import check_limits
 
 
 def _article(kind: str) -> str:
