@@ -149,11 +149,20 @@ def _suite_name(suite: RuleSuite) -> str:
 
 
 @dataclass
+class _Outcome:
+    """What a run learns as it goes: the precheck's verification and the written summary."""
+
+    precheck: VerificationResult | None = None
+    summary: RunSummary | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class QualityRun:
     """The outputs of :func:`run_quality`: lazy ``valid`` and ``quarantine``, and ``stats``.
 
     ``write`` writes all three with the counts observed on the writes; ``stats`` read before a
-    write runs one aggregation of its own.
+    write runs one aggregation of its own. Frozen: what the run learns (the precheck, the
+    summary) is kept in its outcome.
     """
 
     suite: RuleSuite
@@ -168,19 +177,27 @@ class QualityRun:
     run_id: str
     run_time: datetime
     notifiers: tuple[Notifier, ...] = ()
-    precheck: VerificationResult | None = None
-    summary: RunSummary | None = None
-    _stats_frame: Any = None
+    outcome: _Outcome = field(default_factory=_Outcome)
     #: each rule's value family (``boolean`` rules are counted with fewer aggregates)
     families: tuple[str | None, ...] = ()
     #: where the run's record is kept (quality_py.history), its tags and anomaly checks
-    history: Any = None
-    tags: dict[str, str] = field(default_factory=dict)
-    anomaly_checks: tuple[Any, ...] = ()
+    history: MetricsRepository | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    anomaly_checks: tuple[AnomalyCheck, ...] = ()
     #: the columns shown as a failing row's keys (default: the first three)
     keys: tuple[str, ...] = ()
-    sql_checks: tuple[Any, ...] = ()
+    sql_checks: tuple[SqlCheck, ...] = ()
     error_rates: ErrorRates | None = None
+
+    @property
+    def precheck(self) -> VerificationResult | None:
+        """The dataset checks as the precheck found them (``fail`` checks), if it ran."""
+        return self.outcome.precheck
+
+    @property
+    def summary(self) -> RunSummary | None:
+        """The summary of the written run (None before :meth:`write` or :attr:`stats`)."""
+        return self.outcome.summary
 
     @property
     def input_columns(self) -> list[str]:
@@ -297,7 +314,7 @@ class QualityRun:
                 summary, outcomes, failing = judge_written(self, summary)
                 if failing:  # an error-level anomaly or SQL check: nothing is published
                     raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
-                self.summary = summary
+                self.outcome.summary = summary
                 if stats is not None:
                     frame = self.stats_frame(summary)
                     out.write(frame, stats, "overwrite", "qp_run_id", self.run_id)
@@ -370,12 +387,14 @@ class QualityRun:
     @property
     def stats(self) -> Any:
         """The stats as a DataFrame (after :meth:`write`, from its counts; else one query)."""
-        if self.summary is None:
+        summary = self.outcome.summary
+        if summary is None:
             valid, counts, finish = self._observed_valid()
             valid.write.format("noop").mode("overwrite").save()
             verification = finish() if finish is not None else self.precheck
-            self.summary = self._summary(counts.get, verification, time.perf_counter())
-        return self.stats_frame(self.summary)
+            summary = self._summary(counts.get, verification, time.perf_counter())
+            self.outcome.summary = summary
+        return self.stats_frame(summary)
 
     def stats_frame(self, summary: RunSummary) -> Any:
         """One row per count, rule and check of ``summary``.
@@ -470,18 +489,18 @@ def run_quality(
         _require_evaluable(checks, df, suite)
         staged, prepared, refs, codes, flagged = flag_rows(df, suite, compiled, layout, name)
         run = QualityRun(
-            suite,
-            prepared,
-            df,
-            flagged,
-            name,
-            refs,
-            codes,
-            staged.hidden,
-            tuple(checks),
-            run_id,
-            run_time,
-            tuple(notifiers),
+            suite=suite,
+            prepared=prepared,
+            source=df,
+            flagged=flagged,
+            column=name,
+            refs=refs,
+            codes=codes,
+            hidden=staged.hidden,
+            checks=tuple(checks),
+            run_id=run_id,
+            run_time=run_time,
+            notifiers=tuple(notifiers),
             families=tuple(staged.families),
             history=history,
             tags=tag_map,
@@ -548,7 +567,7 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
     verification = None
     if run.checks:
         verification = assess_from(row)
-        run.precheck = verification
+        run.outcome.precheck = verification
     failing = tuple((r, n) for r, n in zip(fail_refs, counts, strict=True) if n > 0)
     failed_checks = _failed_check_messages(run.checks, verification) if verification else ()
     check_failed = verification is not None and any(
