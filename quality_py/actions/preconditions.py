@@ -6,8 +6,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from quality_py.dataset.checks import Check
 from quality_py.errors import ModelError
 from quality_py.model.rules import RuleSuite
+from quality_py.model.types import DataFrame
 
 #: Run ids name the ``qp_run_id=<id>`` partition of quarantine and stats as they are, so they
 #: hold only characters Spark never escapes in a partition directory's name.
@@ -74,4 +76,25 @@ def require_usable_input(columns: Sequence[str], keys: Sequence[str] | None) -> 
         raise ModelError(
             f"sample key column(s) {', '.join(unknown_keys)} are not in the input (its columns: "
             f"{', '.join(columns)})"
+        )
+
+
+def require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) -> None:
+    """Refuse, before any job, checks a run could not evaluate (missing columns, unreadable
+    assertions, predicates the policy or Spark refuses), naming each check and constraint.
+
+    >>> require_evaluable((), None, None)  # no checks: nothing to refuse
+    """
+    if not checks:
+        return
+    from quality_py.errors import CheckDefinitionError
+    from quality_py.validation.checks import check_findings
+    from quality_py.validation.static_checks import schema_paths
+
+    found = check_findings(checks, schema_paths(df.schema), df.limit(0), suite.policy)
+    errors = [f.message for f in found if f.is_error]
+    if errors:
+        raise CheckDefinitionError(
+            f"{len(errors)} dataset check constraint(s) cannot be evaluated: " + "; ".join(errors),
+            item_kind="check",
         )

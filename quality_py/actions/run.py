@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ from quality_py.actions.judging import ErrorRates, judge_written
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
+    require_evaluable,
     require_run_id,
     require_usable_input,
 )
@@ -482,11 +484,10 @@ def run_quality(
     run_time = datetime.now(timezone.utc)
     started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
     over_time = OverTime.of(history, tags, anomaly_checks)  # validated once, as verify does
-    tag_map = dict(over_time.tags)
     notify_all(tuple(notifiers), "start", started)
-    try:
+    with _failures_reported(over_time, tuple(notifiers), started):
         require_new_columns(df, name)
-        _require_evaluable(checks, df, suite)
+        require_evaluable(checks, df, suite)
         staged, prepared, refs, codes, flagged = flag_rows(df, suite, compiled, layout, name)
         run = QualityRun(
             suite=suite,
@@ -503,7 +504,7 @@ def run_quality(
             notifiers=tuple(notifiers),
             families=tuple(staged.families),
             history=history,
-            tags=tag_map,
+            tags=dict(over_time.tags),
             anomaly_checks=over_time.anomaly_checks,
             keys=tuple(keys or ()),
             sql_checks=tuple(sql_checks),
@@ -511,41 +512,31 @@ def run_quality(
         )
         for sql_check in sql_checks:  # refuse a bad SQL check before any job
             compile_check(sql_check, suite.policy)
-        fail_checks = [c for c in checks if c.action == "fail"]
-        if any(r.action == "fail" for r in refs) or fail_checks:
+        if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in checks):
             _precheck(run, keys)
-    except QualityRunFailed as err:
-        if history is not None:
-            save_quietly(history, summary_record(err.summary, tag_map))
-        notify_all(tuple(notifiers), "failure", err.summary)
-        raise
-    except Exception as err:
-        if history is not None:
-            failed = replace(started, status=RunStatus.FAILED)
-            save_quietly(
-                history, summary_record(failed, tag_map, (), f"{type(err).__name__}: {err}")
-            )
-        notify_all(tuple(notifiers), "failure", started, error=err)
-        raise
     return run
 
 
-def _require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) -> None:
-    """Refuse, before any job, checks a run could not evaluate (missing columns, unreadable
-    assertions, predicates the policy or Spark refuses), naming each check and constraint."""
-    if not checks:
-        return
-    from quality_py.errors import CheckDefinitionError
-    from quality_py.validation.checks import check_findings
-    from quality_py.validation.static_checks import schema_paths
-
-    found = check_findings(checks, schema_paths(df.schema), df.limit(0), suite.policy)
-    errors = [f.message for f in found if f.is_error]
-    if errors:
-        raise CheckDefinitionError(
-            f"{len(errors)} dataset check constraint(s) cannot be evaluated: " + "; ".join(errors),
-            item_kind="check",
-        )
+@contextmanager
+def _failures_reported(
+    over_time: OverTime, notifiers: tuple[Notifier, ...], started: RunSummary
+) -> Iterator[None]:
+    """A run that fails before it is written is kept in the history and notified, then raised."""
+    tags = dict(over_time.tags)
+    try:
+        yield
+    except QualityRunFailed as err:
+        if over_time.history is not None:
+            save_quietly(over_time.history, summary_record(err.summary, tags))
+        notify_all(notifiers, "failure", err.summary)
+        raise
+    except Exception as err:
+        if over_time.history is not None:
+            failed = replace(started, status=RunStatus.FAILED)
+            reason = f"{type(err).__name__}: {err}"
+            save_quietly(over_time.history, summary_record(failed, tags, (), reason))
+        notify_all(notifiers, "failure", started, error=err)
+        raise
 
 
 def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:

@@ -17,8 +17,22 @@ from quality_py.cli.common import (
     tags,
     warn_if_unhardened,
 )
+from quality_py.io.ruleset_file import RulesetFile
 from quality_py.io.views import filter_sql
 from quality_py.model.types import SparkSession
+
+
+def _prepared(args: argparse.Namespace) -> tuple[RulesetFile, Any, SparkSession, Any, float]:
+    """The ruleset (read once, compiled before Spark starts when it is YAML), its compilation,
+    the session, the input (``--where`` applied through the rule policy) and the start time."""
+    ruleset, compiled, spark = run_inputs(args)
+    warn_if_unhardened(spark)
+    started = time.perf_counter()
+    load_reference(spark, args)
+    df = read_input(spark, args.input, args.format)
+    if args.where:  # through the rule policy, as every SQL text we accept
+        df = df.where(filter_sql(args.where, what="--where", policy=ruleset.suite.policy))
+    return ruleset, compiled, spark, df, started
 
 
 def quality_run(args: argparse.Namespace) -> int:
@@ -27,14 +41,8 @@ def quality_run(args: argparse.Namespace) -> int:
     from quality_py.dataset.checks import format_verification
     from quality_py.runners.summary import format_summary
 
-    ruleset, compiled, spark = run_inputs(args)
+    ruleset, compiled, spark, df, started = _prepared(args)
     suite, checks = ruleset.suite, ruleset.checks
-    warn_if_unhardened(spark)
-    started = time.perf_counter()
-    load_reference(spark, args)
-    df = read_input(spark, args.input, args.format)
-    if args.where:  # through the rule policy, as every SQL text we accept
-        df = df.where(filter_sql(args.where, what="--where", policy=suite.policy))
     history, anomalies = _history(args, spark, ruleset.anomaly_checks)
     try:
         run = run_quality(
@@ -107,14 +115,8 @@ def run(args: argparse.Namespace) -> int:
     from quality_py.runners.data_quality import add_data_quality
     from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
 
-    ruleset, compiled, spark = run_inputs(args)
+    ruleset, compiled, _, df, started = _prepared(args)
     suite, checks = ruleset.suite, ruleset.checks
-    warn_if_unhardened(spark)
-    started = time.perf_counter()
-    load_reference(spark, args)
-    df = read_input(spark, args.input, args.format)
-    if args.where:  # through the rule policy, as every SQL text we accept
-        df = df.where(filter_sql(args.where, what="--where", policy=suite.policy))
     checked = add_data_quality(df, suite, args.name, layout=args.layout, compiled=compiled)
     from quality_py.runners.summary import layout_of
 

@@ -136,13 +136,13 @@ def test_sql_text_names_are_generated_where_substitution_is_refused() -> None:
 PRIVATE_IMPORTS_ALLOWED: set[str] = set()
 #: Functions longer than 80 lines, with their length now.
 LONG_FUNCTIONS = {
-    ("actions/run.py", "run_quality"): 97,
+    ("actions/run.py", "run_quality"): 82,
     ("io/tables/assemble.py", "tables_to_suites"): 110,
     ("profile/profiler.py", "profile"): 107,
     ("sql/parse.py", "parse_expression"): 107,
     ("prepare/column_filter.py", "_eval"): 87,
     ("runners/rule_folder.py", "rule_folder_with_struct"): 87,
-    ("actions/run.py", "write"): 86,
+    ("actions/run.py", "write"): 85,
     ("sql/enforce.py", "_check_function"): 81,
     ("validation/__init__.py", "validate"): 81,
 }
@@ -150,7 +150,7 @@ LONG_FUNCTIONS = {
 MANY_PARAMETERS = {("actions/run.py", "run_quality"): 14}
 #: Parameters of public functions annotated with a bare ``Any``, and imports of our own modules
 #: inside functions (lazy imports defer pyspark or break a cycle): their number now.
-BARE_ANY_CEILING = 44
+BARE_ANY_CEILING = 41
 INNER_IMPORT_CEILING = 142
 
 

@@ -59,7 +59,7 @@ def suites(draw: st.DrawFn) -> RuleSuite:
     ]
     metas = [
         MetaRuleSet(mid, draw(st.text(chars, max_size=10)), draw(text))
-        for mid in draw(st.lists(ids, max_size=2, unique=True))
+        for mid in draw(st.lists(ids, max_size=2, unique_by=lambda i: i.id))
         if mid not in {rs.id for rs in rule_sets}
     ]
     return RuleSuite(
@@ -247,3 +247,17 @@ def test_own_lambda_replaces_only_the_global_overload_of_its_arity() -> None:
     loaded = tables_to_suites(SuiteTables(rules, lambdas, ()), global_library=Id(5, 1))
     got = sorted(la.expression for la in loaded.suites[Id(1, 1)].lambdas)
     assert got == ["(x, y) -> x < y", "1", "x -> x > 10"]
+
+
+def test_two_versions_of_one_meta_rule_set_are_refused_for_tables() -> None:
+    # found by the round-trip property: tables keep the latest version of each meta rule set
+    from quality_py import Id, MetaRuleSet, Rule, RuleSet
+    from quality_py.errors import ModelError
+
+    suite = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(5, 1), [Rule(Id(9, 1), "a > 0")])],
+        meta_rule_sets=[MetaRuleSet(Id(7, 1), "", "x > 0"), MetaRuleSet(Id(7, 2), "", "x > 1")],
+    )
+    with pytest.raises(ModelError, match=r"meta rule set 7 is in suite .* versions 1 and 2"):
+        suite_to_tables(suite)

@@ -332,6 +332,7 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
             LambdaRow(lam.name, lam.expression, lam.id.id, lam.id.version, sid, sv, lam.description)
             for lam in suite.lambdas
         ]
+        _one_version_each(suite)
         metas += [
             MetaRuleSetRow(
                 sid, sv, m.id.id, m.id.version, m.column_filter, m.expression, m.description
@@ -339,3 +340,20 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
             for m in suite.meta_rule_sets
         ]
     return SuiteTables(tuple(rules), tuple(lambdas), tuple(outputs), tuple(metas))
+
+
+def _one_version_each(suite: RuleSuite) -> None:
+    """Refuse two versions of one meta rule set in a suite: rule tables read the latest version
+    of each, so the older one would vanish on the way back (a round trip must be exact)."""
+    seen: dict[int, int] = {}
+    for meta in suite.meta_rule_sets:
+        other = seen.setdefault(meta.id.id, meta.id.version)
+        if other != meta.id.version:
+            raise ModelError(
+                f"meta rule set {meta.id.id} is in suite {suite.id!r} in versions {other} and "
+                f"{meta.id.version}: rule tables keep the latest version of each meta rule set, "
+                "so the other would be lost; give one of them another id",
+                item_id=meta.id,
+                item_kind="meta rule set",
+                code="DUPLICATE_ID",
+            )
