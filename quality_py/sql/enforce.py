@@ -238,21 +238,29 @@ def _check_function(
     if name in REGEX_FUNCTIONS or isinstance(
         node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)
     ):
-        pattern = (
-            node.expression
-            if not isinstance(node, exp.Anonymous)
-            else (args[1] if len(args) > 1 else None)
+        _check_pattern(node, name, args, policy, ctx)
+
+
+def _check_pattern(
+    node: exp.Func, name: str, args: list[exp.Expr], policy: RulePolicy, ctx: PassContext
+) -> None:
+    """A regex function's pattern: a literal proven linear (``regex_safety``), or a column
+    when the policy allows; ``regexp_replace``'s replacement too."""
+    pattern = (
+        node.expression
+        if not isinstance(node, exp.Anonymous)
+        else (args[1] if len(args) > 1 else None)
+    )
+    if isinstance(pattern, exp.Literal) and pattern.is_string:
+        reason = unsafe_reason(pattern.this)
+        if reason:
+            raise policy_error(ctx, f"regular expression {pattern.this!r}: {reason}", pattern)
+    elif not policy.allow_regex_columns:
+        raise policy_error(
+            ctx, f"{name} needs a literal pattern (patterns from data are refused)", node
         )
-        if isinstance(pattern, exp.Literal) and pattern.is_string:
-            reason = unsafe_reason(pattern.this)
-            if reason:
-                raise policy_error(ctx, f"regular expression {pattern.this!r}: {reason}", pattern)
-        elif not policy.allow_regex_columns:
-            raise policy_error(
-                ctx, f"{name} needs a literal pattern (patterns from data are refused)", node
-            )
-        if isinstance(node, exp.RegexpReplace):
-            _check_replacement(node, pattern, policy, ctx)
+    if isinstance(node, exp.RegexpReplace):
+        _check_replacement(node, pattern, policy, ctx)
 
 
 def _check_replacement(

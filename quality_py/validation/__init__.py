@@ -18,6 +18,22 @@ from quality_py.validation.static_checks import schema_paths, static_checks
 __all__ = ["ERROR_KINDS", "WARNING_KINDS", "Finding", "ValidationReport", "validate"]
 
 
+def _prepared(
+    suite: RuleSuite, schema_or_df: SchemaLike, position: Position, findings: list[Finding]
+) -> RuleSuite:
+    """The suite prepared for the data's schema (meta rule sets expanded); when that fails, the
+    failure is a finding and the suite is checked without its meta rule sets."""
+    if schema_or_df is None:
+        return suite
+    try:
+        return prepare_for_schema(suite, schema_or_df, position)
+    except QualityError as err:
+        findings.append(
+            Finding("AnalysisError", err.item_kind, err.item_id, err.message, err.span, err.source)
+        )
+        return replace(suite, meta_rule_sets=())
+
+
 def validate(
     suite: RuleSuite,
     schema_or_df: SchemaLike = None,
@@ -56,17 +72,7 @@ def validate(
         from pyspark.sql import SparkSession
 
         spark = SparkSession.getActiveSession()
-    prepared = suite
-    if schema_or_df is not None:
-        try:
-            prepared = prepare_for_schema(suite, schema_or_df, position)
-        except QualityError as err:
-            findings.append(
-                Finding(
-                    "AnalysisError", err.item_kind, err.item_id, err.message, err.span, err.source
-                )
-            )
-            prepared = replace(suite, meta_rule_sets=())
+    prepared = _prepared(suite, schema_or_df, position, findings)
     paths = schema_paths(schema_or_df) if schema_or_df is not None else None
     static, items, _ = static_checks(prepared, paths)
     findings += static

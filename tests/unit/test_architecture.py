@@ -143,8 +143,6 @@ LONG_FUNCTIONS = {
     ("prepare/column_filter.py", "_eval"): 87,
     ("runners/rule_folder.py", "rule_folder_with_struct"): 87,
     ("actions/run.py", "write"): 85,
-    ("sql/enforce.py", "_check_function"): 81,
-    ("validation/__init__.py", "validate"): 81,
 }
 #: Functions with more than 10 parameters, with their count now.
 MANY_PARAMETERS = {("actions/run.py", "run_quality"): 14}
@@ -183,8 +181,10 @@ def test_no_private_name_is_imported_across_units() -> None:
 
 def test_functions_stay_short_and_take_few_parameters() -> None:
     long, many = [], []
+    lengths: dict[tuple[str, str], int] = {}
     for rel, fn in _functions():
         lines = (fn.end_lineno or fn.lineno) - fn.lineno + 1
+        lengths[(rel, fn.name)] = lines
         if lines > LONG_FUNCTIONS.get((rel, fn.name), 80):
             long.append(f"{rel}:{fn.name} ({lines} lines)")
         args = fn.args
@@ -194,6 +194,9 @@ def test_functions_stay_short_and_take_few_parameters() -> None:
         if count > MANY_PARAMETERS.get((rel, fn.name), 10):
             many.append(f"{rel}:{fn.name} ({count} parameters)")
     assert long == [] and many == [], (long, many)
+    # a listed function that shrank is listed at its new length (or leaves the list)
+    stale = {k: v for k, v in LONG_FUNCTIONS.items() if lengths.get(k) != v}
+    assert stale == {}, f"update LONG_FUNCTIONS: now { ({k: lengths.get(k) for k in stale}) }"
 
 
 def test_bare_any_and_inner_imports_do_not_grow() -> None:
