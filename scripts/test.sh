@@ -2,7 +2,7 @@
 # The whole test suite: lint + types, unit tier (no JVM), Spark tier with doctests, Spark Connect,
 # the flights job on a standalone cluster (a master and two workers), the Spark tier on 3.5;
 # headless Chromium (installed where missing) loads the HTML report.
-# Each step prints its duration; the whole command takes about 19 minutes on 2 cores (CI: 20).
+# Each step prints its duration; the whole command takes about 17 minutes on 2 cores (CI: 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS

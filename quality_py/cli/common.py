@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.model.types import SparkSession
 
 if TYPE_CHECKING:
+    from quality_py.dataset.checks import Check
     from quality_py.model.policy import RulePolicy
     from quality_py.model.rules import RuleSuite
     from quality_py.sql.compiler import CompiledSuite
@@ -245,10 +247,6 @@ def notifiers(args: argparse.Namespace) -> list[Any]:
     return out
 
 
-def is_yaml(source: str) -> bool:
-    return source.lower().endswith((".yaml", ".yml"))
-
-
 def others(args: argparse.Namespace) -> dict[str, str | None]:
     """``--lambdas`` / ``--outputs`` / ``--meta-rule-sets`` tables next to a rules table."""
     return {
@@ -263,13 +261,10 @@ def load_suite_and_checks(
     suite: str | None,
     spark: SparkSession | None,
     others: dict[str, str | None] | None = None,
-) -> tuple[Any, tuple[Any, ...]]:
+) -> tuple[RuleSuite, tuple[Check, ...]]:
     """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
-    if is_yaml(source):
-        from quality_py.io.yaml_rulesets import load_ruleset_and_checks
-
-        return load_ruleset_and_checks(source)
-    return load_suite(source, suite, spark, others), ()
+    ruleset = load_ruleset_file(source, spark=spark, suite=suite, others=others)
+    return ruleset.suite, ruleset.checks
 
 
 def load_suite(
@@ -277,17 +272,9 @@ def load_suite(
     suite: str | None,
     spark: SparkSession | None,
     others: dict[str, str | None] | None = None,
-) -> Any:
+) -> RuleSuite:
     """A suite from a YAML file or from rule tables (:mod:`quality_py.io.rule_sources`)."""
-    from quality_py.io.yaml_rulesets import load_ruleset
-
-    if is_yaml(source):
-        return load_ruleset(source)
-    if spark is None:
-        raise SystemExit(f"{source}: reading rule tables needs a Spark session")
-    from quality_py.io.rule_sources import read_suite
-
-    return read_suite(spark, source, suite, others)
+    return load_ruleset_file(source, spark=spark, suite=suite, others=others).suite
 
 
 def schema_of(args: argparse.Namespace, spark: SparkSession) -> Any:

@@ -7,7 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quality_py.cli.common import is_yaml, load_suite, others, session
+from quality_py.cli.common import load_suite, others, session
+from quality_py.io.ruleset_file import is_yaml
 from quality_py.model.yaml_text import dump_yaml
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")

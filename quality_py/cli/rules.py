@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from quality_py.cli.common import (
-    is_yaml,
     load_reference,
     load_suite,
     load_suite_and_checks,
@@ -15,6 +14,7 @@ from quality_py.cli.common import (
     schema_of,
     session,
 )
+from quality_py.io.ruleset_file import is_yaml
 
 
 def validate_command(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from sqlglot import exp
 
@@ -178,25 +179,32 @@ def substitute(template: exp.Expr, name: str, value: exp.Expr) -> exp.Expr:
     return template.copy().transform(swap, copy=False)
 
 
+#: What a rewrite handler is given besides its node (a pass's context).
+Context = TypeVar("Context")
+
+
 def rewrite_innermost(
-    tree: exp.Expr, rewrite_of: Callable[[exp.Expr], Callable[[exp.Expr], exp.Expr] | None]
+    tree: exp.Expr,
+    handler_of: Callable[[exp.Expr], Callable[[exp.Expr, Context], exp.Expr] | None],
+    ctx: Context,
 ) -> exp.Expr:
-    """``tree`` with every node that ``rewrite_of`` gives a rewrite for replaced by its
-    rewrite, innermost first (a guard then holds its already rewritten arguments). Each rewrite
-    receives a detached copy of its node, which it may embed (``CASE WHEN ok THEN call END``).
+    """``tree`` with every node ``handler_of`` has a handler for replaced by
+    ``handler(copy_of_node, ctx)``, innermost first (a guard then holds its already rewritten
+    arguments). The handler may embed the detached copy (``CASE WHEN ok THEN call END``) or
+    return it unchanged.
 
     >>> from quality_py.sql.parse import parse_expression
     >>> def neg(n):
-    ...     return (lambda c: exp.Neg(this=c)) if isinstance(n, exp.Column) else None
-    >>> to_sql(rewrite_innermost(parse_expression("a + b"), neg))
+    ...     return (lambda c, _: exp.Neg(this=c)) if isinstance(n, exp.Column) else None
+    >>> to_sql(rewrite_innermost(parse_expression("a + b"), neg, None))
     '-a + -b'
     """
-    nodes = [n for n in tree.walk(bfs=False) if rewrite_of(n) is not None]
+    nodes = [n for n in tree.walk(bfs=False) if handler_of(n) is not None]
     for node in reversed(nodes):
-        rewrite = rewrite_of(node)
-        assert rewrite is not None
+        handler = handler_of(node)
+        assert handler is not None
         original = node.copy()
-        replacement = rewrite(original)
+        replacement = handler(original, ctx)
         if replacement is original:
             continue
         if node is tree:

@@ -270,16 +270,17 @@ class _Sizer:
                 node, f"builds a value of up to {constant(found):,.0f} characters or elements"
             )
 
-    def args(self, node: exp.Expr, env: dict[str, Poly], why: str) -> list[Poly]:
-        """The sizes of ``node``'s arguments; an unknown one is refused where it would grow."""
+    def known(self, nodes: list[exp.Expr], env: dict[str, Poly], why: str) -> list[Poly]:
+        """The sizes of ``nodes``; one without a declaration is refused, since ``why`` would
+        multiply or iterate over it and its growth is unknown."""
         out = []
-        for child in _positional(node):
+        for child in nodes:
             found = self.size(child, env)
             if found is None:
                 raise self.refuse(
                     child,
-                    f"has no size declaration, and {why} multiplies its size: its growth is "
-                    "unknown (declare it in sql/catalogue.py or compute it outside)",
+                    f"has no size declaration, and {why}: its growth is unknown (declare it in "
+                    "sql/catalogue.py or compute it outside)",
                 )
             out.append(found)
         return out
@@ -340,7 +341,9 @@ class _Sizer:
             known = [s for s in sizes if s is not None]
             return None if len(known) < len(sizes) else add(*known, const(_FIXED))
         head, _, tail = rule.partition(" ")
-        parts = self.args(node, env, name_of(node) or node.key)
+        parts = self.known(
+            _positional(node), env, f"{name_of(node) or node.key} multiplies its size"
+        )
         if head == "scale":
             return add(scale(add(*parts), int(tail)), const(_FIXED))
         if head == "product":
@@ -386,7 +389,7 @@ class _Sizer:
         lambdas = [c for c in node.iter_expressions() if isinstance(c, exp.Lambda)]
         two = name in ("zip_with", "map_zip_with")
         collections = values[:2] if two else values[:1]
-        whole = add(*self.args_of(collections, env, name))
+        whole = add(*self.known(collections, env, f"{name} iterates over it"))
         counted = _literal_count(collections[0]) if len(collections) == 1 else None
         count = const(counted) if counted is not None else whole
         element = f"e{next(_fresh)}"
@@ -409,15 +412,6 @@ class _Sizer:
             total = add(total, whole)  # the other half of each entry is kept
         return total
 
-    def args_of(self, nodes: list[exp.Expr], env: dict[str, Poly], name: str) -> list[Poly]:
-        out = []
-        for child in nodes:
-            found = self.size(child, env)
-            if found is None:
-                raise self.refuse(child, f"has no size declaration, and {name} iterates over it")
-            out.append(found)
-        return out
-
     def fold(
         self,
         node: exp.Expr,
@@ -432,7 +426,9 @@ class _Sizer:
         through the merge at most once and only through parts and concatenations (proven by
         ``bound_growth``), so each step adds the merge's value without it."""
         start_node = values[1] if len(values) > 1 else node.args.get("initial")
-        start = self.args_of([start_node], env, "aggregate")[0] if start_node else const(_FIXED)
+        start = (
+            self.known([start_node], env, "aggregate folds it")[0] if start_node else const(_FIXED)
+        )
         merge = lambdas[0] if lambdas else node.args.get("merge")
         total = start
         if isinstance(merge, exp.Lambda) and merge.expressions:

@@ -458,8 +458,4 @@ def contain_functions(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     if not ctx.policy.contain_errors:
         return tree
 
-    def rewrite_of(node: exp.Expr) -> Callable[[exp.Expr], exp.Expr] | None:
-        handler = _handler(node)
-        return None if handler is None else (lambda original: handler(original, ctx))
-
-    return rewrite_innermost(tree, rewrite_of)
+    return rewrite_innermost(tree, _handler, ctx)
