@@ -11,8 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quality_py.actions.notify import JsonLinesNotifier, WebhookNotifier
+from quality_py.errors import InputError
+from quality_py.io.blooms import Bloom, read_bloom, register_bloom
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
+from quality_py.io.views import bloom_files, load_view_file, load_views
+from quality_py.model.policy import RulePolicy
 from quality_py.model.types import SparkSession
+from quality_py.progress import step
+from quality_py.spark.hardening import check_session
+from quality_py.spark.samples import SAMPLE_VIEWS, SAMPLES, load_sample
+from quality_py.spark.session import local_session
+from quality_py.sql.compiler import compile_suite
 
 if TYPE_CHECKING:
     from quality_py.dataset.checks import Check
@@ -26,8 +36,6 @@ def session(master: str, remote: str | None) -> Any:
         from pyspark.sql import SparkSession
 
         return SparkSession.builder.remote(remote).getOrCreate()
-    from quality_py.spark.session import local_session
-
     # the command's own session is hardened: rule text can name no file through SQL
     spark = local_session(master, conf={"spark.sql.runSQLOnFiles": "false"})
     if not os.environ.get("QP_TRACEBACK"):
@@ -60,11 +68,7 @@ def input_format(source: str, fmt: str | None) -> str:
 
 def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
     """Read an input; a missing path or an unreadable format is an :class:`InputError`."""
-    from quality_py.errors import InputError
-
     if source.startswith("sample:"):
-        from quality_py.spark.samples import SAMPLES, load_sample
-
         name = source.split(":", 1)[1]
         if name not in SAMPLES:
             raise InputError(
@@ -124,8 +128,6 @@ def declared_reference(args: argparse.Namespace) -> Any:
     """The views and maps of ``--views FILE`` (YAML), read before any Spark session."""
     if not getattr(args, "views", None):
         return (), ()
-    from quality_py.io.views import load_view_file
-
     return load_view_file(args.views)
 
 
@@ -136,9 +138,6 @@ def declared_blooms(args: argparse.Namespace) -> list[Any]:
     cached = getattr(args, "_blooms", None)
     if cached is None:
         from dataclasses import replace
-
-        from quality_py.io.blooms import Bloom, read_bloom
-        from quality_py.io.views import bloom_files
 
         cached = []
         for name, file in bloom_files(args.views):
@@ -157,14 +156,10 @@ def reference_names(args: argparse.Namespace) -> list[str]:
 
 def load_reference(spark: SparkSession, args: argparse.Namespace) -> list[str]:
     """Register ``--view`` files and load ``--views`` declarations; the names registered."""
-    from quality_py.io.views import load_views
-
     names = register_views(spark, getattr(args, "view", None) or [], args.format)
     views, maps = declared_reference(args)
     if views or maps:
         names += list(load_views(spark, views, maps).names)
-    from quality_py.io.blooms import register_bloom
-
     for bloom in declared_blooms(args):
         register_bloom(spark, bloom)
     return names
@@ -172,9 +167,6 @@ def load_reference(spark: SparkSession, args: argparse.Namespace) -> list[str]:
 
 def policy_for(args: argparse.Namespace, views: Sequence[str]) -> RulePolicy:
     """The safe policy; rules may read only the views this command registered."""
-    from quality_py.model.policy import RulePolicy
-    from quality_py.spark.samples import SAMPLE_VIEWS
-
     source = getattr(args, "input", None) or ""
     sample = SAMPLE_VIEWS.get(source.split(":", 1)[1], ()) if source.startswith("sample:") else ()
     blooms = [b.spec for b in declared_blooms(args)]
@@ -182,8 +174,6 @@ def policy_for(args: argparse.Namespace, views: Sequence[str]) -> RulePolicy:
 
 
 def warn_if_unhardened(spark: SparkSession) -> None:
-    from quality_py.spark.hardening import check_session
-
     hardening = check_session(spark)
     if not hardening.hardened:
         print(f"warning: {hardening.describe()}", file=sys.stderr)
@@ -192,8 +182,6 @@ def warn_if_unhardened(spark: SparkSession) -> None:
 def compile_early(suite: RuleSuite) -> CompiledSuite | None:
     """Rule errors before a JVM starts or data is read; the run reuses this compile (a suite
     with meta rule sets needs the data's schema, so it is compiled by the run only)."""
-    from quality_py.sql.compiler import compile_suite
-
     return None if suite.meta_rule_sets else compile_suite(suite)
 
 
@@ -202,8 +190,6 @@ def run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
     ``run``. A YAML ruleset is read and compiled before Spark starts (errors come first); rule
     tables are read with the session."""
     from dataclasses import replace
-
-    from quality_py.io.ruleset_file import load_ruleset_file
 
     spark = None
     if not is_yaml(args.ruleset):
@@ -217,8 +203,6 @@ def run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
 
 def progress(message: str) -> None:
     """A step of a long command, on stderr with the time."""
-    from quality_py.progress import step
-
     step(message)
 
 
@@ -240,8 +224,6 @@ def tags(pairs: Sequence[str] | None) -> dict[str, str]:
 
 def notifiers(args: argparse.Namespace) -> list[Any]:
     """``--notify PATH`` (JSON lines) and ``--webhook URL`` notifiers."""
-    from quality_py.actions.notify import JsonLinesNotifier, WebhookNotifier
-
     out: list[Any] = [JsonLinesNotifier(p) for p in args.notify or ()]
     out += [WebhookNotifier(u) for u in args.webhook or ()]
     return out

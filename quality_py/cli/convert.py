@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.cli.common import load_suite, others, session
+from quality_py.errors import RulesetFormatError
 from quality_py.io.ruleset_file import is_yaml
+from quality_py.io.tables import (
+    lambdas_dataframe,
+    meta_rule_sets_dataframe,
+    outputs_dataframe,
+    rules_dataframe,
+)
+from quality_py.io.yaml_checks import refuse_aliases
+from quality_py.io.yaml_rulesets import dumps_ruleset
 from quality_py.model.yaml_text import dump_yaml
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
@@ -42,8 +51,6 @@ def yaml_sections(path: str) -> dict[str, Any]:
     """The sections of a YAML ruleset beside its suite, as data (dataset checks, anomaly checks,
     SQL checks, error rates), in the file's order."""
     import yaml
-
-    from quality_py.io.yaml_checks import refuse_aliases
 
     text = Path(path).read_text(encoding="utf-8")
     refuse_aliases(text, path)
@@ -91,14 +98,6 @@ def convert_command(args: argparse.Namespace) -> int:
     """The ``convert`` command: between a YAML ruleset and rule tables (a folder of parquet
     tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
     beside it when the suite has them)."""
-    from quality_py.io.tables import (
-        lambdas_dataframe,
-        meta_rule_sets_dataframe,
-        outputs_dataframe,
-        rules_dataframe,
-    )
-    from quality_py.io.yaml_rulesets import dumps_ruleset
-
     spark = session(args.master, args.remote)
     suite = load_suite(args.source, args.suite, spark, others(args))
     sections = yaml_sections(args.source) if is_yaml(args.source) else {}
@@ -109,8 +108,6 @@ def convert_command(args: argparse.Namespace) -> int:
     else:
         left = untabled(suite, sections)
         if left and not args.rules_only:
-            from quality_py.errors import RulesetFormatError
-
             raise RulesetFormatError(
                 f"{args.source} holds what rule tables cannot: {'; '.join(left)}. Converting "
                 "would drop it silently, so nothing was written: keep the ruleset in YAML, or "

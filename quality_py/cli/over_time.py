@@ -19,14 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.cli.common import progress, read_input, session, tags
+from quality_py.history import Metric, RunRecord, open_repository
 from quality_py.io.views import filter_sql
+from quality_py.profile import evaluate, profile, suggest, suggested_ruleset
+from quality_py.progress import watching
+from quality_py.report import write_report
 
 
 def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | None) -> Any:
     """A run record (source ``profile``) of a dataset profile: one metric per statistic, and
     the value counts of low-cardinality columns (``value:<v>``)."""
-    from quality_py.history import Metric, RunRecord
-
     metrics = [Metric("profile", "*", "rows", float(prof.rows))]
     for c in prof.columns:
         stats = {
@@ -50,14 +52,10 @@ def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | No
 
 def profile_command(args: argparse.Namespace) -> int:
     """``profile``: profile the input, suggest checks, keep the profile."""
-    from quality_py.profile import evaluate, profile, suggest, suggested_ruleset
-
     spark = session(args.master, args.remote)
     df = read_input(spark, args.input, args.format)
     if args.where:
         df = df.where(filter_sql(args.where, what="--where"))  # through the rule policy
-    from quality_py.progress import watching
-
     started = time.perf_counter()
     with watching(spark, "profiling (at most three passes over the data)"):
         prof = profile(df, max_categories=args.max_categories)
@@ -92,8 +90,6 @@ def profile_command(args: argparse.Namespace) -> int:
             if not ok:
                 print(f"  did not hold: {constraint}")
     if args.history:
-        from quality_py.history import open_repository
-
         repo = open_repository(args.history, spark)
         repo.save(profile_record(prof, args.run_id or uuid.uuid4().hex, tags(args.tag), args.suite))
         print(f"kept the profile in {args.history}")
@@ -102,9 +98,6 @@ def profile_command(args: argparse.Namespace) -> int:
 
 def report_command(args: argparse.Namespace) -> int:
     """``report``: the HTML report of a history."""
-    from quality_py.history import open_repository
-    from quality_py.report import write_report
-
     spark = None
     if args.history.startswith("table:"):
         spark = session(args.master, args.remote)

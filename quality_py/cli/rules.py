@@ -14,13 +14,16 @@ from quality_py.cli.common import (
     schema_of,
     session,
 )
+from quality_py.docgen import to_html, to_markdown
+from quality_py.errors import ModelError
 from quality_py.io.ruleset_file import is_yaml
+from quality_py.model.ids import Id
+from quality_py.runners.explain import explain_rules
+from quality_py.validation import validate
 
 
 def validate_command(args: argparse.Namespace) -> int:
     """The ``validate`` command: exit 1 when there is an error."""
-    from quality_py.validation import validate
-
     spark = session(args.master, args.remote)
     views = load_reference(spark, args)
     suite, checks = load_suite_and_checks(args.source, args.suite, spark, others(args))
@@ -39,8 +42,6 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def explain_command(args: argparse.Namespace) -> int:
     """The ``explain`` command: each rule's compiled SQL and, given data, Spark's plan of it."""
-    from quality_py.runners.explain import explain_rules
-
     needs_spark = not is_yaml(args.source) or bool(args.schema or args.input)
     spark = session(args.master, args.remote) if needs_spark else None
     suite = load_suite(args.source, args.suite, spark, others(args))
@@ -58,9 +59,6 @@ def explain_command(args: argparse.Namespace) -> int:
 
 def parse_rule_id(text: str) -> Any:
     """``ID`` (any version) or ``ID.VERSION``."""
-    from quality_py.errors import ModelError
-    from quality_py.model.ids import Id
-
     parts = text.split(".")
     if not all(p.strip().lstrip("-").isdigit() for p in parts) or len(parts) > 2:
         raise ModelError(f"--rule takes ID or ID.VERSION, not {text!r}", code="INVALID_ID")
@@ -71,8 +69,6 @@ def docs_command(args: argparse.Namespace) -> int:
     """The ``docs`` command: Markdown or HTML by the output's suffix."""
     from pathlib import Path
 
-    from quality_py.docgen import to_html, to_markdown
-
     spark = (
         None
         if is_yaml(args.source) and not (args.schema or args.input)
@@ -81,8 +77,6 @@ def docs_command(args: argparse.Namespace) -> int:
     suite = load_suite(args.source, args.suite, spark, others(args))
     report = None
     if spark is not None and (args.schema or args.input):
-        from quality_py.validation import validate
-
         views = load_reference(spark, args)
         report = validate(
             suite.with_policy(policy_for(args, views)), schema_of(args, spark), spark=spark

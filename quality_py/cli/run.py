@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any
 
+from quality_py.actions import QualityRunFailed, run_quality
 from quality_py.cli.common import (
     keys,
     load_reference,
@@ -17,9 +18,15 @@ from quality_py.cli.common import (
     tags,
     warn_if_unhardened,
 )
+from quality_py.dataset.checks import format_verification
+from quality_py.dataset.observe import observe_checks
+from quality_py.history import open_repository
 from quality_py.io.ruleset_file import RulesetFile
 from quality_py.io.views import filter_sql
 from quality_py.model.types import SparkSession
+from quality_py.progress import watching
+from quality_py.runners.data_quality import add_data_quality
+from quality_py.runners.summary import format_summary, layout_of, stats_from_row, summary_columns
 
 
 def _prepared(args: argparse.Namespace) -> tuple[RulesetFile, Any, SparkSession, Any, float]:
@@ -37,10 +44,6 @@ def _prepared(args: argparse.Namespace) -> tuple[RulesetFile, Any, SparkSession,
 
 def quality_run(args: argparse.Namespace) -> int:
     """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
-    from quality_py.actions import QualityRunFailed, run_quality
-    from quality_py.dataset.checks import format_verification
-    from quality_py.runners.summary import format_summary
-
     ruleset, compiled, spark, df, started = _prepared(args)
     suite, checks = ruleset.suite, ruleset.checks
     history, anomalies = _history(args, spark, ruleset.anomaly_checks)
@@ -61,8 +64,6 @@ def quality_run(args: argparse.Namespace) -> int:
             notifiers=notifiers(args),
             keys=keys(args.key),
         )
-        from quality_py.progress import watching
-
         with watching(spark, f"quality run of {args.input}: checking and writing"):
             summary = run.write(args.valid, args.quarantine, args.stats)
     except QualityRunFailed as err:
@@ -90,8 +91,6 @@ def _history(
     args: argparse.Namespace, spark: SparkSession, anomalies: tuple[Any, ...]
 ) -> tuple[Any, tuple[Any, ...]]:
     """The run's metrics repository (``--history``) and the ruleset's anomaly checks."""
-    from quality_py.history import open_repository
-
     if not args.history:
         if anomalies:
             print(
@@ -110,16 +109,9 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("run: give --output, or --valid/--quarantine/--stats for a quality run")
     from pyspark.sql import Observation
 
-    from quality_py.dataset.checks import format_verification
-    from quality_py.dataset.observe import observe_checks
-    from quality_py.runners.data_quality import add_data_quality
-    from quality_py.runners.summary import format_summary, stats_from_row, summary_columns
-
     ruleset, compiled, _, df, started = _prepared(args)
     suite, checks = ruleset.suite, ruleset.checks
     checked = add_data_quality(df, suite, args.name, layout=args.layout, compiled=compiled)
-    from quality_py.runners.summary import layout_of
-
     observation = Observation("quality_py_summary")
     observed = checked.observe(
         observation, *summary_columns(suite, args.name, layout_of(checked, args.name))

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
+from quality_py.io.tables import read_rule_tables
+from quality_py.model.ids import Id
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
 _FILE_FORMATS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
@@ -158,9 +160,6 @@ def read_suite(
     """The suite of the rule tables of ``source``: ``suite`` picks one (``"1"`` its latest
     version, ``"1.2"`` that version); without it the tables must hold one suite id, whose
     latest version is read."""
-    from quality_py.io.tables import read_rule_tables
-    from quality_py.model.ids import Id
-
     frames = rule_table_frames(spark, source, others)
     loaded = read_rule_tables(
         frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]

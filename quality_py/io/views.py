@@ -23,10 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quality_py.errors import ReferenceDataError
+from quality_py.errors import PolicyError, QualityError, ReferenceDataError
+from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.model.policy import RulePolicy
+from quality_py.sql.build import to_sql
+from quality_py.sql.check_queries import checked_query
+from quality_py.sql.compiler import compile_expression
 from quality_py.sql.library.lookups import KEY
-from quality_py.sql.names import map_view_sql
+from quality_py.sql.names import map_view_sql, query_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -155,8 +159,6 @@ def _reference_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
     text = path.read_text(encoding="utf-8")
-    from quality_py.io.yaml_checks import refuse_aliases
-
     refuse_aliases(text, str(path))  # bounded depth, no aliases
     data = yaml.safe_load(text) or {}
     if not isinstance(data, dict) or set(data) - {"views", "maps", "blooms"}:
@@ -197,8 +199,6 @@ def views_from_table(
 
 def _referenced(sql: str) -> set[str]:
     """The table names a view's SQL reads (lower case); refuses anything but a query."""
-    from quality_py.sql.names import query_tables
-
     try:
         return query_tables(sql)
     except ValueError as err:
@@ -272,10 +272,6 @@ def filter_sql(text: str, *, what: str, policy: RulePolicy | None = None) -> str
     ...     print(err.message)
     the --where condition: reflect(...) is never allowed in rule text
     """
-    from quality_py.errors import PolicyError, QualityError
-    from quality_py.sql.build import to_sql
-    from quality_py.sql.compiler import compile_expression
-
     try:
         return to_sql(compile_expression(text, kind=what, policy=policy or RulePolicy()))
     except QualityError as err:
@@ -286,11 +282,6 @@ def _frame(spark: SparkSession, view: ViewConfig) -> DataFrame:
     """The view's rows. Its SQL and filter pass the rule policy like any rule text (one
     enforcement path: allowlisted functions, no reflection, clocks or identity, limits and
     refused characters) and reach Spark as SQL we generate (immune to variable substitution)."""
-    from quality_py.errors import QualityError
-    from quality_py.sql.build import to_sql
-    from quality_py.sql.check_queries import checked_query
-    from quality_py.sql.compiler import compile_expression
-
     condition = None
     if view.filter:  # checked before any data is read
         try:

@@ -32,6 +32,8 @@ from typing import Any
 
 import yaml
 
+from quality_py.actions.judging import ErrorRates
+from quality_py.actions.sql_checks import sql_checks_from_specs
 from quality_py.errors import ModelError, QualityError
 from quality_py.history.anomalies import strategy_from_dict
 from quality_py.history.anomaly_checks import AnomalyCheck
@@ -130,8 +132,6 @@ def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[Any, ...]:
 
 def sql_checks_from_node(node: yaml.Node | None, origin: str) -> tuple[Any, ...]:
     """The SQL checks of a ``sql_checks:`` node."""
-    from quality_py.actions.sql_checks import sql_checks_from_specs
-
     specs = _value(node)
     if not specs:
         return ()
@@ -155,8 +155,6 @@ def loads_error_rates(text: str, origin: str = "<string>") -> Any:
 
 def error_rates_from_node(node: yaml.Node | None, origin: str) -> Any:
     """The alert thresholds of an ``error_rates:`` node (None when absent)."""
-    from quality_py.actions.judging import ErrorRates
-
     spec = _value(node)
     if spec is None:
         return None

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import LibraryFunctionError
+from quality_py.runners.guava_hashes import guava_hash
+from quality_py.runners.zero_allocation import za_hash
 from quality_py.sql.library.digests import MURMUR3_X64_128, PYTHON_HASHERS
 from quality_py.sql.library.za import ZA_FUNCTIONS
 
@@ -36,9 +38,6 @@ def _batch(family: str, name: str) -> Any:
 
     def batch(data: Any) -> Any:
         import pyarrow as pa
-
-        from quality_py.runners.guava_hashes import guava_hash
-        from quality_py.runners.zero_allocation import za_hash
 
         hash_of = guava_hash if family == "guava" else za_hash
         out = [None if value is None else hash_of(name, value) for value in data.to_pylist()]
