@@ -54,6 +54,7 @@ from quality_py.functions import expr, pack_ints, unpack
 from quality_py.history import (
     AnomalyCheck,
     FileMetricsRepository,
+    OverTime,
     TableMetricsRepository,
 )
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file, loads_ruleset_file
@@ -187,6 +188,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "with_quality",
     # quality over time
     "AnomalyCheck",
+    "OverTime",
     "ErrorRates",
     "FileMetricsRepository",
     "SqlCheck",

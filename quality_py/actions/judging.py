@@ -83,7 +83,8 @@ def judge_written(run: QualityRun, summary: RunSummary) -> tuple[RunSummary, lis
     from quality_py.actions.sql_checks import run_sql_checks
     from quality_py.history.recording import judge_summary
 
-    outcomes = judge_summary(summary, run.anomaly_checks, run.history, run.tags)
+    over_time = run.over_time
+    outcomes = judge_summary(summary, over_time.anomaly_checks, over_time.history, over_time.tags)
     if run.sql_checks:
         frames = {"source": run.source, "valid": run.valid, "quarantine": run.quarantine}
         outcomes += run_sql_checks(run.sql_checks, frames, run.suite.policy)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from quality_py.actions.run import QualityRun, run_quality
+from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
@@ -14,7 +15,7 @@ from quality_py.model.types import DataFrame
 
 def with_quality(
     suite: RuleSuite,
-    checks: Sequence[Check] = (),
+    checks: Sequence[Check | SqlCheck] = (),
     *,
     target: str | None = None,
     quarantine: str | None = None,
@@ -52,7 +53,7 @@ def with_quality(
 
 def foreach_batch(
     suite: RuleSuite,
-    checks: Sequence[Check] = (),
+    checks: Sequence[Check | SqlCheck] = (),
     *,
     target: str,
     quarantine: str | None = None,

@@ -6,8 +6,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from quality_py.actions.judging import ErrorRates
+from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
 from quality_py.errors import ModelError
+from quality_py.history.over_time import OverTime
+from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 
@@ -31,16 +35,16 @@ def require_run_id(run_id: str) -> None:
 
 
 def require_distinct_rule_ids(
-    suite: RuleSuite, history: Any, anomaly_checks: Sequence[Any], error_rates: Any
+    suite: RuleSuite, over_time: OverTime, error_rates: ErrorRates | None
 ) -> None:
     """Refuse a rule id repeated in two rule sets where a history, anomaly checks or error
     rates read rules by id (they would mix two rules' counts under one metric name).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
-    >>> require_distinct_rule_ids(suite, None, (), None)
+    >>> require_distinct_rule_ids(suite, OverTime(), None)
     """
-    if history is None and not anomaly_checks and error_rates is None:
+    if over_time.history is None and not over_time.anomaly_checks and error_rates is None:
         return
     seen: dict[tuple[int, int], Any] = {}
     for rule_set in suite.rule_sets:
@@ -98,3 +102,31 @@ def require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) 
             f"{len(errors)} dataset check constraint(s) cannot be evaluated: " + "; ".join(errors),
             item_kind="check",
         )
+
+
+def split_checks(
+    checks: Sequence[Check | SqlCheck], policy: RulePolicy
+) -> tuple[tuple[Check, ...], tuple[SqlCheck, ...]]:
+    """The dataset checks and the SQL checks of a run's ``checks``; each SQL check is compiled
+    under the suite's policy here, so a bad one is refused with its name before any job.
+
+    >>> from quality_py.model.policy import DEFAULT_POLICY
+    >>> split_checks([Check("error", "rows").has_size("> 0"),
+    ...               SqlCheck("kept", "count(*) > 0", on="valid")], DEFAULT_POLICY)[1][0].name
+    'kept'
+    """
+    dataset: list[Check] = []
+    sql: list[SqlCheck] = []
+    for check in checks:
+        if isinstance(check, SqlCheck):
+            compile_check(check, policy)
+            sql.append(check)
+        elif isinstance(check, Check):
+            dataset.append(check)
+        else:
+            raise ModelError(
+                f"a run's checks are Check (dataset checks) or SqlCheck values, not "
+                f"{type(check).__name__}: anomaly checks go in OverTime(anomaly_checks=...)",
+                code="CHECK_DEFINITION",
+            )
+    return tuple(dataset), tuple(sql)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -42,10 +42,10 @@ from quality_py.actions.preconditions import (
     require_evaluable,
     require_run_id,
     require_usable_input,
+    split_checks,
 )
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
-from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.history.over_time import OverTime
 from quality_py.history.recording import (
     rule_metrics,
@@ -54,7 +54,6 @@ from quality_py.history.recording import (
     save_quietly,
     summary_record,
 )
-from quality_py.history.repository import MetricsRepository
 from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
@@ -183,9 +182,7 @@ class QualityRun:
     #: each rule's value family (``boolean`` rules are counted with fewer aggregates)
     families: tuple[str | None, ...] = ()
     #: where the run's record is kept (quality_py.history), its tags and anomaly checks
-    history: MetricsRepository | None = None
-    tags: Mapping[str, str] = field(default_factory=dict)
-    anomaly_checks: tuple[AnomalyCheck, ...] = ()
+    over_time: OverTime = field(default_factory=OverTime)
     #: the columns shown as a failing row's keys (default: the first three)
     keys: tuple[str, ...] = ()
     sql_checks: tuple[SqlCheck, ...] = ()
@@ -351,7 +348,7 @@ class QualityRun:
         """Keep the run's record in the history (when the run has one), with each rule's action
         and description and the keys of a few failing rows (one small job stopping at 5 rows);
         ``loud``: a record that cannot be saved raises, else the run's own error stands."""
-        if self.history is None:
+        if self.over_time.history is None:
             return
         samples: list[dict[str, Any]] = list(summary.sample_keys)
         if not samples and summary.quarantined_rows:
@@ -359,8 +356,8 @@ class QualityRun:
             rows = self.flagged.where(ANY).select(*[_q(c) for c in shown]).limit(5).collect()
             samples = [r.asDict() for r in rows]
         extra = [*rule_metrics(self.refs), *sample_metrics(samples), *outcomes]
-        record = summary_record(summary, self.tags, extra, message)
-        (save_or_raise if loud else save_quietly)(self.history, record)
+        record = summary_record(summary, self.over_time.tags, extra, message)
+        (save_or_raise if loud else save_quietly)(self.over_time.history, record)
 
     def _summary(
         self, values: dict[str, Any], verification: VerificationResult | None, started: float
@@ -435,36 +432,32 @@ def _failed_check_messages(
 
 def run_quality(
     df: DataFrame,
-    suite: RuleSuite,
-    checks: Sequence[Check] = (),
+    suite: RuleSuite | CompiledSuite,
+    checks: Sequence[Check | SqlCheck] = (),
     run_id: str | None = None,
     *,
     name: str = "DataQuality",
     layout: Layout | str = Layout.COMPACT,
     keys: Sequence[str] | None = None,
     notifiers: Sequence[Notifier] = (),
-    compiled: CompiledSuite | None = None,
-    history: MetricsRepository | None = None,
-    tags: Mapping[str, Any] | None = None,
-    anomaly_checks: Sequence[AnomalyCheck] = (),
-    sql_checks: Sequence[SqlCheck] = (),
+    over_time: OverTime | None = None,
     error_rates: ErrorRates | None = None,
 ) -> QualityRun:
-    """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks).
+    """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks: :class:`Check`
+    and :class:`~quality_py.actions.sql_checks.SqlCheck`, judged on the source and outputs).
 
-    ``compiled``: ``compile_suite(suite)`` done beforehand (to report rule errors before any
-    data is read); reused when the data's schema changes nothing in the suite.
+    ``suite`` may be ``compile_suite(suite)`` done beforehand (to report rule errors before any
+    data is read); it is reused when the data's schema changes nothing in the suite.
 
     Raises :class:`QualityRunFailed` here when a ``fail`` rule or ``fail`` check fails (one
     aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
     written). ``keys`` name the columns shown as sample failing rows (default: the first three).
 
-    ``history`` (a :mod:`quality_py.history` repository) keeps the run's record, with ``tags``
-    (table, partition, ...), when the run is written or fails; ``anomaly_checks`` judge the
-    run's metrics against that history before anything is published (an ``error``-level
-    anomaly fails the run, a ``warning`` is reported in the summary). ``sql_checks``
-    (:class:`~quality_py.actions.sql_checks.SqlCheck`) are judged on the source and the outputs
-    the same way; ``error_rates`` alert through the notifiers.
+    ``over_time`` (:class:`~quality_py.history.over_time.OverTime`: a metrics repository, tags
+    and anomaly checks) keeps the run's record, with its tags (table, partition, ...), when the
+    run is written or fails; the anomaly checks judge the run's metrics against that history
+    before anything is published (an ``error``-level anomaly fails the run, a ``warning`` is
+    reported in the summary). ``error_rates`` alert through the notifiers.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -474,23 +467,24 @@ def run_quality(
     >>> sorted(r.a for r in run.valid.collect()), sorted(r.a for r in run.quarantine.collect())
     ([1, 5], [0, 5])
     """
-    from quality_py.actions.sql_checks import compile_check
     from quality_py.runners.staging import require_new_columns
 
+    compiled = suite if isinstance(suite, CompiledSuite) else None
+    rules = suite.suite if isinstance(suite, CompiledSuite) else suite
+    over_time = over_time or OverTime()
     require_usable_input(df.columns, keys)
     run_id = run_id or uuid.uuid4().hex
     require_run_id(run_id)
-    require_distinct_rule_ids(suite, history, anomaly_checks, error_rates)
-    run_time = datetime.now(timezone.utc)
-    started = RunSummary(run_id, run_time, _suite_name(suite), RunStatus.RUNNING)
-    over_time = OverTime.of(history, tags, anomaly_checks)  # validated once, as verify does
+    require_distinct_rule_ids(rules, over_time, error_rates)
+    started = RunSummary(run_id, datetime.now(timezone.utc), _suite_name(rules), RunStatus.RUNNING)
     notify_all(tuple(notifiers), "start", started)
     with _failures_reported(over_time, tuple(notifiers), started):
+        dataset_checks, sql_checks = split_checks(checks, rules.policy)
         require_new_columns(df, name)
-        require_evaluable(checks, df, suite)
-        staged, prepared, refs, codes, flagged = flag_rows(df, suite, compiled, layout, name)
+        require_evaluable(dataset_checks, df, rules)
+        staged, prepared, refs, codes, flagged = flag_rows(df, rules, compiled, layout, name)
         run = QualityRun(
-            suite=suite,
+            suite=rules,
             prepared=prepared,
             source=df,
             flagged=flagged,
@@ -498,21 +492,17 @@ def run_quality(
             refs=refs,
             codes=codes,
             hidden=staged.hidden,
-            checks=tuple(checks),
+            checks=dataset_checks,
             run_id=run_id,
-            run_time=run_time,
+            run_time=started.run_time,
             notifiers=tuple(notifiers),
             families=tuple(staged.families),
-            history=history,
-            tags=dict(over_time.tags),
-            anomaly_checks=over_time.anomaly_checks,
+            over_time=over_time,
             keys=tuple(keys or ()),
-            sql_checks=tuple(sql_checks),
+            sql_checks=sql_checks,
             error_rates=error_rates,
         )
-        for sql_check in sql_checks:  # refuse a bad SQL check before any job
-            compile_check(sql_check, suite.policy)
-        if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in checks):
+        if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
             _precheck(run, keys)
     return run
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
-from quality_py.actions import QualityRunFailed, run_quality
+from quality_py.actions import QualityRunFailed
 from quality_py.cli.common import (
     keys,
     load_reference,
@@ -20,7 +21,7 @@ from quality_py.cli.common import (
 )
 from quality_py.dataset.checks import format_verification
 from quality_py.dataset.observe import observe_checks
-from quality_py.history import open_repository
+from quality_py.history import MetricsRepository, open_repository
 from quality_py.io.ruleset_file import RulesetFile
 from quality_py.io.views import filter_sql
 from quality_py.model.types import SparkSession
@@ -45,22 +46,17 @@ def _prepared(args: argparse.Namespace) -> tuple[RulesetFile, Any, SparkSession,
 def quality_run(args: argparse.Namespace) -> int:
     """``run`` with ``--valid`` / ``--quarantine`` / ``--stats``: a quality run with actions."""
     ruleset, compiled, spark, df, started = _prepared(args)
-    suite, checks = ruleset.suite, ruleset.checks
-    history, anomalies = _history(args, spark, ruleset.anomaly_checks)
+    suite = ruleset.suite
+    history, ruleset = _history(args, spark, ruleset)
     try:
-        run = run_quality(
+        run = ruleset.run(
             df,
-            suite,
-            checks,
             args.run_id,
-            name=args.name,
-            layout=args.layout,
-            compiled=compiled,
             history=history,
             tags=tags(args.tag),
-            anomaly_checks=anomalies,
-            sql_checks=ruleset.sql_checks,
-            error_rates=ruleset.error_rates,
+            compiled=compiled,
+            name=args.name,
+            layout=args.layout,
             notifiers=notifiers(args),
             keys=keys(args.key),
         )
@@ -88,17 +84,19 @@ def quality_run(args: argparse.Namespace) -> int:
 
 
 def _history(
-    args: argparse.Namespace, spark: SparkSession, anomalies: tuple[Any, ...]
-) -> tuple[Any, tuple[Any, ...]]:
-    """The run's metrics repository (``--history``) and the ruleset's anomaly checks."""
-    if not args.history:
-        if anomalies:
-            print(
-                f"note: {len(anomalies)} anomaly check(s) need a history (--history): not judged",
-                file=sys.stderr,
-            )
-        return None, ()
-    return open_repository(args.history, spark), anomalies
+    args: argparse.Namespace, spark: SparkSession, ruleset: RulesetFile
+) -> tuple[MetricsRepository | None, RulesetFile]:
+    """The run's metrics repository (``--history``), and the ruleset without its anomaly checks
+    when there is none (they are noted as not judged)."""
+    if args.history:
+        return open_repository(args.history, spark), ruleset
+    if ruleset.anomaly_checks:
+        print(
+            f"note: {len(ruleset.anomaly_checks)} anomaly check(s) need a history (--history): "
+            "not judged",
+            file=sys.stderr,
+        )
+    return None, replace(ruleset, anomaly_checks=())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,7 +40,9 @@ from quality_py.dataset.grouping import (
 from quality_py.dataset.runner import AnyAnalyzer
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.errors import ModelError
+from quality_py.history.over_time import OverTime
 from quality_py.model.enums import CheckLevel, RowAction
+from quality_py.model.policy import RulePolicy
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.sql.snippets import in_list, quoted
 
@@ -501,19 +503,18 @@ def verify(
     df: DataFrame,
     checks: Sequence[Check],
     *,
-    policy: Any = None,
-    history: Any = None,
-    tags: Any = None,
+    policy: RulePolicy | None = None,
+    over_time: OverTime | None = None,
     suite: str | None = None,
-    anomaly_checks: Sequence[Any] = (),
     run_id: str | None = None,
 ) -> VerificationResult:
     """Run the checks' analyzers (one shared scan + one query per grouping set) and assess them.
 
-    With ``history`` (a :mod:`quality_py.history` repository) the metrics and outcomes are
-    kept as a run record of ``suite`` (a name for this series of verifications) with ``tags``;
-    ``anomaly_checks`` judge this verification's metrics (``metric:Size(*)``, ...) against the
-    earlier ones and are reported among the results (check ``anomaly``).
+    With ``over_time`` (:class:`~quality_py.history.over_time.OverTime`: a metrics repository,
+    tags and anomaly checks) the metrics and outcomes are kept as a run record of ``suite`` (a
+    name for this series of verifications) with the tags; the anomaly checks judge this
+    verification's metrics (``metric:Size(*)``, ...) against the earlier ones and are reported
+    among the results (check ``anomaly``).
 
     >>> df = spark.createDataFrame([(1, "a"), (2, None)], "k int, s string")
     >>> result = verify(df, [Check("warning", "t").is_complete("s").has_size("== 2")])
@@ -521,39 +522,36 @@ def verify(
     ('warning', [False, True])
     """
     from quality_py.dataset.runner import run_analyzers
-    from quality_py.history.over_time import OverTime
     from quality_py.model.policy import DEFAULT_POLICY
 
-    OverTime.of(history, tags, anomaly_checks)  # the run's over-time inputs, validated once
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
     metrics = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY).metrics
     result = assess(checks, metrics)
-    if history is None:
+    if over_time is None or over_time.history is None:
         return result
-    return _recorded(result, metrics, history, tags, suite, anomaly_checks, run_id)
+    return _recorded(result, metrics, over_time, suite, run_id)
 
 
 def _recorded(
     result: VerificationResult,
     metrics: Any,
-    history: Any,
-    tags: Any,
+    over_time: OverTime,
     suite: str | None,
-    anomaly_checks: Sequence[Any],
     run_id: str | None,
 ) -> VerificationResult:
-    """``result`` with its anomaly checks' outcomes, saved in ``history``."""
+    """``result`` with its anomaly checks' outcomes, saved in the history."""
     import uuid
     from datetime import datetime, timezone
 
     from quality_py.history.anomaly_checks import judge_all
     from quality_py.history.recording import save_or_raise, verification_record
 
+    history, tags = over_time.history, dict(over_time.tags)
     run_id = run_id or uuid.uuid4().hex
     now = datetime.now(timezone.utc)
     record = verification_record(result, metrics, run_id, now, suite, tags)
-    outcomes = judge_all(anomaly_checks, record, history)
+    outcomes = judge_all(over_time.anomaly_checks, record, history)
     result = VerificationResult(
         (
             *result.results,

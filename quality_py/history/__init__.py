@@ -15,6 +15,7 @@ from quality_py.history.anomalies import (
     strategy_from_dict,
 )
 from quality_py.history.anomaly_checks import AnomalyCheck, judge_all, metric_key
+from quality_py.history.over_time import OverTime
 from quality_py.history.records import Metric, RunRecord
 from quality_py.history.repository import (
     FileMetricsRepository,
@@ -35,6 +36,7 @@ __all__ = [
     "Metric",
     "MetricsRepository",
     "OnlineNormal",
+    "OverTime",
     "RateOfChange",
     "RelativeRateOfChange",
     "RunRecord",

@@ -14,15 +14,21 @@ The command line and a notebook call the same loader:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quality_py.actions.judging import ErrorRates
 from quality_py.actions.run import QualityRun, run_quality
+from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check
 from quality_py.history.anomaly_checks import AnomalyCheck
+from quality_py.history.over_time import OverTime
+from quality_py.history.repository import MetricsRepository
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
+from quality_py.sql.compiler import CompiledSuite
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,15 +48,25 @@ class RulesetFile:
     suite: RuleSuite
     checks: tuple[Check, ...] = ()
     anomaly_checks: tuple[AnomalyCheck, ...] = ()
-    sql_checks: tuple[Any, ...] = ()  # actions.sql_checks.SqlCheck (actions sits above io)
-    error_rates: Any = None  # actions.judging.ErrorRates, or None
+    sql_checks: tuple[SqlCheck, ...] = ()
+    error_rates: ErrorRates | None = None
     origin: str = "<string>"
 
-    def run(self, df: DataFrame, run_id: str | None = None, **options: Any) -> QualityRun:
-        """A quality run of ``df`` with every section of the ruleset in one call: the suite, its
-        dataset checks, SQL checks and error rates, and its anomaly checks (which need
-        ``history=``). ``options`` go to ``run_quality`` (``history``, ``tags``, ``keys``,
-        ``notifiers``, ``layout`` ...).
+    def run(
+        self,
+        df: DataFrame,
+        run_id: str | None = None,
+        *,
+        history: MetricsRepository | None = None,
+        tags: Mapping[str, Any] | None = None,
+        compiled: CompiledSuite | None = None,
+        **options: Any,
+    ) -> QualityRun:
+        """A quality run of ``df`` with every section of the ruleset in one call: the suite
+        (``compiled``: its compilation done beforehand), its dataset checks, SQL checks and error
+        rates, and its anomaly checks, which judge the run against ``history`` (a metrics
+        repository, keeping the run's record with ``tags``). ``options`` go to ``run_quality``
+        (``keys``, ``notifiers``, ``layout``, ``name``).
 
         >>> ruleset = loads_ruleset_file('''
         ... suite: {id: 1}
@@ -60,20 +76,16 @@ class RulesetFile:
         >>> [r.a for r in run.valid.collect()]
         [2]
         """
-        inputs = {**self.run_inputs(), **options}
-        return run_quality(df, self.suite, self.checks, run_id, **inputs)
-
-    def run_inputs(self) -> dict[str, Any]:
-        """The keyword arguments of ``run_quality`` this ruleset declares (SQL checks, error
-        rates, and the anomaly checks when there are any).
-
-        >>> sorted(loads_ruleset_file("suite: {id: 1}").run_inputs())
-        ['error_rates', 'sql_checks']
-        """
-        out: dict[str, Any] = {"sql_checks": self.sql_checks, "error_rates": self.error_rates}
-        if self.anomaly_checks:
-            out["anomaly_checks"] = self.anomaly_checks
-        return out
+        over_time = OverTime.of(history, tags, self.anomaly_checks)
+        return run_quality(
+            df,
+            compiled or self.suite,
+            [*self.checks, *self.sql_checks],
+            run_id,
+            over_time=over_time,
+            error_rates=self.error_rates,
+            **options,
+        )
 
 
 def loads_ruleset_file(text: str, origin: str = "<string>") -> RulesetFile:

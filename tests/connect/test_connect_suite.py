@@ -14,6 +14,7 @@ from quality_py import (
     CompactLayout,
     Id,
     LambdaFunction,
+    OverTime,
     Rule,
     RuleAnalysisError,
     RuleSet,
@@ -254,15 +255,15 @@ def test_quality_over_time_on_connect(connect: Any, tmp_path: Any) -> None:
     for n in (100, 90):
         frame = connect.range(n).selectExpr("CAST(id - 5 AS INT) AS a")
         summary = run_quality(
-            frame, suite, history=repo, anomaly_checks=[volume], sql_checks=[lost]
+            frame, suite, [lost], over_time=OverTime(history=repo, anomaly_checks=[volume])
         ).write(str(tmp_path / "valid"))
         # the first run has no earlier one: a "not judged" warning, never "normal"
         warned = [m for m in summary.failed_checks if "not judged" in m]
         assert summary.dropped_rows == 5 and len(warned) == (n == 100)
         assert len(summary.failed_checks) == len(warned)
     small = run_quality(
-        connect.range(10).selectExpr("CAST(id AS INT) AS a"), suite, history=repo,
-        anomaly_checks=[volume],
+        connect.range(10).selectExpr("CAST(id AS INT) AS a"), suite,
+        over_time=OverTime(history=repo, anomaly_checks=[volume]),
     )  # fmt: skip
     with pytest.raises(QualityRunFailed, match="volume"):
         small.write()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from quality_py import Id, QualityRunFailed, Rule, RuleSet, RuleSuite, run_quality
+from quality_py import Id, OverTime, QualityRunFailed, Rule, RuleSet, RuleSuite, run_quality
 from quality_py.dataset import Check, verify
 from quality_py.history import (
     AnomalyCheck,
@@ -43,7 +43,9 @@ def batch(spark: Any, n: int, negative_every: int = 10) -> tuple[Any, list[tuple
 def test_a_written_run_keeps_its_counts(spark: Any, tmp_path: Path) -> None:
     repo = FileMetricsRepository(tmp_path / "history")
     df, rows = batch(spark, 200)
-    run = run_quality(df, SUITE, history=repo, tags={"table": "t", "month": "1"}, run_id="m1")
+    run = run_quality(
+        df, SUITE, run_id="m1", over_time=OverTime(history=repo, tags={"table": "t", "month": "1"})
+    )
     summary = run.write(str(tmp_path / "valid"))
     (record,) = repo.records()
     negatives = sum(1 for a, _ in rows if a < 0)
@@ -68,13 +70,13 @@ def test_a_failed_run_leaves_its_record(spark: Any, tmp_path: Path) -> None:
     rows = [(5, "x"), (2_000_000, "y"), (3_000_000, "z")]
     df = spark.createDataFrame(rows, "a int, b string")
     with pytest.raises(QualityRunFailed):
-        run_quality(df, SUITE, history=repo, run_id="bad")
+        run_quality(df, SUITE, run_id="bad", over_time=OverTime(history=repo))
     (record,) = repo.records()
     assert (record.run_id, record.status) == ("bad", "failed")
     assert record.value("rule", "103.1", "failing") == 2  # rows with a >= 1000000
     broken = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(104, 1), "nope(a)")])])
     with pytest.raises(Exception, match="nope"):
-        run_quality(df, broken, history=repo, run_id="typo")
+        run_quality(df, broken, run_id="typo", over_time=OverTime(history=repo))
     typo = next(r for r in repo.records() if r.run_id == "typo")
     assert typo.status == "failed" and "nope" in (typo.message or "")
 
@@ -89,7 +91,7 @@ def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: P
     for month, n in enumerate([300, 320, 310], start=1):
         df, _ = batch(spark, n)
         summary = run_quality(
-            df, SUITE, history=repo, anomaly_checks=checks, run_id=f"m{month}"
+            df, SUITE, run_id=f"m{month}", over_time=OverTime(history=repo, anomaly_checks=checks)
         ).write(str(target))
         if month == 1:  # nothing to compare with yet: a warning saying so, never "normal"
             (warning,) = summary.failed_checks
@@ -98,9 +100,9 @@ def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: P
             assert not summary.failed_checks  # normal months
     small, _ = batch(spark, 100)  # a third of the last month: a drop of 68%
     with pytest.raises(QualityRunFailed, match="row count"):
-        run_quality(small, SUITE, history=repo, anomaly_checks=checks, run_id="m4").write(
-            str(target)
-        )
+        run_quality(
+            small, SUITE, run_id="m4", over_time=OverTime(history=repo, anomaly_checks=checks)
+        ).write(str(target))
     month3 = sum(1 for i in range(310) if not (i % 10 == 0 and i > 0))  # a >= 0 kept
     assert spark.read.parquet(str(target)).count() == month3  # month 3 stays published
     last = repo.records()[-1]
@@ -110,9 +112,9 @@ def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: P
     nulls = spark.createDataFrame(
         [(i, None if i % 2 else "x") for i in range(300)], "a int, b string"
     )
-    summary = run_quality(nulls, SUITE, history=repo, anomaly_checks=checks, run_id="m5").write(
-        str(target)
-    )
+    summary = run_quality(
+        nulls, SUITE, run_id="m5", over_time=OverTime(history=repo, anomaly_checks=checks)
+    ).write(str(target))
     assert [m for m in summary.failed_checks if "null b share" in m]
     assert spark.read.parquet(str(target)).count() == 300
 
@@ -122,13 +124,23 @@ def test_verify_keeps_metrics_and_judges_anomalies(spark: Any, tmp_path: Path) -
     check = Check("error", "sizes").has_size(">= 1")
     size = AnomalyCheck("metric:Size()", RelativeRateOfChange(0.5, 2.0), name="size")
     for n in (100, 110, 90):
-        result = verify(spark.range(n), [check], history=repo, suite="ids", anomaly_checks=[size])
+        result = verify(
+            spark.range(n),
+            [check],
+            over_time=OverTime(history=repo, anomaly_checks=[size]),
+            suite="ids",
+        )
         if n == 100:  # no earlier run to compare with: a warning saying so, never "normal"
             (judged,) = [r for r in result.results if r.check == "anomaly"]
             assert result.status == "warning" and "not judged" in judged.message
         else:
             assert result.status == "success"
-    result = verify(spark.range(400), [check], history=repo, suite="ids", anomaly_checks=[size])
+    result = verify(
+        spark.range(400),
+        [check],
+        over_time=OverTime(history=repo, anomaly_checks=[size]),
+        suite="ids",
+    )
     assert result.status == "error"
     (judged,) = [r for r in result.results if r.check == "anomaly"]
     assert not judged.passed and judged.metric == 400
@@ -144,7 +156,9 @@ def test_a_table_repository(spark: Any) -> None:
     try:
         for i, n in enumerate((10, 20)):
             df, _ = batch(spark, n)
-            run_quality(df, SUITE, history=repo, tags={"part": str(i)}, run_id=f"t{i}").write()
+            run_quality(
+                df, SUITE, run_id=f"t{i}", over_time=OverTime(history=repo, tags={"part": str(i)})
+            ).write()
         assert [r.run_id for r in repo.records()] == ["t0", "t1"]
         rows = repo.frame(tags={"part": "1"}).where("name = 'input_rows'").collect()
         assert [(r.run_id, r.value, r.tags["part"]) for r in rows] == [("t1", 20.0, "1")]
@@ -165,9 +179,9 @@ def test_a_rule_edit_does_not_reset_the_baseline(spark: Any, tmp_path: Path) -> 
     target = str(tmp_path / "valid")
     for month in (1, 2, 3):
         df, _ = batch(spark, 300)
-        run_quality(df, SUITE, history=repo, anomaly_checks=checks, run_id=f"m{month}").write(
-            target
-        )
+        run_quality(
+            df, SUITE, run_id=f"m{month}", over_time=OverTime(history=repo, anomaly_checks=checks)
+        ).write(target)
     edited = replace(SUITE, id=Id(1, 2))
     edited = replace(
         edited,
@@ -175,7 +189,9 @@ def test_a_rule_edit_does_not_reset_the_baseline(spark: Any, tmp_path: Path) -> 
     )
     small, _ = batch(spark, 12)
     with pytest.raises(QualityRunFailed, match="rows") as err:
-        run_quality(small, edited, history=repo, anomaly_checks=checks, run_id="m4").write(target)
+        run_quality(
+            small, edited, run_id="m4", over_time=OverTime(history=repo, anomaly_checks=checks)
+        ).write(target)
     assert "0.04x of 300" in str(err.value)  # 12 / 300, by hand
     last = repo.records()[-1]
     assert (last.run_id, last.status, last.suite) == ("m4", "failed", "1.2")
@@ -196,7 +212,14 @@ def test_a_history_that_cannot_be_written_is_an_error(spark: Any, tmp_path: Path
     repo = FileMetricsRepository(blocker)
     df, rows = batch(spark, 50)
     with pytest.raises(HistoryError, match="lost1"):
-        run_quality(df, SUITE, history=repo, run_id="lost1").write(str(tmp_path / "valid"))
+        run_quality(df, SUITE, run_id="lost1", over_time=OverTime(history=repo)).write(
+            str(tmp_path / "valid")
+        )
     assert spark.read.parquet(str(tmp_path / "valid")).count() == sum(1 for a, _ in rows if a >= 0)
     with pytest.raises(HistoryError):
-        verify(spark.range(3), [Check("error", "s").has_size(">= 1")], history=repo, suite="s")
+        verify(
+            spark.range(3),
+            [Check("error", "s").has_size(">= 1")],
+            over_time=OverTime(history=repo),
+            suite="s",
+        )

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quality_py import Id, Rule, RuleSet, RuleSuite
+from quality_py import Id, OverTime, Rule, RuleSet, RuleSuite
 from quality_py.actions import (
     CallbackNotifier,
     JsonLinesNotifier,
@@ -202,7 +202,7 @@ def test_a_rule_id_in_two_sets_is_refused_where_the_history_would_mix_them(
         ],
     )
     with pytest.raises(ModelError) as err:
-        run_quality(df, twice, history=FileMetricsRepository(tmp_path / "h"))
+        run_quality(df, twice, over_time=OverTime(history=FileMetricsRepository(tmp_path / "h")))
     assert err.value.code == "DUPLICATE_ID" and "Id(10, 1)" in str(err.value)
     assert not (tmp_path / "h").exists() or not any((tmp_path / "h").rglob("*.json"))
     run_quality(df, twice)  # no history: each rule's own counts stay apart in the stats

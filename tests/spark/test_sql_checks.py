@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from quality_py import Id, QualityRunFailed, Rule, RuleSet, RuleSuite, run_quality
+from quality_py import Id, OverTime, QualityRunFailed, Rule, RuleSet, RuleSuite, run_quality
 from quality_py.actions.judging import ErrorRates
 from quality_py.actions.notify import CallbackNotifier
 from quality_py.actions.sql_checks import SqlCheck
@@ -49,7 +49,7 @@ def test_sql_checks_hold_and_are_kept(spark: Any, tmp_path: Path) -> None:
                  assertion=f"== {NEGATIVE}"),
         SqlCheck("some rows", "count(*) > 0"),
     ]  # fmt: skip
-    summary = run_quality(df, SUITE, sql_checks=checks, history=repo, run_id="s1").write(
+    summary = run_quality(df, SUITE, checks, "s1", over_time=OverTime(history=repo)).write(
         str(tmp_path / "valid")
     )
     assert not summary.failed_checks
@@ -62,11 +62,11 @@ def test_a_failing_error_check_publishes_nothing(spark: Any, tmp_path: Path) -> 
     df = spark.createDataFrame(ROWS, "a int, b string")
     wrong = SqlCheck("all rows valid", "count(*)", on="quarantine", assertion="== 0")
     with pytest.raises(QualityRunFailed, match=f"all rows valid: {QUARANTINED} fails == 0"):
-        run_quality(df, SUITE, sql_checks=[wrong]).write(str(tmp_path / "valid"))
+        run_quality(df, SUITE, [wrong]).write(str(tmp_path / "valid"))
     assert not (tmp_path / "valid").exists()
     soft = SqlCheck("all rows valid", "count(*)", on="quarantine", assertion="== 0",
                     level="warning")  # fmt: skip
-    summary = run_quality(df, SUITE, sql_checks=[soft]).write(str(tmp_path / "valid"))
+    summary = run_quality(df, SUITE, [soft]).write(str(tmp_path / "valid"))
     assert [m for m in summary.failed_checks if m.startswith("[sql warning]")]
     assert spark.read.parquet(str(tmp_path / "valid")).count() == len(ROWS) - NEGATIVE
 
@@ -86,7 +86,7 @@ def test_a_failing_error_check_publishes_nothing(spark: Any, tmp_path: Path) -> 
 def test_sql_checks_are_refused_before_any_job(spark: Any, check: SqlCheck, message: str) -> None:
     df = spark.createDataFrame(ROWS, "a int, b string")
     with pytest.raises(CheckDefinitionError, match=message) as err:
-        run_quality(df, SUITE, sql_checks=[check])
+        run_quality(df, SUITE, [check])
     assert "SQL check 'x'" in str(err.value)
 
 

@@ -136,7 +136,6 @@ def test_sql_text_names_are_generated_where_substitution_is_refused() -> None:
 PRIVATE_IMPORTS_ALLOWED: set[str] = set()
 #: Functions longer than 80 lines, with their length now.
 LONG_FUNCTIONS = {
-    ("actions/run.py", "run_quality"): 82,
     ("io/tables/assemble.py", "tables_to_suites"): 110,
     ("profile/profiler.py", "profile"): 107,
     ("sql/parse.py", "parse_expression"): 107,
@@ -145,9 +144,9 @@ LONG_FUNCTIONS = {
     ("actions/run.py", "write"): 85,
 }
 #: Functions with more than 10 parameters, with their count now.
-MANY_PARAMETERS = {("actions/run.py", "run_quality"): 14}
+MANY_PARAMETERS: dict[tuple[str, str], int] = {}
 #: Parameters of public functions annotated with a bare ``Any``: their number now.
-BARE_ANY_CEILING = 41
+BARE_ANY_CEILING = 36
 
 
 def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:

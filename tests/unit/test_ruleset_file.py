@@ -70,7 +70,8 @@ def test_the_file_is_read_and_parsed_once(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_ruleset_without_optional_sections_has_them_empty() -> None:
     ruleset = loads_ruleset_file("suite: {id: 1}")
     assert ruleset == RulesetFile(suite=ruleset.suite)
-    assert ruleset.run_inputs() == {"sql_checks": (), "error_rates": None}
+    assert (ruleset.checks, ruleset.anomaly_checks, ruleset.sql_checks) == ((), (), ())
+    assert ruleset.error_rates is None
 
 
 def test_errors_name_the_file_line_and_column() -> None:
