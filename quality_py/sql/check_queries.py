@@ -8,19 +8,24 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from quality_py.errors import CheckDefinitionError, QualityError
+from quality_py.errors import CheckDefinitionError, QualityError, RuleSyntaxError
 from quality_py.model.limits import HARD_LIMITS, strictest
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
-from quality_py.sql.scan import check_limits
+from quality_py.sql.parse import check_text
 
 MAX_LENGTH = 20_000
 
 
-def _refuse(name: str, text: str, why: str) -> CheckDefinitionError:
-    return CheckDefinitionError(f"SQL check {name!r}: {why}", item_kind="check", source=text)
+def _refuse(name: str, text: str, why: str, code: str = "CHECK_DEFINITION") -> CheckDefinitionError:
+    """A refusal naming the check, with the code a rule gets for the same problem (``POLICY``
+    for a limit or a construct the policy refuses, ``RULE_SYNTAX`` for text that does not parse);
+    ``CHECK_DEFINITION`` for what only a check can get wrong (its shape, the frames it reads)."""
+    return CheckDefinitionError(
+        f"SQL check {name!r}: {why}", item_kind="check", source=text, code=code
+    )
 
 
 def is_query(text: str) -> bool:
@@ -42,18 +47,19 @@ def checked_query(
     from quality_py.sql.enforce import enforce
 
     if len(text) > MAX_LENGTH:
-        raise _refuse(name, text, f"the text is longer than {MAX_LENGTH:,} characters")
-    # the rules' scan and limits (depth before sqlglot recurses, refused characters), with
-    # room for a query's length
+        raise _refuse(name, text, f"the text is longer than {MAX_LENGTH:,} characters", "POLICY")
+    # the rules' gate (limits, refused characters and operators), with room for a query's length
     limits = replace(strictest(policy.limits, HARD_LIMITS), max_chars=MAX_LENGTH)
     limits = replace(limits, max_tokens=max(limits.max_tokens, MAX_LENGTH // 2))
-    problem = check_limits(text, limits)
-    if problem is not None:
-        raise _refuse(name, text, problem)
+    try:
+        check_text(text, policy, kind="check", limits=limits)
+    except QualityError as err:
+        raise _refuse(name, text, err.message, err.code) from None
     try:
         statements = [s for s in DIALECT.parse(text) if s is not None]
     except Exception as err:  # sqlglot's parse errors
-        raise _refuse(name, text, f"cannot parse: {str(err).splitlines()[0]}") from None
+        why = f"cannot parse: {str(err).splitlines()[0]}"
+        raise _refuse(name, text, why, RuleSyntaxError.code) from None
     if is_query(text):
         if len(statements) != 1 or not isinstance(statements[0], exp.Select):
             raise _refuse(name, text, "a query check is one SELECT statement")
@@ -80,7 +86,7 @@ def checked_query(
     try:
         enforce(exp.Subquery(this=checked), checking, ctx)
     except QualityError as err:
-        raise _refuse(name, text, err.message) from None
+        raise _refuse(name, text, err.message, err.code) from None
     return query
 
 

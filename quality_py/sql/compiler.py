@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, PolicyError, QualityError, RuleSyntaxError, Span
+from quality_py.errors import ModelError, QualityError, RuleSyntaxError
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
-from quality_py.model.limits import HARD_LIMITS, strictest
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
@@ -35,13 +34,12 @@ from quality_py.sql.context import LambdaLibrary, PassContext, check_callable_na
 from quality_py.sql.enforce import enforce
 from quality_py.sql.parse import (
     ParsedLambda,
-    bit_operator,
+    check_text,
     lambda_arity,
     parse_expression,
     parse_lambda,
 )
 from quality_py.sql.passes import run_passes
-from quality_py.sql.scan import check_limits
 from quality_py.sql.shapes import Shape
 
 #: Spark's type (DDL) of a SQL expression over the input, None when it does not analyse.
@@ -106,28 +104,6 @@ class CompiledSuite:
     issues: tuple[CompileIssue, ...] = field(default=())
 
 
-def _check_limits(text: str, policy: RulePolicy, item_id: Id | None, kind: str) -> None:
-    """The policy's limits and the parser's hard limits, in one scan of the raw text; then
-    the operators the policy refuses, from the tokens."""
-    problem = check_limits(text, strictest(policy.limits, HARD_LIMITS))
-    if problem is not None:
-        raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
-    if policy.trusted or policy.allow_bitwise_operators:
-        return
-    found = bit_operator(text)
-    if found is not None:
-        op, offset = found
-        hint = " (a typo such as 'a > > 0' parses as a shift)" if op in (">>", "<<") else ""
-        raise PolicyError(
-            f"the bit operator {op} is refused by the rule policy{hint}; call shiftright, "
-            "shiftleft or the bit functions if you mean it",
-            item_id=item_id,
-            item_kind=kind,
-            source=text,
-            span=Span.from_offsets(text, offset, offset + len(op)),
-        )
-
-
 def _generates_faithfully(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
     """The tree, once it is known to generate as Spark SQL with every argument kept: sqlglot
     drops what it cannot express in the target dialect (``levenshtein``'s threshold,
@@ -151,7 +127,7 @@ def _generates_faithfully(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
 
 def _checked_tree(text: str, ctx: PassContext, kind: str) -> exp.Expr:
     """Limits, parse, then the policy's allowlist: the tree of untrusted text, or an error."""
-    _check_limits(text, ctx.policy, ctx.item_id, kind)
+    check_text(text, ctx.policy, item_id=ctx.item_id, kind=kind)
     tree = parse_expression(text, item_id=ctx.item_id, kind=kind, limits=None)
     enforce(tree, ctx.policy, ctx)
     return tree
@@ -213,7 +189,7 @@ def compile_lambdas(
     seen: dict[tuple[str, int], Id] = {}
     for fn in lambdas:
         try:
-            _check_limits(fn.expression, policy, fn.id, "lambda")
+            check_text(fn.expression, policy, item_id=fn.id, kind="lambda")
             check_callable_name(fn.name, fn.id)
             lam = parse_lambda(fn, limits=None)
             key = (fn.name.lower(), lam.arity)
@@ -309,7 +285,7 @@ def parse_folder_output(
     'currentResult'
     """
     ctx = PassContext(out.id, "output", out.expression, lambdas or LambdaLibrary(), policy=policy)
-    _check_limits(out.expression, policy, out.id, "output")
+    check_text(out.expression, policy, item_id=out.id, kind="output")
     if lambda_arity(out.expression) == 0:
         tree = parse_expression(out.expression, item_id=out.id, kind="output", limits=None)
         sugar = _set_sugar(tree)

@@ -14,7 +14,8 @@ from sqlglot.tokenizer_core import Token, TokenType
 
 from quality_py.errors import LambdaError, PolicyError, QualityError, RuleSyntaxError, Span
 from quality_py.model.ids import Id
-from quality_py.model.limits import HARD_LIMITS, Limits
+from quality_py.model.limits import HARD_LIMITS, Limits, strictest
+from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import LambdaFunction
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
 from quality_py.sql.scan import check_limits
@@ -231,6 +232,43 @@ def bit_operator(text: str) -> tuple[str, int] | None:
             if tok.token_type == TokenType.LT:
                 return "<<", tok.start
     return None
+
+
+def check_text(
+    text: str,
+    policy: RulePolicy,
+    *,
+    item_id: Id | None = None,
+    kind: str = "rule",
+    limits: Limits | None = None,
+) -> None:
+    """The gate every text passes before it is parsed, a rule's and a SQL check's alike: the
+    policy's limits and the parser's hard limits (or ``limits``) in one scan of the raw text,
+    then the bit operators the policy refuses, from the tokens.
+
+    >>> from quality_py.model.policy import DEFAULT_POLICY
+    >>> check_text("a >> 1 > 0", DEFAULT_POLICY)
+    Traceback (most recent call last):
+    ...
+    quality_py.errors.PolicyError: [POLICY] the bit operator >> is refused by the rule policy ...
+    """
+    problem = check_limits(text, limits or strictest(policy.limits, HARD_LIMITS))
+    if problem is not None:
+        raise PolicyError(problem, item_id=item_id, item_kind=kind, source=text[:200])
+    if policy.trusted or policy.allow_bitwise_operators:
+        return
+    found = bit_operator(text)
+    if found is not None:
+        op, offset = found
+        hint = " (a typo such as 'a > > 0' parses as a shift)" if op in (">>", "<<") else ""
+        raise PolicyError(
+            f"the bit operator {op} is refused by the rule policy{hint}; call shiftright, "
+            "shiftleft or the bit functions if you mean it",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+            span=Span.from_offsets(text, offset, offset + len(op)),
+        )
 
 
 def lambda_arity(text: str) -> int:
