@@ -15,7 +15,10 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # run.py imports this module
+    from quality_py.actions.run import RunSummary
 
 log = logging.getLogger("quality_py.actions")
 
@@ -108,7 +111,7 @@ class WebhookNotifier:
 def notify_all(
     notifiers: Sequence[Notifier],
     kind: str,
-    summary: Any,
+    summary: RunSummary,
     error: BaseException | None = None,
     alerts: Sequence[str] = (),
 ) -> None:

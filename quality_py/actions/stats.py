@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quality_py.model.rules import RuleSuite
-from quality_py.model.types import SparkSession
+from quality_py.model.types import DataFrame, SparkSession
+
+if TYPE_CHECKING:  # run.py imports this module
+    from quality_py.actions.run import RunSummary
 
 STATS_DDL = (
     "qp_run_id STRING, run_time TIMESTAMP, suite_id INT, suite_version INT, kind STRING, "
@@ -16,7 +19,7 @@ STATS_DDL = (
 )
 
 
-def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tuple[Any, ...]]:
+def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> list[tuple[Any, ...]]:
     """The rows of :func:`stats_frame` (plain tuples in ``STATS_DDL`` order)."""
     head = (summary.run_id, summary.run_time, suite.id.id, suite.id.version)
     rows: list[tuple[Any, ...]] = []
@@ -84,6 +87,8 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: Any) -> list[tupl
     return rows
 
 
-def stats_frame(spark: SparkSession, suite: RuleSuite, refs: Sequence[Any], summary: Any) -> Any:
+def stats_frame(
+    spark: SparkSession, suite: RuleSuite, refs: Sequence[Any], summary: RunSummary
+) -> DataFrame:
     """A small DataFrame of the run's stats (partitioned by ``qp_run_id`` when written)."""
     return spark.createDataFrame(stats_rows(suite, refs, summary), STATS_DDL)

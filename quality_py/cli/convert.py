@@ -18,6 +18,7 @@ from quality_py.io.tables import (
 )
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.io.yaml_rulesets import dumps_ruleset
+from quality_py.model.rules import RuleSuite
 from quality_py.model.yaml_text import dump_yaml
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
@@ -65,7 +66,7 @@ def _dump_sections(sections: dict[str, Any]) -> str:
     return dump_yaml(sections)
 
 
-def untabled(suite: Any, sections: dict[str, Any]) -> list[str]:
+def untabled(suite: RuleSuite, sections: dict[str, Any]) -> list[str]:
     """What a suite and its YAML sections hold that rule tables cannot: the sections, the
     suite's and rule sets' descriptions, a probable_pass other than 0.8.
 

@@ -16,17 +16,19 @@ import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from quality_py.cli.common import progress, read_input, session, tags
 from quality_py.history import Metric, RunRecord, open_repository
 from quality_py.io.views import filter_sql
 from quality_py.profile import evaluate, profile, suggest, suggested_ruleset
+from quality_py.profile.profiler import DatasetProfile
 from quality_py.progress import watching
 from quality_py.report import write_report
 
 
-def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | None) -> Any:
+def profile_record(
+    prof: DatasetProfile, run_id: str, tags: dict[str, str], suite: str | None
+) -> RunRecord:
     """A run record (source ``profile``) of a dataset profile: one metric per statistic, and
     the value counts of low-cardinality columns (``value:<v>``)."""
     metrics = [Metric("profile", "*", "rows", float(prof.rows))]
@@ -44,8 +46,8 @@ def profile_record(prof: Any, run_id: str, tags: dict[str, str], suite: str | No
                 metrics.append(Metric("profile", c.name, name, float(value), group=c.spark_type))
         if c.inferred_type:
             metrics.append(Metric("profile", c.name, "type", None, c.inferred_type))
-        for value, count in (c.histogram or {}).items():
-            metrics.append(Metric("profile", c.name, f"value:{value}", float(count)))
+        for seen, count in (c.histogram or {}).items():
+            metrics.append(Metric("profile", c.name, f"value:{seen}", float(count)))
     now = datetime.now(timezone.utc)
     return RunRecord(run_id, now, "profile", suite, "success", tags, tuple(metrics))
 

@@ -548,6 +548,8 @@ def _recorded(
     from quality_py.history.recording import save_or_raise, verification_record
 
     history, tags = over_time.history, dict(over_time.tags)
+    if history is None:
+        return result
     run_id = run_id or uuid.uuid4().hex
     now = datetime.now(timezone.utc)
     record = verification_record(result, metrics, run_id, now, suite, tags)

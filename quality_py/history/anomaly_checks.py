@@ -27,6 +27,7 @@ from typing import Any
 
 from quality_py.errors import ModelError
 from quality_py.history.records import Metric, RunRecord
+from quality_py.history.repository import MetricsRepository
 
 #: Runs whose metrics are no baseline: a failed quality run (nothing published) and a
 #: verification with failed error-level constraints.
@@ -207,7 +208,9 @@ def version_note(current: str | None, earlier: Sequence[str | None]) -> str:
     return f" (the baseline spans suite versions {' -> '.join(str(v) for v in versions)})"
 
 
-def judge_all(checks: Sequence[AnomalyCheck], current: RunRecord, repository: Any) -> list[Metric]:
+def judge_all(
+    checks: Sequence[AnomalyCheck], current: RunRecord, repository: MetricsRepository
+) -> list[Metric]:
     """Every check's outcome for ``current`` against the runs ``repository`` holds."""
     if not checks:
         return []

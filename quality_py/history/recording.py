@@ -9,6 +9,7 @@ from typing import Any
 
 from quality_py.history.anomaly_checks import NOT_JUDGED, AnomalyCheck, judge_all
 from quality_py.history.records import Metric, RunRecord, check_metrics, run_metrics
+from quality_py.history.repository import MetricsRepository
 
 
 def summary_record(
@@ -34,7 +35,10 @@ def summary_record(
 
 
 def judge_summary(
-    summary: Any, checks: Sequence[AnomalyCheck], repository: Any, tags: Mapping[str, str] | None
+    summary: Any,
+    checks: Sequence[AnomalyCheck],
+    repository: MetricsRepository | None,
+    tags: Mapping[str, str] | None,
 ) -> list[Metric]:
     """The anomaly checks' outcomes for a run (nothing without checks or a repository)."""
     if not checks or repository is None:
@@ -84,7 +88,7 @@ def sample_metrics(rows: Sequence[Mapping[str, Any]]) -> list[Metric]:
     ]
 
 
-def save_or_raise(repository: Any, record: RunRecord) -> None:
+def save_or_raise(repository: MetricsRepository, record: RunRecord) -> None:
     """Save ``record``; a history that cannot be written (full disk, wrong path, no rights) is
     a :class:`~quality_py.errors.HistoryError` naming the run and the cause, never silence."""
     from quality_py.errors import HistoryError, QualityError
@@ -100,7 +104,7 @@ def save_or_raise(repository: Any, record: RunRecord) -> None:
         ) from err
 
 
-def save_quietly(repository: Any, record: RunRecord) -> None:
+def save_quietly(repository: MetricsRepository, record: RunRecord) -> None:
     """Save ``record``; a history that cannot be written never hides the run's own outcome, so
     the error is logged (the run's result or error stands)."""
     import logging

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from quality_py.errors import HistoryError
 from quality_py.history.records import RECORD_FORMAT, RunRecord
+from quality_py.model.types import DataFrame, SparkSession
 
 #: The long form of the history: one row per metric of each run.
 HISTORY_DDL = (
@@ -135,7 +136,7 @@ def history_rows(records: Sequence[RunRecord]) -> list[tuple[Any, ...]]:
     return rows
 
 
-def history_frame(spark: Any, records: Sequence[RunRecord]) -> Any:
+def history_frame(spark: SparkSession, records: Sequence[RunRecord]) -> DataFrame:
     """The records as a DataFrame, one row per metric (``HISTORY_DDL``).
 
     >>> rec = RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success", {"t": "x"})
@@ -223,7 +224,7 @@ class FileMetricsRepository:
                     found.append(decode(self._files.read(rel), self._files.uri(rel)))
         return select(found, lo, hi, tags, suite, source)
 
-    def frame(self, spark: Any, **filters: Any) -> Any:
+    def frame(self, spark: SparkSession, **filters: Any) -> DataFrame:
         """The selected records as a DataFrame, one row per metric (see :func:`history_frame`).
 
         >>> import tempfile
@@ -249,7 +250,7 @@ class TableMetricsRepository:
 
     _DDL = "run_id STRING, run_time TIMESTAMP, day DATE, payload STRING"
 
-    def __init__(self, spark: Any, table: str, format: str | None = None) -> None:
+    def __init__(self, spark: SparkSession, table: str, format: str | None = None) -> None:
         self.spark = spark
         self.table = table
         self.format = format
@@ -301,7 +302,7 @@ class TableMetricsRepository:
         found = [decode(str(r.payload).encode(), f"{self.table} run {r.run_id}") for r in rows]
         return select(found, lo, hi, tags, suite, source)
 
-    def frame(self, spark: Any | None = None, **filters: Any) -> Any:
+    def frame(self, spark: SparkSession | None = None, **filters: Any) -> DataFrame:
         """The selected records as a DataFrame, one row per metric.
 
         >>> import uuid
@@ -314,7 +315,7 @@ class TableMetricsRepository:
         return history_frame(spark or self.spark, self.records(**filters))
 
 
-def open_repository(target: str, spark: Any | None = None) -> FileMetricsRepository | Any:
+def open_repository(target: str, spark: SparkSession | None = None) -> FileMetricsRepository | Any:
     """A repository from a command-line target: ``table:NAME`` for a table, else a path/URI."""
     if target.startswith("table:"):
         if spark is None:

@@ -28,6 +28,7 @@ from typing import Any
 from quality_py.errors import InputError
 from quality_py.io.tables import read_rule_tables
 from quality_py.model.ids import Id
+from quality_py.model.types import DataFrame, SparkSession
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
 _FILE_FORMATS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
@@ -63,17 +64,20 @@ def _delta_files(folder: Path) -> list[str]:
     return [str(folder / unquote(p)) for p in live]
 
 
-def _read_delta(spark: Any, folder: Path) -> Any:
+def _read_delta(spark: SparkSession, folder: Path) -> DataFrame:
     try:
         return spark.read.format("delta").load(str(folder))
     except Exception:  # no Delta Lake in this session: replay the log
         files = _delta_files(folder)
         if not files:
-            return None
+            raise _refuse(
+                f"{folder}: a Delta table with no data files, and this session has no Delta "
+                "Lake to read its schema: add rows, or run with Delta Lake"
+            ) from None
         return spark.read.parquet(*files)
 
 
-def _read_file(spark: Any, path: Path) -> Any:
+def _read_file(spark: SparkSession, path: Path) -> DataFrame:
     kind = _FILE_FORMATS.get(path.suffix.lower())
     if kind is None:
         raise _refuse(f"{path}: a rule table file is .csv, .parquet or .json")
@@ -86,7 +90,7 @@ def _read_file(spark: Any, path: Path) -> Any:
     return spark.read.format(kind).load(str(path))
 
 
-def read_table(spark: Any, source: str) -> Any:
+def read_table(spark: SparkSession, source: str) -> DataFrame:
     """One table from a file, a folder (parquet or Delta) or a catalog name."""
     if source.startswith("table:"):
         return spark.table(source[len("table:") :])
@@ -113,7 +117,7 @@ def _member(folder: Path, name: str) -> Path | None:
 
 
 def rule_table_frames(
-    spark: Any, source: str, others: dict[str, str | None] | None = None
+    spark: SparkSession, source: str, others: dict[str, str | None] | None = None
 ) -> dict[str, Any]:
     """The DataFrames of the four tables of ``source`` (None for an absent optional table);
     ``others`` names the lambdas/outputs/meta rule sets tables explicitly.
@@ -155,7 +159,10 @@ def is_rule_tables(source: str) -> bool:
 
 
 def read_suite(
-    spark: Any, source: str, suite: str | None = None, others: dict[str, str | None] | None = None
+    spark: SparkSession,
+    source: str,
+    suite: str | None = None,
+    others: dict[str, str | None] | None = None,
 ) -> Any:
     """The suite of the rule tables of ``source``: ``suite`` picks one (``"1"`` its latest
     version, ``"1.2"`` that version); without it the tables must hold one suite id, whose

@@ -27,7 +27,7 @@ from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.history.over_time import OverTime
 from quality_py.history.repository import MetricsRepository
 from quality_py.model.rules import RuleSuite
-from quality_py.model.types import DataFrame
+from quality_py.model.types import DataFrame, SparkSession
 from quality_py.sql.compiler import CompiledSuite
 
 
@@ -122,7 +122,7 @@ def is_yaml(source: str | Path) -> bool:
 def load_ruleset_file(
     source: str | Path,
     *,
-    spark: Any = None,
+    spark: SparkSession | None = None,
     suite: str | None = None,
     others: dict[str, str | None] | None = None,
 ) -> RulesetFile:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quality_py.dataset.analyzers import TYPE_PATTERNS
+from quality_py.model.types import DataFrame
 from quality_py.model.yaml_text import dump_yaml
 from quality_py.profile.profiler import ColumnProfile, DatasetProfile
 
@@ -246,7 +247,9 @@ class Evaluation:
         return sum(1 for _, _, ok in self.outcomes if ok) / len(self.outcomes)
 
 
-def evaluate(df: Any, *, train_fraction: float = 0.7, seed: int = 7, **options: Any) -> Evaluation:
+def evaluate(
+    df: DataFrame, *, train_fraction: float = 0.7, seed: int = 7, **options: Any
+) -> Evaluation:
     """Profile a random ``train_fraction`` of ``df``, suggest, and verify the suggestions on
     both splits (the paper's train/test evaluation of suggested constraints)."""
     from quality_py.dataset.checks import verify

@@ -9,6 +9,7 @@ from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.checks import Check, as_predicate
 from quality_py.errors import QualityError
 from quality_py.model.policy import RulePolicy
+from quality_py.model.types import DataFrame
 from quality_py.validation.report import Finding
 
 _COLUMN_FIELDS = ("column", "first", "second")
@@ -22,7 +23,10 @@ def _columns(analyzer: Any) -> list[str]:
 
 
 def check_findings(
-    checks: Sequence[Check], paths: dict[str, bool] | None, frame: Any, policy: RulePolicy
+    checks: Sequence[Check],
+    paths: dict[str, bool] | None,
+    frame: DataFrame | None,
+    policy: RulePolicy,
 ) -> list[Finding]:
     """Every constraint whose assertion cannot be read, whose columns the schema lacks, or whose
     predicate or aggregate the policy or Spark's analysis refuses (``frame``: an empty frame of

@@ -145,8 +145,32 @@ LONG_FUNCTIONS = {
 }
 #: Functions with more than 10 parameters, with their count now.
 MANY_PARAMETERS: dict[tuple[str, str], int] = {}
-#: Parameters of public functions annotated with a bare ``Any``: their number now.
-BARE_ANY_CEILING = 36
+#: Parameters of public functions annotated with a bare ``Any``, each deliberate, with why. A new
+#: one fails the test: name the type, or add it here with its reason.
+BARE_ANY_ALLOWED: dict[tuple[str, str, str], str] = {
+    # history sits below actions: it reads a RunSummary's fields without naming its class
+    ("history/recording.py", "summary_record", "summary"): "RunSummary lives above history",
+    ("history/recording.py", "judge_summary", "summary"): "RunSummary lives above history",
+    ("history/recording.py", "with_anomalies", "summary"): "RunSummary lives above history",
+    ("history/records.py", "run_metrics", "summary"): "RunSummary lives above history",
+    ("history/recording.py", "verification_record", "result"): "dataset lives above history",
+    # values of many types by design
+    ("dataset/analyzers.py", "metric", "state"): "any analyzer's state",
+    ("dataset/checks.py", "assess", "metrics"): "metrics keyed by any analyzer",
+    ("dataset/checks.py", "seen", "metric"): "a metric's value: number, map or sketch",
+    ("dataset/checks.py", "evaluate", "metric"): "a metric's value: number, map or sketch",
+    ("dataset/observe.py", "assess_from", "values"): "observed values of every analyzer",
+    ("dataset/store.py", "stored_name", "obj"): "any analyzer or state",
+    ("profile/suggest.py", "apply", "check"): "a Check or a SQL check being built",
+    ("model/yaml_text.py", "dump_yaml", "doc"): "any YAML document",
+    ("model/layout.py", "layout_of_field", "field"): "a StructField of classic or Connect",
+    ("validation/static_checks.py", "walk", "dtype"): "a DataType of classic or Connect",
+    ("runners/staging.py", "type_string", "kind"): "a DataType or a DDL string",
+    ("runners/arrow_functions.py", "batch", "data"): "an Arrow array or a pandas series",
+    # progress imports nothing of ours (it is below model) and Spark only when it runs
+    ("progress.py", "stage_progress", "tracker"): "a status tracker of classic Spark",
+    ("progress.py", "watching", "spark"): "progress may not import model.types",
+}
 
 
 def _functions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -196,20 +220,19 @@ def test_functions_stay_short_and_take_few_parameters() -> None:
     assert stale == {}, f"update LONG_FUNCTIONS: now { ({k: lengths.get(k) for k in stale}) }"
 
 
-def test_bare_any_does_not_grow() -> None:
-    anys = 0
+def test_bare_any_only_where_deliberate() -> None:
+    found = set()
     for rel, fn in _functions():
         public = not fn.name.startswith("_") and not any(p.startswith("_") for p in rel.split("/"))
         if public:
             args = fn.args
-            anys += sum(
-                isinstance(a.annotation, ast.Name) and a.annotation.id == "Any"
+            found |= {
+                (rel, fn.name, a.arg)
                 for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
-            )
-    # the ceiling follows the code down: lower it when the count drops
-    assert anys == BARE_ANY_CEILING, (
-        f"{anys} public parameters typed Any (ceiling {BARE_ANY_CEILING})"
-    )
+                if isinstance(a.annotation, ast.Name) and a.annotation.id == "Any"
+            }
+    assert sorted(found - set(BARE_ANY_ALLOWED)) == [], "name the type, or allow it with a reason"
+    assert sorted(set(BARE_ANY_ALLOWED) - found) == [], "typed now: remove from BARE_ANY_ALLOWED"
 
 
 def _module_name(path: Path) -> str:
