@@ -105,5 +105,95 @@ def main(root: Path) -> None:
         )
 
 
+def runtime_imports(path: Path, known: dict[str, Path]) -> set[str]:
+    """Our modules ``path`` imports when it is imported: top-level imports, not those inside
+    functions or under ``if TYPE_CHECKING``."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        for sub in node.body if isinstance(node, ast.Try) else [node]:
+            if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                found |= imports_of(sub, known)
+    return found
+
+
+def imports_of(node: ast.Import | ast.ImportFrom, known: dict[str, Path]) -> set[str]:
+    names: list[str] = []
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("quality_py"):
+        names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    elif isinstance(node, ast.Import):
+        names = [a.name for a in node.names if a.name.startswith("quality_py")]
+    rels = (n.removeprefix("quality_py").lstrip(".") or "__init__" for n in names)
+    return {r for r in rels if r in known}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles among modules: strongly connected groups of two or more (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(m: str) -> None:
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        for n in graph.get(m, ()):
+            if n not in index:
+                visit(n)
+                low[m] = min(low[m], low[n])
+            elif n in stack:
+                low[m] = min(low[m], index[n])
+        if low[m] == index[m]:
+            group = []
+            while True:
+                n = stack.pop()
+                group.append(n)
+                if n == m:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    return out
+
+
+def code_metrics(root: Path) -> None:
+    """Circles, private names imported across units, bare ``Any`` in public signatures, the
+    longest function and the most parameters."""
+    known = modules(root)
+    runtime = {m: runtime_imports(p, known) - _parents(m) for m, p in known.items()}
+    private, anys, longest, most = 0, 0, ("", 0), ("", 0)
+    for m, path in known.items():
+        tree = ast.parse(path.read_text())
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("quality_py."):
+                other = unit(node.module.removeprefix("quality_py."))  # type: ignore[union-attr]
+                private += other != unit(m) and sum(
+                    a.name.startswith("_") and not a.name.startswith("__") for a in node.names
+                )
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                params = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                longest = max(longest, (f"{rel}:{node.name}", lines), key=lambda x: x[1])
+                most = max(most, (f"{rel}:{node.name}", len(params)), key=lambda x: x[1])
+                public = not node.name.startswith("_") and "/_" not in f"/{rel}"
+                anys += public and sum(
+                    isinstance(p.annotation, ast.Name) and p.annotation.id == "Any" for p in params
+                )
+    found = circles(runtime)
+    print(f"circles (module-level imports) {len(found)}: {found}")
+    print(f"private names imported across units {private}; bare-Any public parameters {anys}")
+    print(f"longest function {longest[0]} ({longest[1]} lines); most parameters {most[0]} ({most[1]})")
+
+
+def _parents(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
 if __name__ == "__main__":
     main(Path(sys.argv[1] if len(sys.argv) > 1 else "quality_py"))
+    code_metrics(Path(sys.argv[1] if len(sys.argv) > 1 else "quality_py"))

@@ -298,16 +298,7 @@ class QualityRun:
                 valid, counts, finish = self._observed_valid()
                 if quarantine is not None:
                     out.write(self.quarantine, quarantine, "overwrite", "qp_run_id", self.run_id)
-                if target is not None:
-                    if partition_valid_by_run:
-                        from pyspark.sql import functions as F
-
-                        frame = valid.withColumn("qp_run_id", F.lit(self.run_id))
-                        out.write(frame, target, "overwrite", "qp_run_id", self.run_id)
-                    else:
-                        out.write(valid, target, mode)
-                else:
-                    valid.write.format("noop").mode("overwrite").save()  # still count everything
+                self._write_valid(out, valid, target, mode, partition_valid_by_run)
                 verification = finish() if finish is not None else self.precheck
                 summary = self._summary(counts.get, verification, started)
                 summary, outcomes, failing = judge_written(self, summary)
@@ -329,8 +320,28 @@ class QualityRun:
             self._record(failed, (), message=f"{type(err).__name__}: {err}")
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
+        return self._published(summary, outcomes)
+
+    def _write_valid(
+        self, out: Any, valid: DataFrame, target: str | None, mode: str, by_run: bool
+    ) -> None:
+        """The valid rows to ``target`` (partitioned by run id when ``by_run``), or to nowhere
+        when there is no target: every row is still read, so every count is observed."""
+        if target is None:
+            valid.write.format("noop").mode("overwrite").save()
+        elif by_run:
+            from pyspark.sql import functions as F
+
+            frame = valid.withColumn("qp_run_id", F.lit(self.run_id))
+            out.write(frame, target, "overwrite", "qp_run_id", self.run_id)
+        else:
+            out.write(valid, target, mode)
+
+    def _published(self, summary: RunSummary, outcomes: list[Any]) -> RunSummary:
+        """After the outputs are published: keep the record (one that cannot be kept is an
+        error, raised after the notifications), alert, and notify success."""
         lost: QualityError | None = None
-        try:  # published: a record that cannot be kept is an error, after the notifications
+        try:
             self._record(summary, outcomes, loud=True)
         except QualityError as err:
             lost = err

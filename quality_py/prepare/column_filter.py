@@ -9,6 +9,7 @@ String comparison is exact, as in Spark.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -23,6 +24,40 @@ from quality_py.sql.parse import parse_expression
 def _like(value: str, pattern: str, flags: int = 0) -> bool:
     regex = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in pattern)
     return re.fullmatch(regex, value, flags | re.DOTALL) is not None
+
+
+#: The comparisons a column filter may use, with their Python operators.
+_COMPARISONS: dict[type[exp.Expr], Any] = {
+    exp.EQ: operator.eq,
+    exp.NEQ: operator.ne,
+    exp.GT: operator.gt,
+    exp.GTE: operator.ge,
+    exp.LT: operator.lt,
+    exp.LTE: operator.le,
+}
+
+
+def _compare(node: exp.Expr, col: ColumnInfo, owner: Id) -> Any:
+    """A comparison of two values of one type (numbers of either kind count as one), three-valued
+    as SQL's: a null side gives null."""
+    left, right = _eval(node.this, col, owner), _eval(node.expression, col, owner)
+    if left is None or right is None:
+        return None
+    numeric = (int, float)
+    same = type(left) is type(right) or (
+        isinstance(left, numeric)
+        and isinstance(right, numeric)
+        and not isinstance(left, bool)
+        and not isinstance(right, bool)
+    )
+    if not same:
+        raise ModelError(
+            f"column filter compares values of different types: {node.sql()}",
+            item_id=owner,
+            item_kind="meta rule set",
+            code="META_RULE_SET",
+        )
+    return _COMPARISONS[type(node)](left, right)
 
 
 def _eval(node: exp.Expr, col: ColumnInfo, owner: Id) -> Any:
@@ -70,41 +105,8 @@ def _eval(node: exp.Expr, col: ColumnInfo, owner: Id) -> Any:
         value = _eval(node.this, col, owner)
         options = [_eval(e, col, owner) for e in node.expressions]
         return None if value is None else value in options
-    comparisons = {
-        exp.EQ: "==",
-        exp.NEQ: "!=",
-        exp.GT: ">",
-        exp.GTE: ">=",
-        exp.LT: "<",
-        exp.LTE: "<=",
-    }
-    for kind, op in comparisons.items():
-        if type(node) is kind:
-            left, right = _eval(node.this, col, owner), _eval(node.expression, col, owner)
-            if left is None or right is None:
-                return None
-            numeric = (int, float)
-            same = type(left) is type(right) or (
-                isinstance(left, numeric)
-                and isinstance(right, numeric)
-                and not isinstance(left, bool)
-                and not isinstance(right, bool)
-            )
-            if not same:
-                raise ModelError(
-                    f"column filter compares values of different types: {node.sql()}",
-                    item_id=owner,
-                    item_kind="meta rule set",
-                    code="META_RULE_SET",
-                )
-            return {
-                "==": left == right,
-                "!=": left != right,
-                ">": left > right,
-                ">=": left >= right,
-                "<": left < right,
-                "<=": left <= right,
-            }[op]
+    if type(node) in _COMPARISONS:
+        return _compare(node, col, owner)
     raise ModelError(
         f"column filters may use name, datatype, nullable, literals, comparisons, AND/OR/NOT, "
         f"IN, LIKE, IS NULL, lower/upper; not {node.sql()!r}",

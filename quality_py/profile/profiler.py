@@ -108,18 +108,9 @@ def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def profile(
-    df: DataFrame, *, max_categories: int = 120, columns: Sequence[str] | None = None
-) -> DatasetProfile:
-    """Profile ``df`` (or the named ``columns``) in at most three passes (see the module docs).
-
-    >>> df = spark.createDataFrame([("1", 2.0), ("2", None), ("x", 4.0)], "s string, d double")
-    >>> p = profile(df)
-    >>> p.rows, p.column("s").type_counts["integral"], p.column("d").completeness
-    (3, 2, 0.6666666666666666)
-    >>> p.column("s").histogram
-    {'1': 1, '2': 1, 'x': 1}
-    """
+def _first_pass(kinds: dict[str, str], simple: list[str]) -> list[Any]:
+    """Pass 1's analyzers: the size, every column's completeness, approximate distinct counts
+    of simple columns, type counts of text and the moments of numbers."""
     from quality_py.dataset.analyzers import (
         Completeness,
         DataType,
@@ -130,17 +121,8 @@ def profile(
         StandardDeviation,
         Sum,
     )
-    from quality_py.dataset.runner import run_analyzers
     from quality_py.dataset.sketches import ApproxCountDistinct
-    from quality_py.dataset.states import TypeCountsState
 
-    fields = [f for f in df.schema.fields if columns is None or f.name in columns]
-    kinds = {f.name: f.dataType.simpleString() for f in fields}
-    simple = [
-        n
-        for n, k in kinds.items()
-        if k.split("(")[0] in (*_NUMERIC, *_TEXT, "boolean", "date", "timestamp")
-    ]
     analyzers: list[Any] = [Size()]
     for name, kind in kinds.items():
         analyzers.append(Completeness(name))
@@ -149,46 +131,49 @@ def profile(
         if kind in _TEXT:
             analyzers.append(DataType(name))
         if kind.split("(")[0] in _NUMERIC:
-            analyzers += [
-                Minimum(name),
-                Maximum(name),
-                Mean(name),
-                StandardDeviation(name),
-                Sum(name),
-            ]
-    first = run_analyzers(df, analyzers)  # pass 1
-    metrics = first.metrics
-    rows = int(metrics[Size()])
-    passes = 1
-    approx: dict[str, int | None] = {}
-    for n in simple:
-        estimate = metrics.get(ApproxCountDistinct(n))
-        approx[n] = None if estimate is None else int(estimate)
-    low = [n for n in simple if (approx[n] or 0) <= max_categories and approx[n] is not None]
+            analyzers += [Minimum(name), Maximum(name), Mean(name), StandardDeviation(name)]
+            analyzers.append(Sum(name))
+    return analyzers
+
+
+def _histograms(df: DataFrame, low: list[str]) -> dict[str, dict[str, int]]:
+    """Every low-cardinality column's value frequencies, in one grouped query."""
     histograms: dict[str, dict[str, int]] = {n: {} for n in low}
-    if low and rows:  # pass 2: every low-cardinality column's frequencies in one grouped query
-        pairs = ", ".join(
-            f"named_struct('c', {i}, 'v', CAST({_quoted(n)} AS STRING))" for i, n in enumerate(low)
-        )
-        counted = (
-            df.selectExpr(f"inline(array({pairs}))")
-            .where("v IS NOT NULL")
-            .groupBy("c", "v")
-            .count()
-            .collect()
-        )
-        for r in counted:
-            histograms[low[int(r["c"])]][str(r["v"])] = int(r["count"])
-        passes += 1
-    nonnull = {n: round((_float(metrics[Completeness(n)]) or 0.0) * rows) for n in kinds}
-    candidates = [n for n in simple if nonnull[n] and (approx[n] or 0) >= 0.99 * nonnull[n]]
-    exact: dict[str, int] = {}
-    if candidates:  # pass 3: exact distinct counts where uniqueness is plausible
-        row = df.selectExpr(
-            *[f"count(DISTINCT {_quoted(n)}) AS `c{i}`" for i, n in enumerate(candidates)]
-        ).collect()[0]
-        exact = {n: int(row[f"c{i}"]) for i, n in enumerate(candidates)}
-        passes += 1
+    pairs = ", ".join(
+        f"named_struct('c', {i}, 'v', CAST({_quoted(n)} AS STRING))" for i, n in enumerate(low)
+    )
+    counted = (
+        df.selectExpr(f"inline(array({pairs}))")
+        .where("v IS NOT NULL")
+        .groupBy("c", "v")
+        .count()
+        .collect()
+    )
+    for r in counted:
+        histograms[low[int(r["c"])]][str(r["v"])] = int(r["count"])
+    return histograms
+
+
+def _columns(
+    kinds: dict[str, str],
+    first: Any,
+    approx: dict[str, int | None],
+    histograms: dict[str, dict[str, int]],
+    exact: dict[str, int],
+) -> list[ColumnProfile]:
+    """Each column's profile from the three passes' results."""
+    from quality_py.dataset.analyzers import (
+        Completeness,
+        DataType,
+        Maximum,
+        Mean,
+        Minimum,
+        StandardDeviation,
+        Sum,
+    )
+    from quality_py.dataset.states import TypeCountsState
+
+    metrics = first.metrics
     out = []
     for name, kind in kinds.items():
         numeric = kind.split("(")[0] in _NUMERIC
@@ -214,4 +199,53 @@ def profile(
                 exact.get(name),
             )
         )
+    return out
+
+
+def profile(
+    df: DataFrame, *, max_categories: int = 120, columns: Sequence[str] | None = None
+) -> DatasetProfile:
+    """Profile ``df`` (or the named ``columns``) in at most three passes (see the module docs).
+
+    >>> df = spark.createDataFrame([("1", 2.0), ("2", None), ("x", 4.0)], "s string, d double")
+    >>> p = profile(df)
+    >>> p.rows, p.column("s").type_counts["integral"], p.column("d").completeness
+    (3, 2, 0.6666666666666666)
+    >>> p.column("s").histogram
+    {'1': 1, '2': 1, 'x': 1}
+    """
+    from quality_py.dataset.analyzers import Completeness, Size
+    from quality_py.dataset.runner import run_analyzers
+    from quality_py.dataset.sketches import ApproxCountDistinct
+
+    fields = [f for f in df.schema.fields if columns is None or f.name in columns]
+    kinds = {f.name: f.dataType.simpleString() for f in fields}
+    simple = [
+        n
+        for n, k in kinds.items()
+        if k.split("(")[0] in (*_NUMERIC, *_TEXT, "boolean", "date", "timestamp")
+    ]
+    first = run_analyzers(df, _first_pass(kinds, simple))  # pass 1
+    metrics = first.metrics
+    rows = int(metrics[Size()])
+    passes = 1
+    approx: dict[str, int | None] = {}
+    for n in simple:
+        estimate = metrics.get(ApproxCountDistinct(n))
+        approx[n] = None if estimate is None else int(estimate)
+    low = [n for n in simple if (approx[n] or 0) <= max_categories and approx[n] is not None]
+    histograms: dict[str, dict[str, int]] = {n: {} for n in low}
+    if low and rows:  # pass 2
+        histograms = _histograms(df, low)
+        passes += 1
+    nonnull = {n: round((_float(metrics[Completeness(n)]) or 0.0) * rows) for n in kinds}
+    candidates = [n for n in simple if nonnull[n] and (approx[n] or 0) >= 0.99 * nonnull[n]]
+    exact: dict[str, int] = {}
+    if candidates:  # pass 3: exact distinct counts where uniqueness is plausible
+        row = df.selectExpr(
+            *[f"count(DISTINCT {_quoted(n)}) AS `c{i}`" for i, n in enumerate(candidates)]
+        ).collect()[0]
+        exact = {n: int(row[f"c{i}"]) for i, n in enumerate(candidates)}
+        passes += 1
+    out = _columns(kinds, first, approx, histograms, exact)
     return DatasetProfile(rows, tuple(out), passes)

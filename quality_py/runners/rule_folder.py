@@ -14,7 +14,7 @@ each distinct output once, so the SQL grows linearly with the number of rules.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -25,6 +25,7 @@ from quality_py.model.results import PASSED, Layout
 from quality_py.model.rules import OutputExpression, Rule, RuleSuite
 from quality_py.runners.fold_fields import plan_fields
 from quality_py.runners.staging import (
+    StagedCodes,
     as_layout,
     require_new_columns,
     stage_rule_codes,
@@ -199,9 +200,24 @@ def rule_folder_with_struct(
         )
         struct = named_struct(("ruleSuiteResults", dq), ("result", result))
         return staged.finish(F.expr(to_sql(struct)).alias(name))
-    # The fold runs on a narrow row: the input's columns, the finished data-quality struct and
-    # one array of fired flags, instead of two hidden columns per rule. Above 100 columns Spark
-    # stops whole-stage codegen and every step would copy the whole row.
+    return _fold_narrow(staged, dq, starter_sql, starter_field, type_of, name)
+
+
+def _fold_narrow(
+    staged: StagedCodes,
+    dq: exp.Expr,
+    starter_sql: str,
+    starter_field: Any,
+    type_of: TypeOracle,
+    name: str,
+) -> DataFrame:
+    """The fold on a narrow row: the input's columns, the finished data-quality struct and one
+    array of fired flags, instead of two hidden columns per rule (above 100 columns Spark stops
+    whole-stage codegen and every step would copy the whole row)."""
+    from pyspark.sql import functions as F
+
+    suite = staged.compiled.suite
+    starter_ddl = starter_field.dataType.simpleString()
     triggers = [(flat, rule) for flat, _, rule in salience_order(suite, "folder")]
     codes = staged.code_refs()
     fired = [exp.EQ(this=codes[flat].copy(), expression=lit(PASSED)) for flat, _ in triggers]
@@ -214,10 +230,7 @@ def rule_folder_with_struct(
     ).drop(*staged.hidden)
     fields = None  # a never-null starter lets the fold carry one column per field
     if not starter_field.nullable:
-        fields = [
-            (f.name, f.dataType.simpleString())
-            for f in starter_field.dataType.fields  # type: ignore[attr-defined]
-        ]
+        fields = [(f.name, f.dataType.simpleString()) for f in starter_field.dataType.fields]
     fired_refs: list[exp.Expr] = [
         exp.Bracket(this=exp.column("__qp_fired"), expressions=[lit(k)])
         for k in range(len(triggers))

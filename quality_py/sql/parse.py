@@ -50,6 +50,42 @@ def _token_span(text: str, tok: Token) -> Span:
 BARE_SELECT_KINDS = frozenset({"lambda", "output", "folder output"})
 
 
+def _parse_tokens(
+    tokens: list[Token], text: str, item_id: Id | None, kind: str
+) -> list[exp.Expr | None]:
+    """sqlglot's parse of ``tokens``, every failure of it a :class:`RuleSyntaxError` naming the
+    item (sqlglot fails on some inputs with a plain Python error; it is still the text that is
+    wrong)."""
+    try:
+        return list(DIALECT.parser().parse(tokens, text))
+    except ParseError as err:
+        info = err.errors[0] if err.errors else {}
+        span = None
+        if info.get("line"):
+            span = _span_of_line_col(text, int(info["line"]), int(info.get("col") or 1))
+        raise RuleSyntaxError(
+            str(info.get("description") or err),
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+            span=span,
+        ) from None
+    except RecursionError:
+        raise RuleSyntaxError(
+            f"{kind} text is nested too deeply to parse",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+        ) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+        raise RuleSyntaxError(
+            f"{kind} text cannot be parsed ({type(err).__name__}: {err})",
+            item_id=item_id,
+            item_kind=kind,
+            source=text,
+        ) from None
+
+
 def parse_expression(
     text: str,
     *,
@@ -100,36 +136,7 @@ def parse_expression(
             span=_token_span(text, first),
             code="UNSUPPORTED_STATEMENT",
         )
-    try:
-        parsed = DIALECT.parser().parse(tokens, text)
-    except ParseError as err:
-        info = err.errors[0] if err.errors else {}
-        span = None
-        if info.get("line"):
-            span = _span_of_line_col(text, int(info["line"]), int(info.get("col") or 1))
-        raise RuleSyntaxError(
-            str(info.get("description") or err),
-            item_id=item_id,
-            item_kind=kind,
-            source=text,
-            span=span,
-        ) from None
-    except RecursionError:
-        raise RuleSyntaxError(
-            f"{kind} text is nested too deeply to parse",
-            item_id=item_id,
-            item_kind=kind,
-            source=text,
-        ) from None
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
-        # sqlglot's parser fails on some inputs with a plain Python error; it is still the
-        # text that is wrong, and the user gets a typed error naming the item
-        raise RuleSyntaxError(
-            f"{kind} text cannot be parsed ({type(err).__name__}: {err})",
-            item_id=item_id,
-            item_kind=kind,
-            source=text,
-        ) from None
+    parsed = _parse_tokens(tokens, text, item_id, kind)
     parsed = [p for p in parsed if p is not None]
     if len(parsed) != 1:
         raise RuleSyntaxError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from quality_py.io.tables.rows import (
@@ -64,6 +64,51 @@ def _by_suite(
     return out
 
 
+def _rule_sets(
+    rule_rows: Sequence[RuleRow], outputs: Mapping[Id, OutputRow]
+) -> tuple[list[RuleSet], list[tuple[Id, Id]]]:
+    """The rule sets of one suite version's rule rows, in id order, and the (rule, output) ids
+    of the rules whose output expression is in neither the suite nor the global library."""
+    sets: dict[Id, list[Rule]] = defaultdict(list)
+    lost: list[tuple[Id, Id]] = []
+    for row in rule_rows:
+        output = None
+        key = row.output_key
+        if key is not None:
+            oid = Id(*key)
+            if oid in outputs:
+                output = OutputExpression(oid, outputs[oid].rule_expr, outputs[oid].description)
+            else:
+                lost.append((Id(row.rule_id, row.rule_version), oid))
+        sets[Id(row.rule_set_id, row.rule_set_version)].append(
+            Rule(
+                Id(row.rule_id, row.rule_version),
+                row.rule_expr,
+                row.rule_engine_salience,
+                output,
+                row.description,
+                row.owner,
+                row.tags,
+                row.action_if_failed,
+            )
+        )
+    rule_sets = [
+        RuleSet(set_id, sorted(sets[set_id], key=lambda r: r.id.packed))
+        for set_id in sorted(sets, key=lambda i: i.packed)
+    ]
+    return rule_sets, lost
+
+
+def _meta_rule_sets(rows: Sequence[MetaRuleSetRow]) -> list[MetaRuleSet]:
+    """The meta rule sets of one suite version's rows, in id order."""
+    return [
+        MetaRuleSet(
+            Id(r.rule_set_id, r.rule_set_version), r.column_filter, r.rule_expr, r.description
+        )
+        for r in sorted(rows, key=lambda r: (r.rule_set_id, r.rule_set_version))
+    ]
+
+
 def tables_to_suites(
     tables: SuiteTables, *, versioned: bool = True, global_library: Id | None = None
 ) -> LoadedSuites:
@@ -122,33 +167,7 @@ def tables_to_suites(
         found.update(
             {Id(r.function_id, r.function_version): r for r in rows_at("outputs", sid, version)}
         )
-        sets: dict[Id, list[Rule]] = defaultdict(list)
-        lost: list[tuple[Id, Id]] = []
-        for row in rows_at("rules", sid, version):
-            output = None
-            key = row.output_key
-            if key is not None:
-                oid = Id(*key)
-                if oid in found:
-                    output = OutputExpression(oid, found[oid].rule_expr, found[oid].description)
-                else:
-                    lost.append((Id(row.rule_id, row.rule_version), oid))
-            sets[Id(row.rule_set_id, row.rule_set_version)].append(
-                Rule(
-                    Id(row.rule_id, row.rule_version),
-                    row.rule_expr,
-                    row.rule_engine_salience,
-                    output,
-                    row.description,
-                    row.owner,
-                    row.tags,
-                    row.action_if_failed,
-                )
-            )
-        rule_sets = [
-            RuleSet(set_id, sorted(sets[set_id], key=lambda r: r.id.packed))
-            for set_id in sorted(sets, key=lambda i: i.packed)
-        ]
+        rule_sets, lost = _rule_sets(rows_at("rules", sid, version), found)
         suites[suite_id] = RuleSuite(
             suite_id,
             rule_sets,
@@ -158,18 +177,7 @@ def tables_to_suites(
                 )
                 for r in sorted(lam_rows, key=lambda r: (r.function_id, r.function_version))
             ],
-            meta_rule_sets=[
-                MetaRuleSet(
-                    Id(r.rule_set_id, r.rule_set_version),
-                    r.column_filter,
-                    r.rule_expr,
-                    r.description,
-                )
-                for r in sorted(
-                    rows_at("metas", sid, version),
-                    key=lambda r: (r.rule_set_id, r.rule_set_version),
-                )
-            ],
+            meta_rule_sets=_meta_rule_sets(rows_at("metas", sid, version)),
         )
         if lost:
             missing[suite_id] = tuple(lost)
