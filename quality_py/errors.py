@@ -50,6 +50,7 @@ ERROR_CODES: tuple[str, ...] = (
     "LIBRARY_TYPE",
     "META_RULE_SET",
     "MISSING_OUTPUT",
+    "NO_SPARK",
     "POLICY",
     "QUALITY_RUN_FAILED",
     "REFERENCE_DATA",
@@ -202,6 +203,12 @@ class InputError(QualityError, ValueError):
     """An input the command line was given cannot be read (missing file, wrong format)."""
 
     code = "INPUT"
+
+
+class SparkUnavailableError(QualityError, RuntimeError):
+    """No PySpark is installed in this Python, or the session asked for cannot be had."""
+
+    code = "NO_SPARK"
 
 
 class HistoryError(QualityError):

@@ -186,7 +186,9 @@ def code_metrics(root: Path) -> None:
     found = circles(runtime)
     print(f"circles (module-level imports) {len(found)}: {found}")
     print(f"private names imported across units {private}; bare-Any public parameters {anys}")
-    print(f"longest function {longest[0]} ({longest[1]} lines); most parameters {most[0]} ({most[1]})")
+    print(
+        f"longest function {longest[0]} ({longest[1]} lines); most parameters {most[0]} ({most[1]})"
+    )
 
 
 def _parents(module: str) -> set[str]:

@@ -28,12 +28,15 @@ LAYERS: dict[str, set[str]] = {
     "report": {"errors", "model", "history"},
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
     "docgen": {"errors", "model", "sql", "validation"},
-    "actions": {"errors", "model", "sql", "runners", "dataset", "validation", "history"},
+    "actions": {
+        "errors", "model", "sql", "runners", "dataset", "validation", "history", "spark",
+        "progress",
+    },
     "io": {"errors", "model", "sql", "dataset", "history", "actions"},
     "spark": {"errors", "model", "sql"},
     "cli": {
         "errors", "model", "sql", "runners", "dataset", "validation", "docgen", "io", "actions",
-        "spark", "prepare", "history", "profile", "report", "progress",
+        "spark", "prepare", "history", "profile", "report", "progress", "version",
     },
     "__main__": {"cli"},
 }  # fmt: skip

@@ -18,10 +18,15 @@ from types import TracebackType
 
 from quality_py.actions.publish import Move, Publication, RunOutputError, local_path
 from quality_py.model.types import DataFrame, SparkSession
-from quality_py.sql.snippets import quoted
+from quality_py.progress import describing
+from quality_py.spark.capabilities import has_delta, table_format
+from quality_py.spark.session import on_this_machine
+from quality_py.sql.snippets import quoted, table_name
 
 
 def _is_path(destination: str) -> bool:
+    if destination.startswith("table:"):
+        return False
     return "/" in destination or "://" in destination or destination.startswith(".")
 
 
@@ -32,14 +37,33 @@ def _resolved(destination: str) -> str:
     return destination if path is None else str(path.absolute())
 
 
-def _check_format(spark: SparkSession, fmt: str) -> None:
-    if fmt == "delta":
-        import importlib.util
+#: What ``format=`` takes: ``auto`` (paths parquet; an existing table its own format; a new
+#: table Delta where the server has Delta, else parquet), or one format for every output.
+OUTPUT_FORMATS = ("auto", "parquet", "delta", "orc", "json", "csv")
 
-        if importlib.util.find_spec("delta") is None:
-            raise RunOutputError("format 'delta' needs the delta-spark package", item_kind="output")
-    elif fmt not in ("parquet", "orc", "json", "csv"):
-        raise RunOutputError(f"unsupported output format {fmt!r}", item_kind="output")
+
+def output_format(spark: SparkSession, destination: str, fmt: str) -> str:
+    """The format ``destination`` is written in, asked of the server where it matters (Delta,
+    a table's own format), never decided by what this client has installed."""
+    if fmt not in OUTPUT_FORMATS:
+        raise RunOutputError(
+            f"unsupported output format {fmt!r}; one of {', '.join(OUTPUT_FORMATS)}",
+            item_kind="output",
+        )
+    if fmt == "auto":
+        if _is_path(destination):
+            return "parquet"
+        existing = table_format(spark, destination.removeprefix("table:"))
+        if existing is not None:
+            return existing
+        return "delta" if has_delta(spark) else "parquet"
+    if fmt == "delta" and not has_delta(spark):
+        raise RunOutputError(
+            "format 'delta' needs Delta Lake on the Spark server, and this one has none: write "
+            "parquet, or run where Delta is (a Databricks runtime, delta-spark configured)",
+            item_kind="output",
+        )
+    return fmt
 
 
 def _table_exists(spark: SparkSession, name: str) -> bool:
@@ -62,8 +86,21 @@ def write_frame(
     value: str | None = None,
 ) -> None:
     """Write ``frame``; with ``partition``, replace only the partition ``partition = value``."""
+    with describing(frame.sparkSession, f"writing {destination}"):
+        _write_frame(frame, destination, mode, fmt, partition, value)
+
+
+def _write_frame(
+    frame: DataFrame,
+    destination: str,
+    mode: str,
+    fmt: str,
+    partition: str | None,
+    value: str | None,
+) -> None:
     spark = frame.sparkSession
-    _check_format(spark, fmt)
+    fmt = output_format(spark, destination, fmt)
+    destination = destination.removeprefix("table:")
     if partition is None:
         writer = frame.write.format(fmt).mode(mode)
         if _is_path(destination):
@@ -98,7 +135,7 @@ def write_frame(
         frame.createOrReplaceTempView(view)
         try:
             spark.sql(
-                f"INSERT OVERWRITE TABLE {destination} PARTITION ({partition} = "
+                f"INSERT OVERWRITE TABLE {table_name(destination)} PARTITION ({partition} = "
                 f"'{_sql_text(value)}') SELECT {', '.join(_quoted(c) for c in columns)} FROM {view}"
             )
         finally:
@@ -130,7 +167,13 @@ class OutputWriter:
     (a Delta write is already one atomic commit per output); tables are written directly.
     """
 
-    def __init__(self, destinations: Sequence[str | None], fmt: str, publish: str) -> None:
+    def __init__(
+        self,
+        destinations: Sequence[str | None],
+        fmt: str,
+        publish: str,
+        spark: SparkSession | None = None,
+    ) -> None:
         if publish not in PUBLISH_MODES:
             raise RunOutputError(
                 f"publish must be one of {', '.join(PUBLISH_MODES)}, not {publish!r}",
@@ -139,6 +182,14 @@ class OutputWriter:
         named = [d for d in destinations if d is not None]
         atomic = publish == "atomic" and fmt != "delta" and bool(named)
         atomic = atomic and all(_is_path(d) for d in named)
+        if atomic and spark is not None and not on_this_machine(spark):
+            raise RunOutputError(
+                f"{', '.join(named)}: atomic publication renames directories on this machine, "
+                "and this Spark's writers may run elsewhere (its master or Spark Connect server "
+                "is not on this machine): write Delta (format='delta'), tables, or pass "
+                "publish='direct' to accept a non-atomic overwrite",
+                item_kind="output",
+            )
         self.fmt = fmt
         self.publication = Publication(named) if atomic else None
         self.moves: list[Move] = []
@@ -170,7 +221,7 @@ class OutputWriter:
         if publication is None:
             write_frame(frame, destination, mode, self.fmt, partition, value)
             return
-        _check_format(frame.sparkSession, self.fmt)
+        fmt = output_format(frame.sparkSession, destination, self.fmt)
         target = publication.dest(destination)
         if mode in ("error", "errorifexists") and target.exists():
             raise RunOutputError(
@@ -181,10 +232,11 @@ class OutputWriter:
         if mode not in ("overwrite", "append", "error", "errorifexists", "ignore"):
             raise RunOutputError(f"unsupported write mode {mode!r}", item_kind="output")
         staged = publication.staging(destination)
-        writer = frame.write.format(self.fmt).mode("overwrite")
+        writer = frame.write.format(fmt).mode("overwrite")
         if partition is not None:
             writer = writer.partitionBy(partition)
-        writer.save(str(staged))
+        with describing(frame.sparkSession, f"writing {destination}"):
+            writer.save(str(staged))
         if partition is not None and value is not None:
             # a run that wrote no rows (nothing quarantined) still replaces its partition:
             # an empty directory takes the place of an earlier run's rows under this run id

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import uuid
@@ -60,11 +61,33 @@ class RunOutputError(QualityError):
     code = "RUN_OUTPUT"
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
+#: Folders that look local but are views of object storage (directory renames are not atomic).
+_FUSE_ROOTS = ("/Volumes/", "/dbfs/", "/Workspace/")
+
+
+def has_scheme(destination: str) -> bool:
+    """Whether ``destination`` names a filesystem by its scheme (``s3a://``, ``dbfs:/``, ``file:``).
+
+    >>> has_scheme("dbfs:/mnt/dq"), has_scheme("s3a://b/k"), has_scheme("out/valid")
+    (True, True, False)
+    """
+    return _SCHEME.match(destination) is not None
+
+
 def local_path(destination: str) -> Path | None:
-    """The local path of ``destination``, or ``None`` when it is on another filesystem."""
-    if destination.startswith("file://"):
-        return Path(destination[len("file://") :])
-    if "://" in destination:
+    """The local path of ``destination``, or ``None`` when it is on another filesystem: any
+    scheme but ``file:``, and the folders that are views of object storage (``/Volumes/``,
+    ``/dbfs/``, ``/Workspace/``).
+
+    >>> local_path("dbfs:/mnt/dq"), local_path("/Volumes/main/dq/v"), local_path("file:/tmp/v")
+    (None, None, PosixPath('/tmp/v'))
+    """
+    if destination.startswith("file:"):
+        destination = "/" + destination[len("file:") :].lstrip("/")
+    elif has_scheme(destination):
+        return None
+    if any(destination.startswith(root) for root in _FUSE_ROOTS):
         return None
     return Path(destination)
 

@@ -58,6 +58,7 @@ from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
+from quality_py.progress import describing
 from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
 from quality_py.sql.compiler import CompiledSuite
 
@@ -263,7 +264,7 @@ class QualityRun:
         stats: str | None = None,
         *,
         mode: str = "overwrite",
-        format: str = "parquet",
+        format: str = "auto",
         partition_valid_by_run: bool = False,
         publish: str = "atomic",
     ) -> RunSummary:
@@ -273,11 +274,17 @@ class QualityRun:
         partitioned by run id and a run replaces only its own partition, so re-running a run id
         is idempotent. ``partition_valid_by_run`` does the same for the target (streaming).
 
-        Paths are published atomically (``publish="atomic"``, see
+        ``format``: ``auto`` (the default) writes paths as parquet, an existing table in its own
+        format and a new table as Delta where the Spark server has Delta (else parquet);
+        ``parquet``, ``delta``, ``orc``, ``json`` or ``csv`` for every output.
+
+        Paths on this machine are published atomically (``publish="atomic"``, see
         :mod:`quality_py.actions.publish`): everything is staged beside its destination and
         switched in together at the end, so a run killed at any point leaves readers the previous
-        run's complete outputs. ``publish="direct"`` writes in place (object stores, where a
-        rename is a copy); Delta and tables are written directly, one commit per output.
+        run's complete outputs. A path atomic publication cannot prove local (an object store,
+        ``dbfs:/``, ``/Volumes/``, a Spark whose writers may run on other machines) is refused
+        with the alternatives: ``publish="direct"`` writes in place; Delta and tables are
+        written directly, one commit per output.
 
         >>> import tempfile
         >>> from quality_py import Id, Rule, RuleSet, RuleSuite
@@ -294,7 +301,8 @@ class QualityRun:
         started = time.perf_counter()
         outcomes: list[Any] = []
         try:
-            with OutputWriter([target, quarantine, stats], format, publish) as out:
+            spark = self.source.sparkSession
+            with OutputWriter([target, quarantine, stats], format, publish, spark) as out:
                 valid, counts, finish = self._observed_valid()
                 if quarantine is not None:
                     out.write(self.quarantine, quarantine, "overwrite", "qp_run_id", self.run_id)
@@ -328,7 +336,8 @@ class QualityRun:
         """The valid rows to ``target`` (partitioned by run id when ``by_run``), or to nowhere
         when there is no target: every row is still read, so every count is observed."""
         if target is None:
-            valid.write.format("noop").mode("overwrite").save()
+            with describing(valid.sparkSession, "checking every row"):
+                valid.write.format("noop").mode("overwrite").save()
         elif by_run:
             from pyspark.sql import functions as F
 

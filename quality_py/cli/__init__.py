@@ -10,42 +10,81 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 
-from quality_py.cli.common import spark_error
+from quality_py.cli.common import error_document, spark_error, write_json
 from quality_py.cli.parser import build_parser
-from quality_py.errors import QualityError, escape_text
+from quality_py.errors import QualityError, SparkUnavailableError, escape_text
+from quality_py.spark.session import NO_SPARK_HINT
+from quality_py.version import __version__
 
 __all__ = ["build_parser", "main"]
 
 
+#: The exit codes (documented in ``--help`` and docs/cli.md).
+SUCCESS, FAILED, USER_ERROR, WARNINGS, SPARK_ERROR, INTERNAL_ERROR = 0, 1, 2, 3, 4, 70
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code.
+    """Entry point; returns the exit code (see ``--help``).
 
     A user's mistake (bad rules, a missing file, an unreadable input, a check on a missing
-    column) prints one paragraph and exits 2; ``QP_TRACEBACK=1`` shows the traceback too.
+    column) prints one paragraph and exits 2; Spark that cannot be had or that stops the command
+    exits 4; anything else is a bug of ours: its traceback is printed and the exit is 70.
+    ``QP_TRACEBACK=1`` shows the traceback of every error.
     """
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BaseException as err:
+        code = _failed(err)
+        if getattr(args, "json", None) and code not in (SUCCESS, FAILED):
+            write_json(args.json, error_document(args.command, err, code))
+        return code
+
+
+def _failed(err: BaseException) -> int:
+    """The exit code of a command that raised ``err``, after telling the user why."""
+    try:
+        raise err
+    except SparkUnavailableError as err:
+        return _report(err, f"error: {escape_text(err.message)}", SPARK_ERROR)
     except QualityError as err:
-        if os.environ.get("QP_TRACEBACK"):
-            raise
-        print(f"error: {escape_text(str(err))}", file=sys.stderr)
-        return 2
+        return _report(err, f"error: {escape_text(str(err))}", USER_ERROR)
     except OSError as err:  # a ruleset or output path the command cannot open
-        if os.environ.get("QP_TRACEBACK"):
-            raise
         where = f" {err.filename}" if getattr(err, "filename", None) else ""
-        print(f"error: cannot use{where}: {err.strerror or err}", file=sys.stderr)
-        return 2
+        return _report(err, f"error: cannot use{where}: {err.strerror or err}", USER_ERROR)
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] not in ("pyspark", "py4j"):
+            return _internal(err)
+        return _report(err, f"error: {NO_SPARK_HINT} ({err})", SPARK_ERROR)
     except Exception as err:
         message = spark_error(err)
-        if message is None or os.environ.get("QP_TRACEBACK"):
-            raise
-        print(
+        if message is None:
+            return _internal(err)
+        analysis = any(k.__name__ == "AnalysisException" for k in type(err).__mro__)
+        return _report(
+            err,
             f"error: Spark stopped the command: {escape_text(message)} (QP_TRACEBACK=1 shows "
             "the whole error)",
-            file=sys.stderr,
+            USER_ERROR if analysis else SPARK_ERROR,
         )
-        return 2
+
+
+def _report(err: BaseException, line: str, code: int) -> int:
+    if os.environ.get("QP_TRACEBACK"):
+        raise err
+    print(line, file=sys.stderr)
+    return code
+
+
+def _internal(err: BaseException) -> int:
+    """A bug of ours: the whole traceback, and what to do with it."""
+    traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+    print(
+        f"internal error of quality_py {__version__} ({type(err).__name__}): a bug, not a "
+        "mistake of yours; please report it with the lines above",
+        file=sys.stderr,
+    )
+    return INTERNAL_ERROR

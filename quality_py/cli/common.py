@@ -6,23 +6,27 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.notify import JsonLinesNotifier, WebhookNotifier
-from quality_py.errors import InputError
+from quality_py.actions.publish import has_scheme, local_path
+from quality_py.errors import InputError, QualityError
 from quality_py.io.blooms import Bloom, read_bloom, register_bloom
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.io.views import bloom_files, load_view_file, load_views
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import SparkSession
 from quality_py.progress import step
+from quality_py.spark.capabilities import has_delta
 from quality_py.spark.hardening import check_session
 from quality_py.spark.samples import SAMPLE_VIEWS, SAMPLES, load_sample
-from quality_py.spark.session import local_session
+from quality_py.spark.session import is_connect, job_session, supplied_by_environment
 from quality_py.sql.compiler import compile_suite
+from quality_py.version import __version__
 
 if TYPE_CHECKING:
     from quality_py.dataset.checks import Check
@@ -31,18 +35,34 @@ if TYPE_CHECKING:
     from quality_py.sql.compiler import CompiledSuite
 
 
-def session(master: str, remote: str | None) -> Any:
-    if remote:
-        from pyspark.sql import SparkSession
-
-        return SparkSession.builder.remote(remote).getOrCreate()
-    # the command's own session is hardened: rule text can name no file through SQL
-    spark = local_session(master, conf={"spark.sql.runSQLOnFiles": "false"})
-    if not os.environ.get("QP_TRACEBACK"):
+def session(args: argparse.Namespace) -> SparkSession:
+    """The command's session: the Spark the environment supplies (``--remote``, ``SPARK_REMOTE``,
+    spark-submit, a Databricks runtime) or a local one (``--master``, else ``local[2]``), with
+    ``--conf`` settings; a setting the server refuses is a warning, not a failure."""
+    conf = dict(pair_values(getattr(args, "conf", None), "--conf"))
+    spark, refused = job_session(master=args.master, remote=args.remote, conf=conf)
+    for warning in refused:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not (is_connect(spark) or supplied_by_environment() or os.environ.get("QP_TRACEBACK")):
         # a failing task logs its Java stack at ERROR; the command reports every failure itself
         # in one paragraph, so only fatal JVM logs reach the terminal
         spark.sparkContext.setLogLevel("FATAL")
     return spark
+
+
+def pair_values(pairs: Sequence[str] | None, option: str) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` options as pairs; one without ``=`` or a key stops the command.
+
+    >>> pair_values(["a=1", "b=x=y"], "--conf")
+    [('a', '1'), ('b', 'x=y')]
+    """
+    out = []
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{option} takes KEY=VALUE, not {pair!r}", item_kind="option")
+        out.append((key.strip(), value))
+    return out
 
 
 #: Input formats by file suffix; anything else (a folder, ``.parquet``) is parquet.
@@ -56,7 +76,28 @@ _SUFFIX_FORMATS = {
 }
 
 
-FORMATS = ("parquet", "csv", "json")
+FORMATS = ("parquet", "csv", "json", "delta", "orc")
+#: ``--output-format``: what a quality run's outputs are written as (actions.outputs).
+OUTPUT_FORMATS = ("auto", "parquet", "delta")
+#: A table named without ``table:``: two or three dotted parts (``schema.table``,
+#: ``catalog.schema.table``), no path separators, no file suffix.
+_TABLE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*){1,2}$")
+_FILE_SUFFIXES = (".parquet", ".csv", ".json", ".jsonl", ".ndjson", ".gz", ".orc", ".txt", ".yaml")
+
+
+def input_table(source: str) -> str | None:
+    """The table ``source`` names (``table:NAME``, or ``catalog.schema.table`` that is no
+    existing path), or None for a path.
+
+    >>> input_table("main.sales.orders"), input_table("table:orders"), input_table("data/x")
+    ('main.sales.orders', 'orders', None)
+    >>> input_table("flights.parquet") is None
+    True
+    """
+    if source.startswith("table:"):
+        return source[len("table:") :]
+    looks_like_table = _TABLE.match(source) and not source.lower().endswith(_FILE_SUFFIXES)
+    return source if looks_like_table and not Path(source).exists() else None
 
 
 def input_format(source: str, fmt: str | None) -> str:
@@ -75,9 +116,17 @@ def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
                 f"unknown sample {name!r}; known: {', '.join(SAMPLES)}", item_kind="input"
             )
         return load_sample(spark, name)
-    if "://" not in source and not Path(source).exists():
-        raise InputError(f"input {source} does not exist", item_kind="input")
+    table = input_table(source)
+    if table is not None:
+        return _read_table(spark, table)
+    if not has_scheme(source) and not Path(source).exists():
+        raise InputError(
+            f"input {source} does not exist (a table is named catalog.schema.table or table:NAME)",
+            item_kind="input",
+        )
     kind = input_format(source, fmt)
+    if fmt is None and kind == "parquet" and _is_delta(spark, source):
+        kind = "delta"  # read as parquet, a Delta folder would also give its removed rows
     reader = spark.read
     if kind == "csv":
         reader = reader.option("header", True).option("inferSchema", True)
@@ -97,9 +146,36 @@ def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
     return frame
 
 
+def _is_delta(spark: SparkSession, source: str) -> bool:
+    """Whether the folder ``source`` holds a Delta table: its log, on this machine; elsewhere,
+    asked of a server that has Delta."""
+    local = local_path(source)
+    if local is not None:
+        return (local / "_delta_log").is_dir()
+    if not has_delta(spark):
+        return False
+    try:
+        spark.read.format("delta").load(source).schema  # noqa: B018 - analysed on the server
+    except Exception:
+        return False
+    return True
+
+
+def _read_table(spark: SparkSession, name: str) -> Any:
+    try:
+        frame = spark.table(name)
+        frame.schema  # noqa: B018 - a missing table fails here, before any rule runs
+    except Exception as err:
+        if spark_error(err) is None:
+            raise
+        raise InputError(
+            f"cannot read the table {name}: {spark_error(err)}", item_kind="input"
+        ) from None
+    return frame
+
+
 def spark_error(err: BaseException) -> str | None:
     """The message of a Spark or Py4J error in one line, or None for any other exception."""
-    import re
 
     kinds = {k.__name__ for k in type(err).__mro__}
     spark_kinds = {"PySparkException", "Py4JJavaError", "Py4JError", "CapturedException"}
@@ -118,7 +194,7 @@ def register_views(spark: SparkSession, views: Sequence[str], fmt: str | None) -
     for item in views:
         name, _, path = item.partition("=")
         if not name or not path:
-            raise SystemExit(f"--view expects NAME=PATH, got {item!r}")
+            raise InputError(f"--view takes NAME=PATH, not {item!r}", item_kind="option")
         read_input(spark, path, fmt).createOrReplaceTempView(name)
         names.append(name)
     return names
@@ -193,12 +269,12 @@ def run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
 
     spark = None
     if not is_yaml(args.ruleset):
-        spark = session(args.master, args.remote)
+        spark = session(args)
         progress(f"reading the rule tables of {args.ruleset}")
     ruleset = load_ruleset_file(args.ruleset, spark=spark, suite=args.suite, others=others(args))
     suite = ruleset.suite.with_policy(policy_for(args, reference_names(args)))
     compiled = compile_early(suite)
-    return replace(ruleset, suite=suite), compiled, spark or session(args.master, args.remote)
+    return replace(ruleset, suite=suite), compiled, spark or session(args)
 
 
 def progress(message: str) -> None:
@@ -213,13 +289,7 @@ def keys(values: list[str] | None) -> tuple[str, ...]:
 
 def tags(pairs: Sequence[str] | None) -> dict[str, str]:
     """``--tag K=V`` options as a mapping."""
-    out = {}
-    for pair in pairs or ():
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--tag takes KEY=VALUE, not {pair!r}")
-        out[key] = value
-    return out
+    return dict(pair_values(pairs, "--tag"))
 
 
 def notifiers(args: argparse.Namespace) -> list[Any]:
@@ -265,3 +335,35 @@ def schema_of(args: argparse.Namespace, spark: SparkSession) -> Any:
     if getattr(args, "input", None):
         return read_input(spark, args.input, args.format)
     return None
+
+
+def write_json(path: str, document: dict[str, Any]) -> None:
+    """``document`` to ``path`` whole or not at all (written beside it, then renamed), so that an
+    orchestrator never reads half a result.
+
+    >>> import json, tempfile; folder = tempfile.mkdtemp()
+    >>> write_json(f"{folder}/r.json", {"status": "success"})
+    >>> json.load(open(f"{folder}/r.json"))
+    {'status': 'success'}
+    """
+    import json
+
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def error_document(command: str, err: BaseException, code: int) -> dict[str, Any]:
+    """The ``--json`` result of a command that stopped with ``err`` (exit ``code``)."""
+    return {
+        "command": command,
+        "status": "error",
+        "exit_code": code,
+        "error": {
+            "code": getattr(err, "code", None) if isinstance(err, QualityError) else None,
+            "type": type(err).__name__,
+            "message": str(getattr(err, "message", err)),
+        },
+        "quality_py": __version__,
+    }

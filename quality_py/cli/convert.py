@@ -99,7 +99,7 @@ def convert_command(args: argparse.Namespace) -> int:
     """The ``convert`` command: between a YAML ruleset and rule tables (a folder of parquet
     tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
     beside it when the suite has them)."""
-    spark = session(args.master, args.remote)
+    spark = session(args)
     suite = load_suite(args.source, args.suite, spark, others(args))
     sections = yaml_sections(args.source) if is_yaml(args.source) else {}
     if is_yaml(args.dest):

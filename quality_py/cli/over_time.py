@@ -54,7 +54,7 @@ def profile_record(
 
 def profile_command(args: argparse.Namespace) -> int:
     """``profile``: profile the input, suggest checks, keep the profile."""
-    spark = session(args.master, args.remote)
+    spark = session(args)
     df = read_input(spark, args.input, args.format)
     if args.where:
         df = df.where(filter_sql(args.where, what="--where"))  # through the rule policy
@@ -102,7 +102,7 @@ def report_command(args: argparse.Namespace) -> int:
     """``report``: the HTML report of a history."""
     spark = None
     if args.history.startswith("table:"):
-        spark = session(args.master, args.remote)
+        spark = session(args)
     if spark is None and "://" not in args.history and not Path(args.history).is_dir():
         print(f"error: no history at {args.history}: the folder does not exist", file=sys.stderr)
         return 2

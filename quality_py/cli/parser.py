@@ -4,36 +4,49 @@ declared once (``_source``, ``_reference``, ``_spark`` ...)."""
 from __future__ import annotations
 
 import argparse
+import textwrap
 
-from quality_py.cli.common import FORMATS
+from quality_py.cli.common import FORMATS, OUTPUT_FORMATS
 from quality_py.cli.convert import convert_command
 from quality_py.cli.over_time import profile_command, report_command
 from quality_py.cli.rules import docs_command, explain_command, validate_command
 from quality_py.cli.run import run
+from quality_py.version import __version__
 
-USAGE = """Command line of quality_py.
+DESCRIPTION = """Run versioned SQL data-quality rules on Spark data: check a dataset with a
+ruleset (YAML or rule tables), write its valid rows, its quarantined rows with the reasons and
+its stats, keep metrics over time, and document or convert rulesets."""
 
-* ``run RULESET --input PATH_OR_SAMPLE --output DIR``: add the DataQuality column, write parquet,
-  print per-rule counts gathered during that same write, and the ruleset's dataset checks;
-* ``run RULESET --input ... --valid DIR --quarantine DIR --stats DIR``: a quality run (rule
-  actions drop / fail / ignore): valid rows, quarantined rows with reasons, stats; exits 1 and
-  prints the summary when a ``fail`` rule or check fails (nothing is written then);
-* ``validate SOURCE (--schema DDL | --input PATH) [--view NAME=PATH] [--sample N]``: report
-  every problem of the rules and of the YAML's dataset checks, exit 1
-  on errors;
-* ``docs SOURCE --out FILE.md|FILE.html [--schema DDL | --input PATH]``: documentation;
-* ``convert SOURCE DEST``: a YAML ruleset to a folder of rule tables (parquet), or back.
+EXIT_CODES = """exit codes:
+  0  success (warnings are printed; with --strict they exit 3)
+  1  the run failed: a fail rule, an error-level check, anomaly or SQL check (nothing is
+     published), or validate found errors in the rules
+  2  a mistake in what was given: the ruleset, an option, an input that cannot be read
+  3  success with warnings, under --strict
+  4  Spark could not be had or stopped the command (no PySpark, a refused session, a failed job)
+  70 an internal error of quality_py (a bug: the traceback is printed; please report it)"""
 
-SOURCE is a YAML ruleset or a folder holding ``rules`` (and optionally ``lambdas``,
-``outputs``, ``meta_rule_sets``) tables as parquet; ``--suite ID[.VERSION]`` picks a suite
-from tables (default: the latest version of the only suite id).
+EXAMPLES = (
+    """examples:
+  %(prog)s run rulesets/flights.yaml --input sample:flights --valid out/valid \\
+      --quarantine out/quarantine --stats out/stats --json out/run.json
+  %(prog)s run rules.yaml --input main.sales.orders --valid main.dq.orders_valid \\
+      --quarantine main.dq.orders_quarantine --history table:main.dq.history
+  %(prog)s validate rules.yaml --schema 'id INT, amount DOUBLE'
+  %(prog)s docs rules.yaml --out rules.html
+
 """
+    + EXIT_CODES
+)
 
 _SOURCE_HELP = (
     "YAML ruleset, or rule tables: rules.csv (a spreadsheet export), a parquet or Delta folder, "
     "a folder of tables, or table:NAME"
 )
-_INPUT_HELP = "parquet/CSV/JSON path, or sample:flights"
+_INPUT_HELP = (
+    "the data: a parquet/CSV/JSON/Delta path or URI, a table (catalog.schema.table or "
+    "table:NAME), or sample:flights"
+)
 
 
 def _source(p: argparse.ArgumentParser, name: str = "source") -> None:
@@ -57,8 +70,20 @@ def _reference(p: argparse.ArgumentParser) -> None:
 
 
 def _spark(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--master", default="local[2]")
-    p.add_argument("--remote", help="Spark Connect URL instead of a local session")
+    """Which Spark: the one the environment supplies, else a local one."""
+    g = p.add_argument_group(
+        "Spark",
+        "By default the Spark the environment supplies (SPARK_REMOTE, spark-submit, a "
+        "Databricks runtime), else a local one on local[2].",
+    )
+    g.add_argument("--master", help="start a local Spark on this master (e.g. local[4])")
+    g.add_argument("--remote", help="a Spark Connect server, e.g. sc://host:15002")
+    g.add_argument(
+        "--conf",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a Spark setting (repeat); one the server refuses is a warning",
+    )
 
 
 def _history(p: argparse.ArgumentParser, what: str) -> None:
@@ -74,8 +99,52 @@ def _with_data(p: argparse.ArgumentParser) -> None:
     _reference(p)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Paragraphs wrapped to the terminal; the examples and exit codes kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for block in text.split("\n\n"):
+            if block.startswith(("examples:", "exit codes:")):
+                blocks.append(block)
+            else:
+                blocks.append(
+                    textwrap.fill(
+                        " ".join(block.split()),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                    )
+                )
+        return "\n\n".join(blocks)
+
+
+def _command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    summary: str,
+    description: str,
+) -> argparse.ArgumentParser:
+    """One command: a line for the list of commands, a paragraph and the exit codes for its help."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=EXIT_CODES,
+        formatter_class=_Formatter,
+    )
+    return parser
+
+
 def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    r = sub.add_parser("run", help="add the DataQuality column, write it, print per-rule counts")
+    r = _command(
+        sub,
+        "run",
+        "check data with a ruleset and write the results",
+        "Check the input with a ruleset. With --valid/--quarantine/--stats: a quality run (rule "
+        "actions drop / fail / ignore; nothing is published when it fails). With --output: the "
+        "input with the DataQuality column added. Prints the counts per rule.",
+    )
     _source(r, "ruleset")
     _input(r, True)
     r.add_argument("--output", help="write the data with the DataQuality column here (parquet)")
@@ -92,27 +161,58 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     )
     r.add_argument("--notify", action="append", help="quality run: append events (JSON lines)")
     r.add_argument("--webhook", action="append", help="quality run: POST events to this URL")
-    r.add_argument("--layout", choices=["map", "compact"], default="map")
+    r.add_argument(
+        "--layout",
+        choices=["map", "compact"],
+        default="map",
+        help="the result column's layout: map (the original's) or compact (positional arrays)",
+    )
     r.add_argument("--name", default="DataQuality", help="name of the result column")
+    r.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        help="format of the outputs: parquet, delta, or auto (the default: an existing table "
+        "keeps its format, a new table is Delta where the server has Delta, paths parquet)",
+    )
+    r.add_argument("--json", metavar="FILE", help="write the run's whole result here as JSON")
+    r.add_argument("--strict", action="store_true", help="exit 3 when the run has warnings")
     _reference(r)
     _spark(r)
     r.set_defaults(func=run)
 
 
 def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    v = sub.add_parser("validate", help="report every problem of a suite; exit 1 on errors")
+    v = _command(
+        sub,
+        "validate",
+        "report every problem of a ruleset; exit 1 on errors",
+        "Compile every rule, lambda and output of a ruleset and check its dataset checks against "
+        "a schema (--schema, or --input's); --sample N also runs the rules on N rows.",
+    )
     _source(v)
     _with_data(v)
     v.add_argument("--sample", type=int, default=0, help="also run on N rows of --input")
     _spark(v)
     v.set_defaults(func=validate_command)
-    d = sub.add_parser("docs", help="write documentation (.md or .html)")
+    d = _command(
+        sub,
+        "docs",
+        "write a ruleset's documentation (.md or .html)",
+        "Write the documentation of a ruleset: every rule with its text, description, action "
+        "and the lambdas it calls.",
+    )
     _source(d)
     _with_data(d)
     d.add_argument("--out", required=True, help="output file: .md or .html")
     _spark(d)
     d.set_defaults(func=docs_command)
-    e = sub.add_parser("explain", help="show each rule's compiled SQL (and Spark's plan)")
+    e = _command(
+        sub,
+        "explain",
+        "show each rule's compiled SQL (and Spark's plan)",
+        "Show the Spark SQL each rule compiles to, and with --input or --schema the plan Spark "
+        "makes of it.",
+    )
     _source(e)
     _with_data(e)
     e.add_argument("--rule", help="only this rule: ID or ID.VERSION")
@@ -124,7 +224,12 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     _spark(e)
     e.set_defaults(func=explain_command)
-    c = sub.add_parser("convert", help="YAML ruleset <-> folder of rule tables")
+    c = _command(
+        sub,
+        "convert",
+        "convert a YAML ruleset to rule tables, or back",
+        "Convert a YAML ruleset into a folder of rule tables (parquet), or rule tables into YAML.",
+    )
     _source(c)
     c.add_argument("dest", help="a .yaml file or a folder for the tables")
     c.add_argument(
@@ -139,7 +244,13 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("profile", help="profile data, suggest checks (YAML), keep the profile")
+    p = _command(
+        sub,
+        "profile",
+        "profile data and suggest checks",
+        "Profile the input in at most three passes, write suggested checks as a YAML ruleset "
+        "(--suggest), and keep the profile in a history (--history).",
+    )
     _input(p, True)
     p.add_argument("--where", help="profile only the rows matching this SQL condition")
     p.add_argument("--suggest", help="write the suggested ruleset (YAML) here")
@@ -149,7 +260,13 @@ def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--suite", help="the suite the profile belongs with (e.g. 1.1)")
     _spark(p)
     p.set_defaults(func=profile_command)
-    r = sub.add_parser("report", help="write the HTML report of a metrics history")
+    r = _command(
+        sub,
+        "report",
+        "write the HTML report of a metrics history",
+        "Write one self-contained HTML page of the runs a metrics history holds: trends, the "
+        "latest run, failed checks and anomalies.",
+    )
     r.add_argument("--history", required=True, help="the history (path or table:NAME)")
     r.add_argument("--out", required=True, help="the HTML file to write")
     r.add_argument("--since", help="only runs from this time (ISO date or time)")
@@ -159,16 +276,39 @@ def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore
     r.set_defaults(func=report_command)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m quality_py``.
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the command line; ``prog``: the program's name as invoked.
 
     >>> args = build_parser().parse_args(["validate", "rules.yaml", "--schema", "a INT"])
     >>> args.source, args.schema, args.master
-    ('rules.yaml', 'a INT', 'local[2]')
+    ('rules.yaml', 'a INT', None)
     """
-    parser = argparse.ArgumentParser(prog="python -m quality_py", description=USAGE)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog=prog or program_name(),
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _run_parser(sub)
     _rule_parsers(sub)
     _over_time_parsers(sub)
     return parser
+
+
+def program_name() -> str:
+    """The name the program was invoked by (``python -m quality_py`` for the module).
+
+    >>> import sys; saved = sys.argv[0]; sys.argv[0] = "/usr/bin/quality-py"
+    >>> program_name()
+    'quality-py'
+    >>> sys.argv[0] = saved
+    """
+    import os
+    import sys
+
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name in ("", "__main__.py", "-c") or (name.endswith(".py") and "quality_py" in sys.argv[0]):
+        return "python -m quality_py"
+    return name

@@ -24,7 +24,7 @@ from quality_py.validation import validate
 
 def validate_command(args: argparse.Namespace) -> int:
     """The ``validate`` command: exit 1 when there is an error."""
-    spark = session(args.master, args.remote)
+    spark = session(args)
     views = load_reference(spark, args)
     suite, checks = load_suite_and_checks(args.source, args.suite, spark, others(args))
     suite = suite.with_policy(policy_for(args, views))
@@ -43,7 +43,7 @@ def validate_command(args: argparse.Namespace) -> int:
 def explain_command(args: argparse.Namespace) -> int:
     """The ``explain`` command: each rule's compiled SQL and, given data, Spark's plan of it."""
     needs_spark = not is_yaml(args.source) or bool(args.schema or args.input)
-    spark = session(args.master, args.remote) if needs_spark else None
+    spark = session(args) if needs_spark else None
     suite = load_suite(args.source, args.suite, spark, others(args))
     frame = None
     if spark is not None and (args.schema or args.input):
@@ -69,11 +69,7 @@ def docs_command(args: argparse.Namespace) -> int:
     """The ``docs`` command: Markdown or HTML by the output's suffix."""
     from pathlib import Path
 
-    spark = (
-        None
-        if is_yaml(args.source) and not (args.schema or args.input)
-        else session(args.master, args.remote)
-    )
+    spark = None if is_yaml(args.source) and not (args.schema or args.input) else session(args)
     suite = load_suite(args.source, args.suite, spark, others(args))
     report = None
     if spark is not None and (args.schema or args.input):

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
+from quality_py.errors import SparkUnavailableError
 from quality_py.model.types import SparkSession
 from quality_py.sql.library import lookup
 from quality_py.sql.snippets import library_call_sql
@@ -87,6 +89,7 @@ def local_session(
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    require_pyspark()
     from pyspark.sql import SparkSession
 
     settings = {
@@ -101,9 +104,163 @@ def local_session(
         "spark.sql.codegen.hugeMethodLimit": "8000",
     }
     settings.update(conf or {})
+    if "spark.driver.extraJavaOptions" not in settings:
+        # Spark's start-up lines (log levels, native libraries) stay off the console
+        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_QUIET_LOG}"
     builder = SparkSession.builder.master(master).appName(app)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as err:
+        if "CANNOT_CONFIGURE_SPARK_CONNECT_MASTER" not in str(err):
+            raise
+        raise SparkUnavailableError(
+            f"a local Spark ({master}) was asked for, but this environment supplies a Spark "
+            f"Connect server (SPARK_REMOTE={os.environ.get('SPARK_REMOTE')}): leave out the "
+            "master to use that server, or unset SPARK_REMOTE",
+            item_kind="session",
+        ) from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+#: A log4j2 configuration that prints only errors (Spark's own prints its start-up at INFO/WARN).
+_QUIET_LOG = Path(__file__).with_name("log4j2-quiet.properties").as_uri()
+
+#: The exact install hint, one line, for every place that needs Spark and finds none.
+NO_SPARK_HINT = (
+    "quality_py needs PySpark and this Python has none: pip install 'quality_py[spark]' for a "
+    "local Spark, 'quality_py[client]' for the Spark Connect client alone; on Databricks, EMR or "
+    "Dataproc use the runtime's own"
+)
+
+
+def require_pyspark() -> None:
+    """Raise :class:`SparkUnavailableError` (one line naming the extras) when no PySpark, classic
+    or the Connect-only client, is installed in this Python.
+
+    >>> require_pyspark()  # this test environment has one
+    """
+    try:
+        import pyspark.sql  # noqa: F401
+    except ModuleNotFoundError:
+        raise SparkUnavailableError(NO_SPARK_HINT, item_kind="session") from None
+
+
+def _loopback(host: str | None) -> bool:
+    host = (host or "").strip("[]").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect session (the client of a server somewhere).
+
+    >>> is_connect(spark)
+    False
+    """
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def on_this_machine(spark: SparkSession) -> bool:
+    """Whether every process that writes ``spark``'s files provably runs on this machine: a
+    local master or a standalone master on loopback (a worker elsewhere cannot reach this
+    machine's loopback), reached directly or through a Spark Connect server on loopback.
+
+    >>> on_this_machine(spark)
+    True
+    """
+    from urllib.parse import urlparse
+
+    if is_connect(spark):
+        client = getattr(spark, "client", None)
+        if not _loopback(getattr(client, "host", None)):
+            return False
+    try:
+        master = str(spark.conf.get("spark.master", "") or "")
+    except Exception:  # a server that will not tell
+        return False
+    if master.startswith("local"):
+        return True
+    return master.startswith("spark://") and all(
+        _loopback(urlparse(f"spark://{part}").hostname)
+        for part in master[len("spark://") :].split(",")
+    )
+
+
+def try_set(spark: SparkSession, key: str, value: str) -> str | None:
+    """Set a session setting; None when it took, else why the server refused it (serverless
+    and shared compute refuse many): the caller falls back or tells, never fails on it.
+
+    >>> try_set(spark, "spark.sql.ansi.enabled", spark.conf.get("spark.sql.ansi.enabled"))
+    """
+    try:
+        spark.conf.set(key, value)
+    except Exception as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        return first[:300]
+    return None
+
+
+def supplied_by_environment() -> str | None:
+    """What supplies a Spark here, if anything does: a Spark Connect server (``SPARK_REMOTE``),
+    spark-submit or a PySpark shell (a gateway already running), or a Databricks runtime.
+
+    >>> import os; saved = os.environ.pop("SPARK_REMOTE", None)
+    >>> supplied_by_environment() in (None, "spark-submit", "Databricks")
+    True
+    """
+    if os.environ.get("SPARK_REMOTE"):
+        return f"SPARK_REMOTE={os.environ['SPARK_REMOTE']}"
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return "spark-submit"
+    if os.environ.get("DATABRICKS_RUNTIME_VERSION"):
+        return "Databricks"
+    return None
+
+
+def job_session(
+    *,
+    master: str | None = None,
+    remote: str | None = None,
+    conf: dict[str, str] | None = None,
+    hardened: bool = True,
+) -> tuple[SparkSession, list[str]]:
+    """The session a job runs in, and what it could not set (warnings to print).
+
+    In order: ``remote`` (a Spark Connect URL) or ``SPARK_REMOTE``; a session already active in
+    this process; the Spark the environment supplies (spark-submit, a Databricks runtime); only
+    then a local session on ``master`` (``local[2]`` when not given). ``master`` always starts a
+    local session, and is refused beside a Spark Connect remote. ``conf`` settings are given to
+    a session being built; on a session that exists already they are set where the server
+    allows, and each one it refuses is returned as a warning. ``hardened``: rule text can name
+    no file through SQL (``spark.sql.runSQLOnFiles=false``), set the same way.
+    """
+    require_pyspark()
+    from pyspark.sql import SparkSession as Session
+
+    wanted = {**({"spark.sql.runSQLOnFiles": "false"} if hardened else {}), **(conf or {})}
+    remote = remote or os.environ.get("SPARK_REMOTE") or None
+    if remote and master:
+        raise SparkUnavailableError(
+            f"--master {master} asks for a local Spark, but a Spark Connect server is named "
+            f"({remote}): give one of them",
+            item_kind="session",
+        )
+    if master:
+        return local_session(master, conf=wanted), []
+    if remote:
+        builder = Session.builder.remote(remote)
+        for key, value in wanted.items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate(), []
+    active = Session.getActiveSession()
+    if active is None and supplied_by_environment() is None:
+        return local_session("local[2]", conf=wanted), []
+    spark = active or Session.builder.getOrCreate()
+    refused = []
+    for key, value in wanted.items():
+        why = try_set(spark, key, value)
+        if why is not None:
+            refused.append(f"the session refused {key}={value}: {why}")
+    return spark, refused

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlglot import exp, parse_one
 
+from quality_py.errors import InputError
 from quality_py.sql.build import call, cast, lit, named_struct, to_sql
 from quality_py.sql.dialect import DIALECT
 
@@ -20,6 +21,23 @@ def quoted(name: str) -> str:
     '`note.text`'
     """
     return to_sql(exp.column(name, quoted=True))
+
+
+def table_name(name: str) -> str:
+    """A table name (``catalog.schema.table``; parts may be back-quoted) as SQL text with every
+    part quoted, so that nothing of it reads as SQL; anything but a name is refused.
+
+    >>> table_name("main.dq.valid"), table_name("`my db`.t")
+    ('`main`.`dq`.`valid`', '`my db`.`t`')
+    """
+    try:
+        table = exp.to_table(name.removeprefix("table:"), dialect="spark")
+    except Exception:
+        table = None
+    parts = [] if table is None else [p for p in table.parts if isinstance(p, exp.Identifier)]
+    if table is None or not parts or len(parts) != len(table.parts) or len(parts) > 3:
+        raise InputError(f"{name!r} is not a table name (catalog.schema.table)", item_kind="table")
+    return ".".join(to_sql(exp.to_identifier(p.name, quoted=True)) for p in parts)
 
 
 def in_list(column: str, values: Sequence[Any]) -> str:
