@@ -100,6 +100,7 @@ from quality_py.runners.rule_folder import (
     rule_folder_with_struct,
 )
 from quality_py.runners.summary import rule_summary
+from quality_py.testing import assert_quality
 
 # --- validation -----------------------------------------------------------------------------------
 from quality_py.validation import ValidationReport, validate
@@ -186,6 +187,8 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "read_outputs",
     "run_quality",
     "with_quality",
+    # testing data in a test suite
+    "assert_quality",
     # quality over time
     "AnomalyCheck",
     "OverTime",

@@ -33,10 +33,11 @@ LAYERS: dict[str, set[str]] = {
         "progress",
     },
     "io": {"errors", "model", "sql", "dataset", "history", "actions"},
+    "testing": {"errors", "model", "dataset", "actions", "io"},
     "spark": {"errors", "model", "sql"},
     "cli": {
         "errors", "model", "sql", "runners", "dataset", "validation", "docgen", "io", "actions",
-        "spark", "prepare", "history", "profile", "report", "progress", "version",
+        "spark", "prepare", "history", "profile", "report", "progress", "version", "testing",
     },
     "__main__": {"cli"},
 }  # fmt: skip

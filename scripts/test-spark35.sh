@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# The Spark tier again on pyspark 3.5 (the oldest line we support), in its own venv.
+# The oldest we support, in its own venv: Python 3.10 with pyspark 3.5. The unit tier, then the
+# Spark tier.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+oldest() {  # Python 3.10: on PATH, or installed beside this one by pyenv
+  local candidate
+  for candidate in python3.10 "$HOME"/.pyenv/versions/3.10*/bin/python3.10; do
+    if "$candidate" -c "import venv" >/dev/null 2>&1; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  echo "no Python 3.10 found for the oldest tier" >&2
+  return 1
+}
 venv=.venv-spark35
-if [ ! -x "$venv/bin/python" ]; then
-  "${PYTHON:-python3}" -m venv "$venv"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null; then
+  rm -rf "$venv"
+  "$(oldest)" -m venv "$venv"
 fi
 stamp=$venv/.installed
 want=$(cat pyproject.toml "$0" | sha256sum | cut -d' ' -f1)  # reinstall when either changes
@@ -16,7 +29,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
-"$venv/bin/python" -c "import pyspark; print('pyspark', pyspark.__version__)"
+"$venv/bin/python" -c "import sys, pyspark; print('Python', sys.version.split()[0], 'pyspark', pyspark.__version__)"
+"$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" \
+  --hypothesis-profile=ci
 # A representative subset: every version-sensitive test (functions, containment, coding, sketches,
 # runners, streaming, Connect-free APIs); left out are version-independent end-to-end tests that
 # the 4.x tier runs (the flights CLI job, the doc examples, the random-run property, crash tests).

@@ -367,3 +367,12 @@ def error_document(command: str, err: BaseException, code: int) -> dict[str, Any
         },
         "quality_py": __version__,
     }
+
+
+def session_facts(spark: SparkSession) -> dict[str, Any]:
+    """What a ``--json`` result says of the Spark a command ran on."""
+    try:
+        master = spark.conf.get("spark.master", None)
+    except Exception:  # a server that will not tell
+        master = None
+    return {"version": str(spark.version), "master": master, "connect": is_connect(spark)}

@@ -174,6 +174,13 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         help="format of the outputs: parquet, delta, or auto (the default: an existing table "
         "keeps its format, a new table is Delta where the server has Delta, paths parquet)",
     )
+    r.add_argument(
+        "--publish",
+        choices=["atomic", "direct"],
+        default="atomic",
+        help="atomic (the default): output paths switch in together at the end, on a "
+        "filesystem of this machine; direct: write in place (object stores, shared storage)",
+    )
     r.add_argument("--json", metavar="FILE", help="write the run's whole result here as JSON")
     r.add_argument("--strict", action="store_true", help="exit 3 when the run has warnings")
     _reference(r)

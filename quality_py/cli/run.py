@@ -18,6 +18,7 @@ from quality_py.cli.common import (
     notifiers,
     read_input,
     run_inputs,
+    session_facts,
     tags,
     warn_if_unhardened,
     write_json,
@@ -74,14 +75,18 @@ def quality_run(args: argparse.Namespace) -> int:
         )
         with watching(spark, f"quality run of {args.input}: checking and writing"):
             summary = run.write(
-                args.valid, args.quarantine, args.stats, format=args.output_format or "auto"
+                args.valid,
+                args.quarantine,
+                args.stats,
+                format=args.output_format or "auto",
+                publish=args.publish,
             )
     except QualityRunFailed as err:
         print(err.summary.describe(), file=sys.stderr)
         if err.summary.checks is not None:
             print(format_verification(err.summary.checks), file=sys.stderr)
         print("quality run failed: nothing was written", file=sys.stderr)
-        _result(args, err.summary, {}, started, 1)
+        _result(args, err.summary, {}, started, 1, session_facts(spark))
         return 1
     print(f"suite {suite.id!r}: {suite.rule_count} rules in {len(suite.rule_sets)} rule sets")
     if summary.rules is not None:
@@ -93,7 +98,7 @@ def quality_run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(f"wrote {', '.join(f'{k} -> {v}' for k, v in written.items())} in {elapsed:.1f} s")
     code = 3 if args.strict and summary.failed_checks else 0
-    _result(args, summary, written, started, code)
+    _result(args, summary, written, started, code, session_facts(spark))
     return code
 
 
@@ -103,6 +108,7 @@ def _result(
     written: dict[str, str],
     started: float,
     code: int,
+    spark_facts: dict[str, Any],
 ) -> None:
     """The run's whole result for an orchestrator (``--json FILE``)."""
     if not args.json:
@@ -117,6 +123,7 @@ def _result(
         **summary.to_dict(),
         "rules": [_rule_result(r) for r in (summary.rules.rules if summary.rules else ())],
         "checks": _check_results(summary.checks.results if summary.checks else ()),
+        "spark": spark_facts,
         "quality_py": __version__,
     }
     write_json(args.json, document)
@@ -207,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
             "input_rows": stats.rows,
             "rules": [_rule_result(r) for r in stats.rules],
             "checks": _check_results(verification.results if verification else ()),
+            "spark": session_facts(df.sparkSession),
             "quality_py": __version__,
         }
         write_json(args.json, document)

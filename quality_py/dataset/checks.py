@@ -43,6 +43,7 @@ from quality_py.errors import ModelError
 from quality_py.history.over_time import OverTime
 from quality_py.model.enums import CheckLevel, RowAction
 from quality_py.model.policy import RulePolicy
+from quality_py.model.times import parse_datetime
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.sql.snippets import in_list, quoted
 
@@ -78,7 +79,7 @@ def _bound_for(value: Any, text: str) -> Any:
         if isinstance(value, int | Decimal):
             return Decimal(text)
         if isinstance(value, dt.datetime):
-            return dt.datetime.fromisoformat(text)
+            return parse_datetime(text)
         if isinstance(value, dt.date):
             return dt.date.fromisoformat(text)
     except (ValueError, InvalidOperation):
@@ -91,7 +92,7 @@ def _parse_bound(text: str) -> None:
     import datetime as dt
 
     text = text.strip("'")
-    for parse in (float, dt.datetime.fromisoformat, dt.date.fromisoformat):
+    for parse in (float, parse_datetime, dt.date.fromisoformat):
         try:
             parse(text)
             return

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from quality_py.model.times import parse_datetime
+
 #: The JSON layout of a stored record; readers refuse other formats by name.
 RECORD_FORMAT = "quality_py.history/1"
 
@@ -130,7 +132,7 @@ class RunRecord:
         """The record :meth:`to_dict` wrote."""
         return RunRecord(
             str(data["run_id"]),
-            datetime.fromisoformat(str(data["run_time"])),
+            parse_datetime(str(data["run_time"])),
             str(data["source"]),
             None if data.get("suite") is None else str(data["suite"]),
             str(data["status"]),

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from quality_py.errors import HistoryError
 from quality_py.history.records import RECORD_FORMAT, RunRecord
+from quality_py.model.times import parse_datetime
 from quality_py.model.types import DataFrame, SparkSession
 
 #: The long form of the history: one row per metric of each run.
@@ -76,7 +77,7 @@ def _utc(when: datetime | date | str | None) -> datetime | None:
     if when is None:
         return None
     if isinstance(when, str):
-        when = datetime.fromisoformat(when)
+        when = parse_datetime(when)
     if not isinstance(when, datetime):
         when = datetime(when.year, when.month, when.day)
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)

@@ -49,6 +49,7 @@ def test_flights_job_and_state_store_agree_on_a_standalone_cluster(tmp_path: Pat
     local = _job("local[2]", tmp_path / "local")
     with standalone_cluster(workers=2, cores=1, memory="2g") as master:
         cluster = _job(master, tmp_path / "cluster")
+        submitted = _spark_submit(master, tmp_path / "submitted")
     assert cluster.pop("executors").startswith("spark://")
     assert local.pop("executors") == "local[2]"
     # by hand (pandas elsewhere): the flights sample has 336,776 rows
@@ -66,3 +67,50 @@ def test_flights_job_and_state_store_agree_on_a_standalone_cluster(tmp_path: Pat
         for side in ("cluster", "local")
     ]
     assert stats[0].equals(stats[1])
+    # the command line as the job's entry point under spark-submit (docs/deployment.md): it
+    # runs in the Spark that spark-submit started, on the cluster, with the same counts
+    assert submitted["exit_code"] == 0 and submitted["status"] == "success"
+    assert submitted["spark"]["master"] == master  # spark-submit's session, not a local one
+    rows = [submitted["input_rows"], submitted["valid_rows"], submitted["quarantined_rows"]]
+    assert rows == local["rows"] and submitted["dropped_rows"] == local["dropped"]
+
+
+def _spark_submit(master: str, out: Path) -> dict[str, Any]:
+    """The spark-submit recipe of docs/deployment.md, with this cluster's master."""
+    import pyspark
+
+    import quality_py.__main__ as entry
+
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env.pop("SPARK_REMOTE", None)
+    done = subprocess.run(
+        [
+            str(submit),
+            "--master",
+            master,
+            "--conf",
+            "spark.executor.memory=1g",
+            entry.__file__,
+            "run",
+            str(ROOT / "rulesets" / "flights.yaml"),
+            "--input",
+            "sample:flights",
+            "--run-id",
+            "submitted",
+            "--valid",
+            str(out / "valid"),
+            "--quarantine",
+            str(out / "quarantine"),
+            "--json",
+            str(out / "run.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=out.parent,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return dict(json.loads((out / "run.json").read_text()))

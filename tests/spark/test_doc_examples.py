@@ -85,6 +85,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "README.md",
         "actions.md",
         "dataset-checks.md",
+        "deployment.md",
         "functions.md",
         "over-time.md",
         "rule-tables.md",
@@ -215,3 +216,16 @@ def test_over_time_doc(notebook: dict[str, Any]) -> None:
     assert ns["held_out"].train_rows + ns["held_out"].test_rows == ns["learned"].rows
     page = Path("out/report.html").read_text(encoding="utf-8")
     assert 'data-run-id="' in page and "<svg" in page
+
+
+def test_deployment_doc(notebook: dict[str, Any]) -> None:
+    """The orders: amount = id - 100 <= 0 for ids 0..100 (101 rows), a null note for every id
+    divisible by 10 (120 rows)."""
+    ns = run_file(ROOT / "docs" / "deployment.md", notebook)
+    report = ns["report"]
+    assert report.startswith("data quality: 2 of 2 rules fail on 1200 rows (suite 1.1)")
+    assert "rule 101.1 (set 10.1) fails 101 rows: amount > 0" in report
+    assert "rule 102.1 (set 10.1) fails 120 rows: note IS NOT NULL" in report
+    # 101 + 120 - 11 rows failing both (ids 0, 10, ..., 100)
+    assert "failing rows (5 of 210 shown):" in report
+    assert ns["summary"].input_rows == 1200

@@ -1,0 +1,37 @@
+"""ISO dates and times as every supported Python reads them.
+
+Python 3.10's ``fromisoformat`` refuses what 3.11 reads (a ``Z`` for UTC, fractions of other than
+three or six digits); records, assertions and ``--since`` go through here so that one text means
+one time on every Python we support.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from quality_py.errors import InputError
+
+_FRACTION = re.compile(r"(\d{2}:\d{2}:\d{2})\.(\d+)")
+
+
+def parse_datetime(text: str) -> datetime:
+    """An ISO date or date-time (``Z`` for UTC, any fraction of a second, a date alone).
+
+    >>> parse_datetime("2026-01-02T10:00:00Z")
+    datetime.datetime(2026, 1, 2, 10, 0, tzinfo=datetime.timezone.utc)
+    >>> parse_datetime("2026-01-02 10:00:00.5").microsecond, parse_datetime("2026-01-02").day
+    (500000, 2)
+    """
+    cleaned = text.strip()
+    if cleaned.endswith(("Z", "z")):
+        cleaned = cleaned[:-1] + "+00:00"
+    cleaned = _FRACTION.sub(lambda m: f"{m.group(1)}.{(m.group(2) + '000000')[:6]}", cleaned)
+    try:
+        return datetime.fromisoformat(cleaned)
+    except ValueError:
+        raise InputError(
+            f"cannot read the time {text!r}: give an ISO date or time (2026-01-02, "
+            "2026-01-02T10:00:00Z)",
+            item_kind="time",
+        ) from None

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The Connect-only tier, on the newest Python: a venv holding the Spark Connect client package
+# (pyspark-client) and no JVM Spark, as on serverless and shared compute. It runs the unit tier,
+# then the Connect tests against a real server that the tests start on loopback from the classic
+# package of .venv (its own sbin/start-connect-server.sh) and stop at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+newest() {  # the newest CPython 3.x here: on PATH, or installed beside this one by pyenv
+  local v candidate
+  for v in 3.14 3.13 3.12; do
+    for candidate in "python$v" "$HOME"/.pyenv/versions/"$v"*/bin/"python$v"; do
+      if "$candidate" -c "import venv" >/dev/null 2>&1; then
+        echo "$candidate"
+        return 0
+      fi
+    done
+  done
+  echo "no Python 3.12 or newer found for the Connect-only tier" >&2
+  return 1
+}
+venv=.venv-client
+if [ ! -x "$venv/bin/python" ]; then
+  "$(newest)" -m venv "$venv"
+fi
+stamp=$venv/.installed
+want=$(cat pyproject.toml "$0" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  "$venv/bin/python" -m pip install --quiet --upgrade pip
+  "$venv/bin/python" -m pip install --quiet -e ".[client]" pytest pytest-timeout hypothesis numpy
+  echo "$want" > "$stamp"
+fi
+"$venv/bin/python" - <<'PY'
+import importlib.metadata as m, importlib.util, sys
+assert importlib.util.find_spec("py4j") is None, "the Connect-only venv holds a JVM PySpark"
+print(f"Python {sys.version.split()[0]}, pyspark-client {m.version('pyspark-client')}, no JVM PySpark")
+PY
+QP_SPARK_HOME=$(.venv/bin/python -c "import os, pyspark; print(os.path.dirname(pyspark.__file__))")
+export QP_SPARK_HOME
+"$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" \
+  --hypothesis-profile=ci
+"$venv/bin/python" -m pytest tests/connect -q -p no:cacheprovider

@@ -1,0 +1,98 @@
+"""Where only the Spark Connect client is installed (issue 26): the main Python API and the
+command line against a real server, every answer from that server.
+
+The Connect-only tier (``scripts/test-client.sh``) runs these in a venv holding ``pyspark-client``
+and no JVM Spark; ``connect_url`` is the server it started. In the main Connect tier the client
+starts its own server and the command-line tests are left to the Connect-only tier.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quality_py import Id, Rule, RuleSet, RuleSuite, assert_quality, load_ruleset_file
+from quality_py.cli import main
+from quality_py.dataset import Check, verify
+from quality_py.spark.capabilities import has_delta
+from quality_py.spark.session import is_connect, on_this_machine
+
+RULESET = """
+suite: {id: 4, version: 1}
+rule_sets:
+  - id: 40
+    rules:
+      - {id: 401, expression: "amount > 0", action_if_failed: drop}
+      - {id: 402, expression: "note IS NOT NULL"}
+checks:
+  - level: error
+    description: rows
+    constraints: [{has_size: ">= 1"}]
+"""
+ROWS = [(5, "a"), (-1, "b"), (3, None), (0, None), (7, "e")]
+#: by hand: 401 fails -1 and 0 (dropped); 402 fails the two null notes (kept, quarantined)
+VALID, QUARANTINED, DROPPED = 3, 3, 2
+
+
+def _client_only() -> bool:
+    return bool(os.environ.get("QP_SPARK_HOME"))
+
+
+def test_this_tier_has_no_jvm_spark() -> None:
+    if not _client_only():
+        pytest.skip("the Connect-only tier (scripts/test-client.sh) checks its own venv")
+    assert importlib.util.find_spec("py4j") is None
+    assert version("pyspark-client").startswith("4.")
+    with pytest.raises(PackageNotFoundError):
+        version("pyspark")
+
+
+def test_a_ruleset_runs_in_one_call(connect: Any, tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(RULESET)
+    df = connect.createDataFrame(ROWS, "amount int, note string")
+    ruleset = load_ruleset_file(tmp_path / "rules.yaml")
+    summary = ruleset.run(df, "c1").write(str(tmp_path / "valid"), str(tmp_path / "q"))
+    assert (summary.valid_rows, summary.quarantined_rows, summary.dropped_rows) == (
+        VALID, QUARANTINED, DROPPED,
+    )  # fmt: skip
+    assert connect.read.parquet(str(tmp_path / "valid")).count() == VALID
+    assert is_connect(connect) and on_this_machine(connect)  # a server on loopback
+    assert not has_delta(connect)  # asked of the server, which has no Delta
+    result = verify(df, [Check("error", "n").has_size("== 5").is_complete("amount")])
+    assert result.status == "success"
+
+
+def test_assert_quality_on_connect(connect: Any) -> None:
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(101, 1), "amount > 0")])])
+    df = connect.createDataFrame(ROWS, "amount int, note string")
+    with pytest.raises(AssertionError, match=r"rule 101\.1 \(set 10\.1\) fails 2 rows"):
+        assert_quality(df, suite)
+    assert assert_quality(df, suite, allow={"101.1": 2}).input_rows == 5
+
+
+def test_the_command_line_against_the_server(
+    connect: Any, connect_url: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if connect_url is None:
+        pytest.skip("the command line's --remote is tested in the Connect-only tier")
+    (tmp_path / "rules.yaml").write_text(RULESET)
+    data = tmp_path / "in"
+    connect.createDataFrame(ROWS, "amount int, note string").write.parquet(str(data))
+    args = [
+        "run", str(tmp_path / "rules.yaml"), "--input", str(data),
+        "--valid", str(tmp_path / "v"), "--quarantine", str(tmp_path / "q"),
+        "--json", str(tmp_path / "r.json"),
+    ]  # fmt: skip
+    assert main([*args, "--remote", connect_url]) == 0
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert (result["valid_rows"], result["quarantined_rows"], result["dropped_rows"]) == (3, 3, 2)
+    # the server named by the environment, as on serverless compute
+    monkeypatch.setenv("SPARK_REMOTE", connect_url)
+    assert main([*args, "--run-id", "env"]) == 0
+    assert connect.read.parquet(str(tmp_path / "v")).count() == VALID
