@@ -238,7 +238,11 @@ class FileMetricsRepository:
 
 
 class TableMetricsRepository:
-    """Run records as rows of a Spark table (``run_id, run_time, day, payload``), appended.
+    """Run records as rows of a Spark table, appended: one row per metric, queryable as it is
+    (``SELECT run_time, tags, entity, name, value FROM history WHERE kind = 'rule'``), and one
+    row per run holding the whole record (``payload``, the metric columns null), from which
+    :meth:`records` reads. A table written by an earlier version (``run_id, run_time, day,
+    payload`` only) keeps that layout.
 
     >>> import uuid
     >>> table = f"qp_history_{uuid.uuid4().hex[:8]}"
@@ -249,25 +253,45 @@ class TableMetricsRepository:
     >>> _ = spark.sql(f"DROP TABLE {table}")
     """
 
-    _DDL = "run_id STRING, run_time TIMESTAMP, day DATE, payload STRING"
+    #: the rows of a table of this version: :data:`HISTORY_DDL`, the day, the record
+    _DDL = f"{HISTORY_DDL}, day DATE, payload STRING"
+    #: the rows of a table written before one row per metric
+    _DDL_RECORDS_ONLY = "run_id STRING, run_time TIMESTAMP, day DATE, payload STRING"
 
     def __init__(self, spark: SparkSession, table: str, format: str | None = None) -> None:
         self.spark = spark
         self.table = table
         self.format = format
 
+    def _records_only(self) -> bool:
+        """Whether the table exists with the earlier layout (a record per row, no metrics)."""
+        if not self.spark.catalog.tableExists(self.table):
+            return False
+        return set(self.spark.table(self.table).columns) == {"run_id", "run_time", "day", "payload"}
+
     def save(self, record: RunRecord) -> None:
-        """Append ``record`` (one Spark write: one commit on Delta).
+        """Append ``record``: its metrics and the record itself in one Spark write (one commit
+        on Delta), so a reader sees all of a run or none of it.
 
         >>> import uuid
+        >>> from quality_py.history.records import Metric
         >>> repo = TableMetricsRepository(spark, f"qp_h_{uuid.uuid4().hex[:8]}")
-        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success"))
-        >>> [r.run_id for r in repo.records(since="2026-01-01")], repo.frame().count()
-        (['r1'], 0)
+        >>> repo.save(RunRecord("r1", datetime(2026, 1, 2), "verify", None, "success", {},
+        ...                     (Metric("rows", "run", "input_rows", 7.0),)))
+        >>> spark.table(repo.table).where("kind = 'rows'").select("name", "value").collect()
+        [Row(name='input_rows', value=7.0)]
         >>> _ = spark.sql(f"DROP TABLE {repo.table}")
         """
-        row = (record.run_id, record.run_time, record.run_time.date(), encode(record).decode())
-        frame = self.spark.createDataFrame([row], self._DDL)
+        day, payload = record.run_time.date(), encode(record).decode()
+        if self._records_only():
+            frame = self.spark.createDataFrame(
+                [(record.run_id, record.run_time, day, payload)], self._DDL_RECORDS_ONLY
+            )
+        else:
+            head = (record.run_id, record.run_time, record.source, record.suite, record.status)
+            rows = [(*row, day, None) for row in history_rows([record])]
+            rows.append((*head, dict(record.tags), *([None] * 7), day, payload))
+            frame = self.spark.createDataFrame(rows, self._DDL)
         writer = frame.write.mode("append")
         if self.format:
             writer = writer.format(self.format)
@@ -299,7 +323,7 @@ class TableMetricsRepository:
             frame = frame.where(frame["day"] >= lo.date())
         if hi is not None:
             frame = frame.where(frame["day"] <= hi.date())
-        rows = frame.select("run_id", "payload").collect()
+        rows = frame.where("payload IS NOT NULL").select("run_id", "payload").collect()
         found = [decode(str(r.payload).encode(), f"{self.table} run {r.run_id}") for r in rows]
         return select(found, lo, hi, tags, suite, source)
 

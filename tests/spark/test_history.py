@@ -5,6 +5,8 @@ Expected counts are computed in Python from the rows written here.
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +225,42 @@ def test_a_history_that_cannot_be_written_is_an_error(spark: Any, tmp_path: Path
             over_time=OverTime(history=repo),
             suite="s",
         )
+
+
+def test_a_history_table_is_queryable_one_row_per_metric(spark: Any) -> None:
+    from quality_py.history.records import Metric, RunRecord
+    from quality_py.history.repository import encode
+
+    repo = TableMetricsRepository(spark, f"qp_h_{uuid.uuid4().hex[:8]}")
+    old = TableMetricsRepository(spark, f"qp_h_{uuid.uuid4().hex[:8]}")
+    try:
+        for day, failed in ((1, 3.0), (2, 5.0)):
+            repo.save(
+                RunRecord(
+                    f"r{day}", datetime(2026, 1, day, 6), "quality", "1.1", "success",
+                    {"table": "orders"},
+                    (Metric("rows", "run", "input_rows", 100.0),
+                     Metric("rule", "101.1", "failed", failed, group="10.1")),
+                )
+            )  # fmt: skip
+        rows = spark.sql(
+            f"SELECT run_id, tags['table'] AS t, entity, value FROM {repo.table} "
+            "WHERE kind = 'rule' AND name = 'failed' ORDER BY run_time"
+        ).collect()
+        assert [tuple(r) for r in rows] == [
+            ("r1", "orders", "101.1", 3.0),
+            ("r2", "orders", "101.1", 5.0),
+        ]
+        assert [r.run_id for r in repo.records(tags={"table": "orders"})] == ["r1", "r2"]
+        # a table of the earlier layout (a record per row) keeps it, and reads on
+        first = RunRecord("o1", datetime(2026, 1, 1), "verify", None, "success")
+        spark.createDataFrame(
+            [("o1", first.run_time, first.run_time.date(), encode(first).decode())],
+            "run_id STRING, run_time TIMESTAMP, day DATE, payload STRING",
+        ).write.saveAsTable(old.table)
+        old.save(RunRecord("o2", datetime(2026, 1, 2), "verify", None, "success"))
+        assert spark.table(old.table).columns == ["run_id", "run_time", "day", "payload"]
+        assert [r.run_id for r in old.records()] == ["o1", "o2"]
+    finally:
+        for table in (repo.table, old.table):
+            spark.sql(f"DROP TABLE IF EXISTS {table}")

@@ -114,3 +114,46 @@ def test_a_pyarrow_uri_repository(tmp_path: Path) -> None:
         repo.save(record(i, table="t"))
     assert [r.run_id for r in repo.records(tags={"table": "t"})] == ["run-0", "run-1", "run-2"]
     assert repo.records(until=T0) == []
+
+
+def test_times_read_alike_on_every_python(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--since ...Z`` and fractions of any length (Python 3.10's fromisoformat refuses both);
+    a time that is no time is one line naming it."""
+    from quality_py.cli import main
+
+    repo = FileMetricsRepository(tmp_path / "h")
+    for hour in (1, 3):
+        repo.save(
+            RunRecord(
+                f"r{hour}",
+                datetime(2026, 1, 2, hour, tzinfo=timezone.utc),
+                "verify",
+                None,
+                "success",
+            )
+        )
+    assert [r.run_id for r in repo.records(since="2026-01-02T02:00:00Z")] == ["r3"]
+    assert [r.run_id for r in repo.records(until="2026-01-02T02:00:00.5+00:00")] == ["r1"]
+    out = tmp_path / "report.html"
+    code = main(
+        [
+            "report",
+            "--history",
+            str(tmp_path / "h"),
+            "--out",
+            str(out),
+            "--since",
+            "2026-01-02T02:00:00Z",
+        ]
+    )
+    assert code == 0 and out.exists()
+    assert (
+        main(
+            ["report", "--history", str(tmp_path / "h"), "--out", str(out), "--since", "yesterday"]
+        )
+        == 2
+    )
+    (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("error:")]
+    assert "cannot read the time 'yesterday'" in line
