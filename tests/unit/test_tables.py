@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
-from quality_py.errors import RuleTableError
+from quality_py.errors import ModelError, RuleTableError
 from quality_py.io.tables import (
     DELETED,
     LambdaRow,
@@ -25,7 +25,8 @@ ids = st.builds(Id, small, st.integers(min_value=0, max_value=9))
 # no control or line-separator characters: YAML normalises them (a NEL becomes a space)
 chars = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp"))
 text = st.text(chars, min_size=1).filter(lambda t: t.strip() != "" and t != DELETED)
-outputs = st.builds(OutputExpression, ids, text)
+# (0, 0) is the tables' "no output" marker: such an output is refused (test below), not kept
+outputs = st.builds(OutputExpression, ids.filter(lambda i: (i.id, i.version) != (0, 0)), text)
 
 
 @st.composite
@@ -261,3 +262,13 @@ def test_two_versions_of_one_meta_rule_set_are_refused_for_tables() -> None:
     )
     with pytest.raises(ModelError, match=r"meta rule set 7 is in suite .* versions 1 and 2"):
         suite_to_tables(suite)
+
+
+def test_an_output_whose_id_means_no_output_is_refused() -> None:
+    """Found by the round trip on Python 3.10: an output expression with id (0, 0) was written
+    to tables and read back as no output at all."""
+    out = OutputExpression(Id(0, 0), "'x'")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 1), "a > 0", output=out)])])
+    with pytest.raises(ModelError) as err:
+        suite_to_tables(suite)
+    assert err.value.code == "RULE_TABLE" and "no output" in err.value.message

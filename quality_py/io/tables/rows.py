@@ -275,7 +275,8 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
     """Every rule, lambda, output expression and meta rule set of ``suites`` as rows.
 
     Each distinct output expression is written once per suite; two different texts under one
-    output id are refused (they could not be read back).
+    output id, and an output whose id is the tables' "no output" marker ((0, 0), or the id
+    INT_MIN), are refused (they could not be read back).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 2), [RuleSet(Id(5, 1), [Rule(Id(9, 3), "a > 0")])])
@@ -297,6 +298,15 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
             out = rule.output
             if out is not None:
                 key = (out.id.id, out.id.version)
+                if key == (0, 0) or out.id.id == INT_MIN:
+                    raise ModelError(
+                        f"output expression {out.id!r} of rule {rule.id!r} cannot be kept in "
+                        "rule tables, where that id means 'no output' (the original's marker); "
+                        "give the output another id",
+                        item_id=out.id,
+                        item_kind="output",
+                        code="RULE_TABLE",
+                    )
                 described.setdefault(key, out.description)
                 if written.setdefault(key, out.expression) != out.expression:
                     raise ModelError(
