@@ -40,7 +40,7 @@ def session(args: argparse.Namespace) -> SparkSession:
     spark-submit, a Databricks runtime) or a local one (``--master``, else ``local[2]``), with
     ``--conf`` settings; a setting the server refuses is a warning, not a failure."""
     conf = dict(pair_values(getattr(args, "conf", None), "--conf"))
-    spark, refused = job_session(master=args.master, remote=args.remote, conf=conf)
+    spark, refused = job_session(master=args.master, remote=args.remote, conf=conf, say=progress)
     for warning in refused:
         print(f"warning: {warning}", file=sys.stderr)
     if not (is_connect(spark) or supplied_by_environment() or os.environ.get("QP_TRACEBACK")):
@@ -116,6 +116,7 @@ def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
                 f"unknown sample {name!r}; known: {', '.join(SAMPLES)}", item_kind="input"
             )
         return load_sample(spark, name)
+    progress(f"reading {source}")
     table = input_table(source)
     if table is not None:
         return _read_table(spark, table)
@@ -274,6 +275,8 @@ def run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
     ruleset = load_ruleset_file(args.ruleset, spark=spark, suite=args.suite, others=others(args))
     suite = ruleset.suite.with_policy(policy_for(args, reference_names(args)))
     compiled = compile_early(suite)
+    checked = "checked" if compiled is not None else "read"
+    progress(f"{suite.rule_count} rules of {args.ruleset} {checked}")
     return replace(ruleset, suite=suite), compiled, spark or session(args)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +226,7 @@ def job_session(
     remote: str | None = None,
     conf: dict[str, str] | None = None,
     hardened: bool = True,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[SparkSession, list[str]]:
     """The session a job runs in, and what it could not set (warnings to print).
 
@@ -234,8 +236,10 @@ def job_session(
     local session, and is refused beside a Spark Connect remote. ``conf`` settings are given to
     a session being built; on a session that exists already they are set where the server
     allows, and each one it refuses is returned as a warning. ``hardened``: rule text can name
-    no file through SQL (``spark.sql.runSQLOnFiles=false``), set the same way.
+    no file through SQL (``spark.sql.runSQLOnFiles=false``), set the same way. ``say`` is told,
+    in words, which Spark is being started or reached (before the wait, not after).
     """
+    tell = say or (lambda _: None)
     require_pyspark()
     from pyspark.sql import SparkSession as Session
 
@@ -248,15 +252,21 @@ def job_session(
             item_kind="session",
         )
     if master:
+        tell(f"starting a local Spark on {master} (its first start takes up to a minute)")
         return local_session(master, conf=wanted), []
     if remote:
+        tell(f"connecting to the Spark Connect server {remote}")
         builder = Session.builder.remote(remote)
         for key, value in wanted.items():
             builder = builder.config(key, value)
         return builder.getOrCreate(), []
     active = Session.getActiveSession()
-    if active is None and supplied_by_environment() is None:
+    supplier = supplied_by_environment()
+    if active is None and supplier is None:
+        tell("starting a local Spark on local[2] (its first start takes up to a minute)")
         return local_session("local[2]", conf=wanted), []
+    if active is None:
+        tell(f"using the Spark of {supplier}")
     spark = active or Session.builder.getOrCreate()
     refused = []
     for key, value in wanted.items():
