@@ -7,10 +7,34 @@
 #    extract that stopped after five days, which the volume anomaly check must flag (nothing of
 #    it is published); a profile of the first quarter with suggested checks; and the HTML report
 #    of it all at out/flights/report.html.
+#
+# One local Spark serves every step: a Spark Connect server on a loopback port, started here from
+# PySpark's own script and stopped at the end, so Spark starts once (not once per command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 py=.venv/bin/python
+export PYSPARK_PYTHON="$PWD/$py" SPARK_LOCAL_IP=127.0.0.1
+spark_home=$($py -c "import os, pyspark; print(os.path.dirname(pyspark.__file__))")
+port=$($py -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+logs=out/flights/spark-logs
+mkdir -p "$logs"
+echo "[$(date +%H:%M:%S)] starting a local Spark (a Spark Connect server on 127.0.0.1:$port)" >&2
+SPARK_NO_DAEMONIZE=1 SPARK_LOG_DIR="$logs" SPARK_PID_DIR="$logs" \
+  setsid "$spark_home/sbin/start-connect-server.sh" --master "local[2]" \
+  --conf spark.connect.grpc.binding.address=127.0.0.1 --conf "spark.connect.grpc.binding.port=$port" \
+  --conf spark.driver.host=127.0.0.1 --conf spark.driver.bindAddress=127.0.0.1 \
+  --conf spark.ui.enabled=false --conf spark.sql.shuffle.partitions=4 \
+  --conf spark.sql.session.timeZone=UTC --conf spark.sql.codegen.hugeMethodLimit=8000 \
+  >"$logs/server.out" 2>&1 &
+server=$!
+trap 'kill -- -"$server" 2>/dev/null || true' EXIT
+for _ in $(seq 180); do
+  (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  kill -0 "$server" 2>/dev/null || { cat "$logs/server.out" >&2; exit 1; }
+  sleep 1
+done
+export SPARK_REMOTE="sc://127.0.0.1:$port"
 $py -m quality_py run rulesets/flights.yaml --input sample:flights \
   --valid out/flights/valid --quarantine out/flights/quarantine --stats out/flights/stats "$@"
 
