@@ -109,6 +109,7 @@ def input_format(source: str, fmt: str | None) -> str:
 
 def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
     """Read an input; a missing path or an unreadable format is an :class:`InputError`."""
+    progress(f"reading {source}")
     if source.startswith("sample:"):
         name = source.split(":", 1)[1]
         if name not in SAMPLES:
@@ -116,7 +117,6 @@ def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
                 f"unknown sample {name!r}; known: {', '.join(SAMPLES)}", item_kind="input"
             )
         return load_sample(spark, name)
-    progress(f"reading {source}")
     table = input_table(source)
     if table is not None:
         return _read_table(spark, table)
