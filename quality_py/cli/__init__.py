@@ -40,7 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as err:
         code = _failed(err)
         if getattr(args, "json", None) and code not in (SUCCESS, FAILED):
-            write_json(args.json, error_document(args.command, err, code))
+            try:
+                write_json(args.json, error_document(args.command, err, code))
+            except OSError as lost:
+                print(f"error: cannot write {args.json}: {lost.strerror or lost}", file=sys.stderr)
         return code
 
 

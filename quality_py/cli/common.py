@@ -352,6 +352,7 @@ def write_json(path: str, document: dict[str, Any]) -> None:
     import json
 
     target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
     os.replace(temporary, target)
