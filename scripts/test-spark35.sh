@@ -25,7 +25,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   # pyspark 3.5 needs numpy<2, and the newest pyarrow wheels need numpy 2 (pyarrow.fs: state store)
   "$venv/bin/python" -m pip install --quiet "pyspark>=3.5,<3.6" "numpy<2" "pyarrow<20" -e ".[sample]" \
-    pytest pytest-timeout hypothesis
+    pytest pytest-timeout pytest-xdist hypothesis
   echo "$want" > "$stamp"
 fi
 export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
@@ -36,7 +36,7 @@ export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 # runners, streaming, Connect-free APIs); left out are version-independent end-to-end tests that
 # the 4.x tier runs (the flights CLI job, the doc examples, the random-run property, crash tests,
 # the three months of flights over time, the YAML/tables conversions through the CLI).
-"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "not long" \
+"$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "not long" -n 2 --dist loadfile \
   --deselect tests/spark/test_cli.py::test_main_job_on_the_flights_sample \
   --deselect tests/spark/test_run_numbers_agree.py::test_random_runs_print_store_and_quarantine_the_same_numbers \
   --ignore tests/spark/test_doc_examples.py \
