@@ -17,6 +17,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,9 @@ def _start_server(home: Path, logs: Path) -> tuple[subprocess.Popen[bytes], str]
         "SPARK_LOG_DIR": str(logs),
         "SPARK_PID_DIR": str(logs),
         "SPARK_LOCAL_IP": "127.0.0.1",
+        # Python UDFs (the Arrow functions) run in the server's Python workers, which must be of
+        # the client's minor version: this Python, with quality_py and its dependencies
+        "PYSPARK_PYTHON": sys.executable,
     }
     env.pop("SPARK_REMOTE", None)
     command = [
