@@ -126,7 +126,8 @@ def local_session(
     return spark
 
 
-#: A log4j2 configuration that prints only errors (Spark's own prints its start-up at INFO/WARN).
+#: A log4j2 configuration that keeps Spark's start-up lines off the console (warnings of the work
+#: itself still print).
 _QUIET_LOG = Path(__file__).with_name("log4j2-quiet.properties").as_uri()
 
 #: The exact install hint, one line, for every place that needs Spark and finds none.
@@ -210,6 +211,7 @@ def supplied_by_environment() -> str | None:
     >>> import os; saved = os.environ.pop("SPARK_REMOTE", None)
     >>> supplied_by_environment() in (None, "spark-submit", "Databricks")
     True
+    >>> if saved is not None: os.environ["SPARK_REMOTE"] = saved
     """
     if os.environ.get("SPARK_REMOTE"):
         return f"SPARK_REMOTE={os.environ['SPARK_REMOTE']}"

@@ -122,3 +122,24 @@ def test_the_atomic_publisher_refuses_what_it_cannot_prove_local(
     assert on_this_machine(spark)  # local[2]: a local path is provably local
     run.write(str(tmp_path / "valid"), publish="direct")
     assert spark.read.parquet(str(tmp_path / "valid")).count() == 2
+
+
+def test_assert_quality_reports_rules_and_error_checks(spark: Any, tmp_path: Path) -> None:
+    from quality_py import assert_quality, loads_ruleset_file
+
+    ruleset = loads_ruleset_file(
+        RULES + 'checks:\n  - level: error\n    description: "a full batch"\n'
+        '    constraints: [{has_size: "== 99"}]\n'
+    )
+    df = spark.createDataFrame(ROWS, "amount int, note string")
+    with pytest.raises(AssertionError) as failure:
+        assert_quality(df, ruleset)  # a fail-action check does not stop it early
+    text = str(failure.value)
+    # by hand: 301 fails -1 and 0, 302 the two null notes; 5 rows is not 99
+    assert text.startswith("data quality: 2 of 2 rules fail on 5 rows (suite 3.1)")
+    assert "rule 301.1 (set 30.1) fails 2 rows: amount > 0" in text
+    assert "rule 302.1 (set 30.1) fails 2 rows: note IS NOT NULL" in text
+    assert "check 'a full batch' (error)" in text
+    assert "failing rows (3 of 3 shown):" in text and "amount=-1" in text
+    summary = assert_quality(df, ruleset, allow={"301": 2, "302": 2}, checks=())
+    assert summary.input_rows == 5
