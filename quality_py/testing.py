@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from quality_py.actions.run import RunSummary, run_quality
+from quality_py.actions.outcome import RunSummary
+from quality_py.actions.run import run_quality
 from quality_py.dataset.checks import Check
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
 from quality_py.model.enums import RowAction

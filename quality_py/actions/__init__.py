@@ -8,10 +8,11 @@ from quality_py.actions.notify import (
     Notifier,
     WebhookNotifier,
 )
+from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.outputs import read_outputs
 from quality_py.actions.pipeline import foreach_batch, with_quality
 from quality_py.actions.publish import RunOutputError
-from quality_py.actions.run import QualityRun, QualityRunFailed, RunSummary, run_quality
+from quality_py.actions.run import QualityRun, run_quality
 
 __all__ = [
     "CallbackNotifier",

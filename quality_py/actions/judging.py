@@ -16,7 +16,8 @@ from quality_py.history.anomaly_checks import NOT_JUDGED
 from quality_py.history.records import Metric
 
 if TYPE_CHECKING:  # run.py imports this module
-    from quality_py.actions.run import QualityRun, RunSummary
+    from quality_py.actions.outcome import RunSummary
+    from quality_py.actions.run import QualityRun
 
 
 @dataclass(frozen=True)

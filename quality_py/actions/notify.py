@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # run.py imports this module
-    from quality_py.actions.run import RunSummary
+    from quality_py.actions.outcome import RunSummary
 
 log = logging.getLogger("quality_py.actions")
 

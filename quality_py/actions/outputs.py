@@ -24,7 +24,12 @@ from quality_py.spark.session import on_this_machine
 from quality_py.sql.snippets import quoted, table_name
 
 
-def _is_path(destination: str) -> bool:
+def is_path(destination: str) -> bool:
+    """Whether ``destination`` names a path or URI (else a table).
+
+    >>> is_path("out/valid"), is_path("s3://b/q"), is_path("main.dq.valid"), is_path("table:v")
+    (True, True, False, False)
+    """
     if destination.startswith("table:"):
         return False
     return "/" in destination or "://" in destination or destination.startswith(".")
@@ -51,7 +56,7 @@ def output_format(spark: SparkSession, destination: str, fmt: str) -> str:
             item_kind="output",
         )
     if fmt == "auto":
-        if _is_path(destination):
+        if is_path(destination):
             return "parquet"
         existing = table_format(spark, destination.removeprefix("table:"))
         if existing is not None:
@@ -103,7 +108,7 @@ def _write_frame(
     destination = destination.removeprefix("table:")
     if partition is None:
         writer = frame.write.format(fmt).mode(mode)
-        if _is_path(destination):
+        if is_path(destination):
             writer.save(destination)
         else:
             writer.saveAsTable(destination)
@@ -117,12 +122,12 @@ def _write_frame(
             .option("replaceWhere", f"{partition} = '{value.replace(chr(39), '')}'")
             .partitionBy(partition)
         )
-        if _is_path(destination):
+        if is_path(destination):
             writer.save(destination)
         else:
             writer.saveAsTable(destination)
         return
-    if _is_path(destination):
+    if is_path(destination):
         # straight into the run's own partition directory: an overwrite of that directory
         # replaces the earlier run's rows even when this run has none (a dynamic overwrite of
         # the parent would replace only the partitions that have rows)
@@ -181,7 +186,7 @@ class OutputWriter:
             )
         named = [d for d in destinations if d is not None]
         atomic = publish == "atomic" and fmt != "delta" and bool(named)
-        atomic = atomic and all(_is_path(d) for d in named)
+        atomic = atomic and all(is_path(d) for d in named)
         if atomic and spark is not None and not on_this_machine(spark):
             raise RunOutputError(
                 f"{', '.join(named)}: atomic publication renames directories on this machine, "
@@ -303,13 +308,13 @@ def read_outputs(
     """
     from quality_py.actions.publish import recovered
 
-    paths = [p for p in (valid, quarantine, stats) if p is not None and _is_path(p)]
+    paths = [p for p in (valid, quarantine, stats) if p is not None and is_path(p)]
     with recovered(paths, wait_seconds):
         frames = tuple(
             None
             if path is None
             else (
-                _read_path(spark, _resolved(path), format) if _is_path(path) else spark.table(path)
+                _read_path(spark, _resolved(path), format) if is_path(path) else spark.table(path)
             )
             for path in (valid, quarantine, stats)
         )

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from quality_py.actions.counting import RunCounts
 from quality_py.actions.flags import (
     ANY,
     DROP,
@@ -37,6 +38,7 @@ from quality_py.actions.flags import (
 )
 from quality_py.actions.judging import ErrorRates, judge_written
 from quality_py.actions.notify import Notifier, notify_all
+from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
@@ -59,91 +61,12 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 from quality_py.progress import describing
-from quality_py.runners.summary import SuiteStats, code_counts, stats_from_row
+from quality_py.runners.summary import stats_from_row
+from quality_py.spark.session import wide_plan_settings
 from quality_py.sql.compiler import CompiledSuite
 
 if TYPE_CHECKING:
     from quality_py.actions.sql_checks import SqlCheck
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """What happened in a run (also the payload of notifications and of the failure error)."""
-
-    run_id: str
-    run_time: datetime
-    suite: str
-    status: RunStatus
-    input_rows: int | None = None
-    valid_rows: int | None = None
-    quarantined_rows: int | None = None
-    dropped_rows: int | None = None
-    failing_rules: tuple[tuple[RuleRef, int], ...] = ()
-    failed_checks: tuple[str, ...] = ()
-    sample_keys: tuple[dict[str, Any], ...] = ()
-    rules: SuiteStats | None = None
-    checks: VerificationResult | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        """A few lines for people: status, counts, what failed.
-
-        >>> from datetime import datetime
-        >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
-        >>> print(s.describe())
-        quality run r1 of suite suite 1.1: success
-          rows: 10 in, 9 valid, 2 quarantined, 1 dropped
-        """
-        lines = [f"quality run {self.run_id} of suite {self.suite}: {self.status}"]
-        if self.input_rows is not None:
-            lines.append(
-                f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
-                f"{self.quarantined_rows} quarantined, {self.dropped_rows} dropped"
-            )
-        for ref, count in self.failing_rules:
-            what = f" ({ref.description})" if ref.description else ""
-            lines.append(f"  fail rule {ref.rule_set}/{ref.rule}{what}: {count} rows")
-        for message in self.failed_checks:
-            lines.append(f"  failed check: {message}")
-        if self.sample_keys:
-            lines.append(f"  sample failing rows: {list(self.sample_keys)}")
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (for notifiers).
-
-        >>> from datetime import datetime
-        >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
-        >>> d = s.to_dict()
-        >>> d["status"], d["run_time"], d["dropped_rows"]
-        ('success', '2026-01-02T00:00:00', 1)
-        """
-        return {
-            "run_id": self.run_id,
-            "run_time": self.run_time.isoformat(),
-            "suite": self.suite,
-            "status": str(self.status),
-            "input_rows": self.input_rows,
-            "valid_rows": self.valid_rows,
-            "quarantined_rows": self.quarantined_rows,
-            "dropped_rows": self.dropped_rows,
-            "failing_rules": [
-                {"rule": f"{r.rule.id}.{r.rule.version}", "rows": n} for r, n in self.failing_rules
-            ],
-            "failed_checks": list(self.failed_checks),
-            "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
-            "timings": self.timings,
-        }
-
-
-class QualityRunFailed(QualityError):
-    """A ``fail`` rule or check failed: nothing was written. ``summary`` says what failed."""
-
-    code = "QUALITY_RUN_FAILED"
-
-    def __init__(self, summary: RunSummary) -> None:
-        self.summary = summary
-        super().__init__(summary.describe(), item_kind="suite")
 
 
 def _suite_name(suite: RuleSuite) -> str:
@@ -213,10 +136,16 @@ class QualityRun:
     @property
     def quarantine(self) -> Any:
         """Rows failing any rule: input columns, the data-quality column and run metadata."""
+        return self._quarantine_of(self.flagged.where(ANY))
+
+    def _quarantine_of(self, rows: DataFrame) -> DataFrame:
+        """The quarantine's columns of ``rows`` (flagged rows failing a rule)."""
         from pyspark.sql import functions as F
 
-        refs_sql = failed_rules_sql(self.refs, self.codes, self.prepared.probable_pass)
-        return self.flagged.where(ANY).select(
+        refs_sql = failed_rules_sql(
+            self.refs, self.codes, self.prepared.probable_pass, self.families or None
+        )
+        return rows.select(
             *[_q(c) for c in self.input_columns],
             _q(self.column),
             F.lit(self.run_id).alias("qp_run_id"),
@@ -225,27 +154,20 @@ class QualityRun:
             F.expr(refs_sql).alias("qp_failed_rules"),
         )
 
-    def _observed_valid(self) -> tuple[Any, Any, Any]:
+    @property
+    def counting(self) -> RunCounts:
+        """What the run counts on its valid write (quality_py.actions.counting)."""
+        return RunCounts(
+            self.codes, self.hidden[: len(self.codes)], self.families, self.prepared.probable_pass
+        )
+
+    def _observed_valid(self, quarantine_counted: bool = False) -> tuple[Any, Any, Any]:
         from pyspark.sql import Observation
-        from pyspark.sql import functions as F
 
         from quality_py.dataset.observe import observe_checks
 
         counts = Observation(f"quality_py_run_{uuid.uuid4().hex}")
-        columns = [
-            *[
-                F.expr(sql).alias(key)
-                for key, sql in code_counts(
-                    self.codes,
-                    self.prepared.probable_pass,
-                    self.hidden[: len(self.codes)],
-                    self.families or None,
-                )
-            ],
-            F.expr(f"count_if(NOT {ANY})").alias("overall"),
-            F.expr(f"count_if({DROP})").alias("dropped"),
-            F.expr(f"count_if({ANY})").alias("quarantined"),
-        ]
+        columns = self.counting.columns(quarantine_counted)
         # Spark cannot prune a column through an observation: observed on ``flagged`` itself,
         # the valid job would build the data-quality struct of every row only to drop it.
         # (Checks read input columns only: _require_evaluable.)
@@ -302,13 +224,14 @@ class QualityRun:
         outcomes: list[Any] = []
         try:
             spark = self.source.sparkSession
-            with OutputWriter([target, quarantine, stats], format, publish, spark) as out:
-                valid, counts, finish = self._observed_valid()
-                if quarantine is not None:
-                    out.write(self.quarantine, quarantine, "overwrite", "qp_run_id", self.run_id)
-                self._write_valid(out, valid, target, mode, partition_valid_by_run)
-                verification = finish() if finish is not None else self.precheck
-                summary = self._summary(counts.get, verification, started)
+            with (
+                OutputWriter([target, quarantine, stats], format, publish, spark) as out,
+                wide_plan_settings(spark),
+            ):
+                summary = self._write_rows(out, target, quarantine, mode, partition_valid_by_run)
+                summary = replace(
+                    summary, timings={"write_seconds": round(time.perf_counter() - started, 3)}
+                )
                 summary, outcomes, failing = judge_written(self, summary)
                 if failing:  # an error-level anomaly or SQL check: nothing is published
                     raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
@@ -329,6 +252,31 @@ class QualityRun:
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
         return self._published(summary, outcomes)
+
+    def _write_rows(
+        self, out: Any, target: str | None, quarantine: str | None, mode: str, by_run: bool
+    ) -> RunSummary:
+        """Write quarantine and valid rows and return the summary of their counts.
+
+        A quarantine written to a path counts its own rows (one aggregate over the failing rows
+        only), so the valid job needs no rule but the ``drop`` rules' codes for its counts."""
+        from pyspark.sql import Observation
+
+        from quality_py.actions.outputs import is_path
+
+        counted = quarantine is not None and is_path(quarantine)
+        valid, counts, finish = self._observed_valid(quarantine_counted=counted)
+        quarantined = Observation(f"quality_py_quarantine_{uuid.uuid4().hex}")
+        if quarantine is not None:
+            rows = self.flagged.where(ANY)
+            if counted:
+                rows = rows.observe(quarantined, *self.counting.quarantine_columns())
+            frame = self._quarantine_of(rows)
+            out.write(frame, quarantine, "overwrite", "qp_run_id", self.run_id)
+        self._write_valid(out, valid, target, mode, by_run)
+        verification = finish() if finish is not None else self.precheck
+        values = {**counts.get, **(quarantined.get if counted else {})}
+        return self._summary(values, verification, time.perf_counter())
 
     def _write_valid(
         self, out: Any, valid: DataFrame, target: str | None, mode: str, by_run: bool
@@ -382,6 +330,7 @@ class QualityRun:
     def _summary(
         self, values: dict[str, Any], verification: VerificationResult | None, started: float
     ) -> RunSummary:
+        values = self.counting.read(values, self.flagged.drop(self.column))
         rows = int(values["rows"])
         dropped = int(values["dropped"])
         # a failing `fail` check stopped the run in the precheck: what is left is recorded only
@@ -409,7 +358,8 @@ class QualityRun:
         summary = self.outcome.summary
         if summary is None:
             valid, counts, finish = self._observed_valid()
-            valid.write.format("noop").mode("overwrite").save()
+            with wide_plan_settings(valid.sparkSession):
+                valid.write.format("noop").mode("overwrite").save()
             verification = finish() if finish is not None else self.precheck
             summary = self._summary(counts.get, verification, time.perf_counter())
             self.outcome.summary = summary

@@ -9,7 +9,7 @@ from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
 
 if TYPE_CHECKING:  # run.py imports this module
-    from quality_py.actions.run import RunSummary
+    from quality_py.actions.outcome import RunSummary
 
 STATS_DDL = (
     "qp_run_id STRING, run_time TIMESTAMP, suite_id INT, suite_version INT, kind STRING, "

@@ -41,3 +41,61 @@ def test_fails_any_matches_python(spark, seed: int) -> None:
     want = [any(fails(c, 0.8) for c in row) for row in rows]
     assert got == want
     assert any(want) and not all(want)  # both outcomes are exercised
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_failed_rules_match_python(spark, seed: int) -> None:
+    """The quarantine's reasons: exactly the rules whose code fails the row, in rule order."""
+    from quality_py import Id
+    from quality_py.actions.flags import RuleRef, failed_rules_sql
+
+    rng = random.Random(100 + seed)
+    width = rng.randint(1, 6)
+    families = tuple(rng.choice(["boolean", "number", None]) for _ in range(width))
+    rows = [
+        tuple(rng.choice(BOOLEAN_CODES if f == "boolean" else ANY_CODES) for f in families)
+        for _ in range(200)
+    ]
+    names = tuple(f"c{i}" for i in range(width))
+    refs = tuple(RuleRef(Id(7, 1), Id(100 + i, 2), "drop", f"d{i}", None, ()) for i in range(width))
+    df = spark.createDataFrame(rows, ", ".join(f"{n} int" for n in names))
+    sql = failed_rules_sql(refs, names, 0.8, families)
+    got = [
+        [(x.ruleSetId, x.ruleSetVersion, x.ruleId, x.ruleVersion) for x in r.f]
+        for r in df.selectExpr(f"{sql} AS f").collect()
+    ]
+    want = [[(7, 1, 100 + i, 2) for i, c in enumerate(row) if fails(c, 0.8)] for row in rows]
+    assert got == want
+    assert any(want) and not all(want)
+
+
+@pytest.mark.parametrize("unpacked", [False, True], ids=["packed", "recounted"])
+def test_run_counts_failures_and_nulls_packed_or_not(spark, monkeypatch, unpacked: bool) -> None:
+    """Each rule's failures and null values as Python counts them; past the packing's exact
+    range (made tiny here) the run counts them again unpacked, with the same answer."""
+    from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+    from quality_py.runners import summary
+
+    if unpacked:
+        monkeypatch.setattr(summary, "PACKED_ROW_LIMIT", 3)
+    rng = random.Random(7)
+    rows = [(rng.choice([None, -2, 0, 1, 5]), rng.choice([None, 1, 2])) for _ in range(300)]
+    texts = ["a > 0", "b = 1", "a + b > 2"]
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10 + i, 1), t) for i, t in enumerate(texts)])]
+    )
+    df = spark.createDataFrame(rows, "a int, b int")
+    stats = run_quality(df, suite, run_id="p").write().rules.rules
+
+    def value(i: int, a: int | None, b: int | None) -> bool | None:
+        if i == 0:
+            return None if a is None else a > 0
+        if i == 1:
+            return None if b is None else b == 1
+        return None if a is None or b is None else a + b > 2
+
+    for i, got in enumerate(stats):
+        values = [value(i, a, b) for a, b in rows]
+        assert got.failed == sum(1 for v in values if v is not True)
+        assert got.null_values == sum(1 for v in values if v is None)
+        assert got.passed == sum(1 for v in values if v is True)

@@ -1,0 +1,98 @@
+"""What a quality run reports: its summary (counts, failing rules, checks, timings) and the
+error a ``fail`` rule or check raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from quality_py.actions.flags import RuleRef
+from quality_py.dataset.checks import VerificationResult
+from quality_py.errors import QualityError
+from quality_py.model.enums import RunStatus
+from quality_py.runners.summary import SuiteStats
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What happened in a run (also the payload of notifications and of the failure error)."""
+
+    run_id: str
+    run_time: datetime
+    suite: str
+    status: RunStatus
+    input_rows: int | None = None
+    valid_rows: int | None = None
+    quarantined_rows: int | None = None
+    dropped_rows: int | None = None
+    failing_rules: tuple[tuple[RuleRef, int], ...] = ()
+    failed_checks: tuple[str, ...] = ()
+    sample_keys: tuple[dict[str, Any], ...] = ()
+    rules: SuiteStats | None = None
+    checks: VerificationResult | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """A few lines for people: status, counts, what failed.
+
+        >>> from datetime import datetime
+        >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
+        >>> print(s.describe())
+        quality run r1 of suite suite 1.1: success
+          rows: 10 in, 9 valid, 2 quarantined, 1 dropped
+        """
+        lines = [f"quality run {self.run_id} of suite {self.suite}: {self.status}"]
+        if self.input_rows is not None:
+            lines.append(
+                f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
+                f"{self.quarantined_rows} quarantined, {self.dropped_rows} dropped"
+            )
+        for ref, count in self.failing_rules:
+            what = f" ({ref.description})" if ref.description else ""
+            lines.append(f"  fail rule {ref.rule_set}/{ref.rule}{what}: {count} rows")
+        for message in self.failed_checks:
+            lines.append(f"  failed check: {message}")
+        if self.sample_keys:
+            lines.append(f"  sample failing rows: {list(self.sample_keys)}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (for notifiers).
+
+        >>> from datetime import datetime
+        >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
+        >>> d = s.to_dict()
+        >>> d["status"], d["run_time"], d["dropped_rows"]
+        ('success', '2026-01-02T00:00:00', 1)
+        """
+        return {
+            "run_id": self.run_id,
+            "run_time": self.run_time.isoformat(),
+            "suite": self.suite,
+            "status": str(self.status),
+            "input_rows": self.input_rows,
+            "valid_rows": self.valid_rows,
+            "quarantined_rows": self.quarantined_rows,
+            "dropped_rows": self.dropped_rows,
+            "failing_rules": [
+                {"rule": f"{r.rule.id}.{r.rule.version}", "rows": n} for r, n in self.failing_rules
+            ],
+            "failed_checks": list(self.failed_checks),
+            "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
+            "timings": self.timings,
+        }
+
+
+class QualityRunFailed(QualityError):
+    """A ``fail`` rule or check failed: nothing was written. ``summary`` says what failed."""
+
+    code = "QUALITY_RUN_FAILED"
+
+    def __init__(self, summary: RunSummary) -> None:
+        self.summary = summary
+        super().__init__(summary.describe(), item_kind="suite")
+
+
+__all__ = ["QualityRunFailed", "RunSummary"]
