@@ -1,10 +1,8 @@
-"""The counts a quality run observes on its valid write: rows, overall passes, dropped and
-quarantined rows, and each rule's result counts, in one observation (no extra pass).
+"""The counts a quality run observes on its writes: rows, dropped rows and each rule's result
+counts on the valid write, the quarantined rows on the quarantine's (no extra pass).
 
-An observation costs per aggregate and row, so a boolean rule's failures and null values are
-packed into one sum (:func:`~quality_py.runners.summary.code_counts`). The packing is exact
-below 2**31 rows; past that the rule counts are computed again unpacked, so a count is never
-guessed.
+Boolean rules are counted from their values (:func:`~quality_py.runners.summary.code_counts`),
+so the valid job computes only the codes its ``drop`` flag needs.
 """
 
 from __future__ import annotations
@@ -13,9 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from quality_py.actions.flags import ANY, DROP
-from quality_py.model.types import Column, DataFrame
-from quality_py.progress import describing
-from quality_py.runners.summary import PackedCountsUnsafe, code_counts, unpack_counts
+from quality_py.model.types import Column
+from quality_py.runners.summary import code_counts
 
 
 @dataclass(frozen=True)
@@ -27,7 +24,7 @@ class RunCounts:
     families: tuple[str | None, ...]
     probable_pass: float
 
-    def _rule_columns(self, packed: bool) -> list[Column]:
+    def _rule_columns(self) -> list[Column]:
         from pyspark.sql import functions as F
 
         return [
@@ -37,12 +34,11 @@ class RunCounts:
                 self.probable_pass,
                 self.values,
                 self.families or None,
-                packed=packed,
             )
         ]
 
     def columns(self, quarantine_counted: bool = False) -> list[Column]:
-        """The aggregates to observe on every row: rows and rule counts (packed), dropped rows,
+        """The aggregates to observe on every row: rows and rule counts, dropped rows,
         and, unless the quarantine's own write counts them (:meth:`quarantine_columns`), the
         quarantined rows: that count needs every rule's code on the valid job, which else
         computes only the ``drop`` rules' (500 rules: 6.5 s -> 4.2 s per 200k rows).
@@ -55,7 +51,7 @@ class RunCounts:
         """
         from pyspark.sql import functions as F
 
-        columns = [*self._rule_columns(packed=True), F.expr(f"count_if({DROP})").alias("dropped")]
+        columns = [*self._rule_columns(), F.expr(f"count_if({DROP})").alias("dropped")]
         if not quarantine_counted:
             columns.append(F.expr(f"count_if({ANY})").alias("quarantined"))
         return columns
@@ -67,23 +63,15 @@ class RunCounts:
 
         return [F.count(F.lit(1)).alias("quarantined")]
 
-    def read(self, observed: dict[str, Any], frame: DataFrame) -> dict[str, Any]:
-        """The observed counts with packed sums read back; past the packing's exact range the
-        rule counts are computed again, unpacked, in one aggregation of ``frame``.
+    @staticmethod
+    def read(observed: dict[str, Any]) -> dict[str, Any]:
+        """The observed counts, with ``overall`` (rows failing no rule): the rows less the
+        quarantined rows.
 
-        ``overall`` (rows failing no rule) is the rows less the quarantined rows.
-
-        >>> RunCounts((), (), (), 0.8).read({"rows": 3, "dropped": 1, "quarantined": 2}, None)
+        >>> RunCounts.read({"rows": 3, "dropped": 1, "quarantined": 2})
         {'rows': 3, 'dropped': 1, 'quarantined': 2, 'overall': 1}
         """
-        try:
-            values = unpack_counts(observed)
-        except PackedCountsUnsafe:
-            with describing(frame.sparkSession, "counting the rules again, unpacked"):
-                row = frame.agg(*self._rule_columns(packed=False)).collect()[0].asDict()
-            values = {**{k: v for k, v in observed.items() if not k.endswith("_packed")}, **row}
-        values["overall"] = int(values["rows"]) - int(values["quarantined"])
-        return values
+        return {**observed, "overall": int(observed["rows"]) - int(observed["quarantined"])}
 
 
 __all__ = ["RunCounts"]

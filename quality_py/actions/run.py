@@ -330,7 +330,7 @@ class QualityRun:
     def _summary(
         self, values: dict[str, Any], verification: VerificationResult | None, started: float
     ) -> RunSummary:
-        values = self.counting.read(values, self.flagged.drop(self.column))
+        values = RunCounts.read(values)
         rows = int(values["rows"])
         dropped = int(values["dropped"])
         # a failing `fail` check stopped the run in the precheck: what is left is recorded only

@@ -91,24 +91,11 @@ def fails_sql(code: str, probable_pass: float) -> str:
     )
 
 
-#: A boolean rule's failures and null values packed into one sum (see :func:`code_counts`):
-#: a failing row adds 1, a failing row whose value is null adds ``NULL_PACKED`` (2**32) instead.
-NULL_PACKED = 1 << 32
-#: Packed sums are exact below this many rows; at or above it they are counted again unpacked.
-PACKED_ROW_LIMIT = 1 << 31
-
-
-class PackedCountsUnsafe(Exception):
-    """Packed counts cannot be trusted (too many rows, or a sum overflowed): count unpacked."""
-
-
 def code_counts(
     codes: Sequence[str],
     probable_pass: float | None = None,
     values: Sequence[str] | None = None,
     families: Sequence[str | None] | None = None,
-    *,
-    packed: bool = False,
 ) -> list[tuple[str, str]]:
     """``(key, aggregate SQL)`` of the row count and each rule's result counts: the one place
     per-rule counts are defined (quality runs count the staged code columns, :func:`rule_summary`
@@ -117,30 +104,24 @@ def code_counts(
     A rule whose values are booleans (``families``) has only two codes, Passed and Failed
     (null is Failed), so only its failures are counted: every aggregate costs about 10 ns per
     row, and boolean rules are most rules (27 rules: 2.2 s of counts per 1M rows -> 0.8 s).
-    ``packed`` (with ``values``) counts a boolean rule's failures and null values in one sum,
-    the nulls in the upper 32 bits (``r<i>_packed``; :func:`unpack_counts` reads it): an
-    observation costs per aggregate, and this halves them (500 rules: 11.5 s -> 4.3 s per 200k
-    rows, benchmarks/README.md).
+    Given the rules' ``values``, a boolean rule is counted from its value (not true: Failed;
+    null), so a quality run's valid job computes no code of an ``ignore`` rule (500 rules:
+    11.5 s -> 5.0 s per 200k rows, benchmarks/README.md).
 
     >>> code_counts(["c"])[:2]
     [('rows', 'count(1)'), ('r0_passed', 'count_if(c = 100000)')]
     >>> code_counts(["c"], 0.8, families=["boolean"])
     [('rows', 'count(1)'), ('r0_failed', 'count_if(c = 0)')]
-    >>> code_counts(["c"], 0.8, ["v"], ["boolean"], packed=True)[1][1]
-    'try_sum(CASE WHEN v THEN 0L WHEN v IS NULL THEN 4294967296L ELSE 1L END)'
+    >>> code_counts(["c"], 0.8, ["v"], ["boolean"])[1:]
+    [('r0_failed', 'count_if(NOT coalesce(v, false))'), ('r0_null', 'count_if(v IS NULL)')]
     """
     out = [("rows", "count(1)")]
     known = ", ".join(str(v) for _, v in _KINDS)
     for i, code in enumerate(codes):
         if families is not None and families[i] == "boolean":
-            if values is not None and packed:
-                # read from the value (true: Passed; false or null: Failed), not the code: the
-                # valid job then computes no code column of an ``ignore`` rule
-                v = values[i]
-                packed_sql = (
-                    f"CASE WHEN {v} THEN 0L WHEN {v} IS NULL THEN {NULL_PACKED}L ELSE 1L END"
-                )
-                out.append((f"r{i}_packed", f"try_sum({packed_sql})"))
+            if values is not None:
+                out.append((f"r{i}_failed", f"count_if(NOT coalesce({values[i]}, false))"))
+                out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
                 continue
             out.append((f"r{i}_failed", f"count_if({code} = 0)"))
             if values is not None:
@@ -152,34 +133,6 @@ def code_counts(
             out.append((f"r{i}_failing", f"count_if({fails_sql(code, probable_pass)})"))
         if values is not None:
             out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
-    return out
-
-
-def unpack_counts(values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` with every ``r<i>_packed`` sum of :func:`code_counts` read back into
-    ``r<i>_failed`` and ``r<i>_null``.
-
-    Exact when there are fewer than 2**31 rows: the failures whose value was not null stay
-    below 2**32, so they never carry into the null count, and the sum stays below 2**63. With
-    more rows (or a sum Spark reports as overflowed), :class:`PackedCountsUnsafe` is raised and
-    the caller counts again unpacked: a count is never guessed.
-
-    >>> unpack_counts({"rows": 10, "r0_packed": 2 * 4294967296 + 3})
-    {'rows': 10, 'r0_failed': 5, 'r0_null': 2}
-    >>> unpack_counts({"rows": 0, "r0_packed": None})
-    {'rows': 0, 'r0_failed': 0, 'r0_null': 0}
-    """
-    rows = int(values["rows"])
-    out = {k: v for k, v in values.items() if not k.endswith("_packed")}
-    for key, value in values.items():
-        if not key.endswith("_packed"):
-            continue
-        if rows >= PACKED_ROW_LIMIT or (value is None and rows > 0):
-            raise PackedCountsUnsafe(key)
-        total = int(value or 0)
-        nulls, others = total >> 32, total & 0xFFFFFFFF
-        stem = key.removesuffix("_packed")
-        out[f"{stem}_failed"], out[f"{stem}_null"] = nulls + others, nulls
     return out
 
 
@@ -283,5 +236,4 @@ __all__ = [
     "rule_summary",
     "stats_from_row",
     "summary_columns",
-    "unpack_counts",
 ]
