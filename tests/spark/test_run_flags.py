@@ -69,9 +69,11 @@ def test_failed_rules_match_python(spark, seed: int) -> None:
     assert any(want) and not all(want)
 
 
-def test_run_counts_failures_and_nulls(spark) -> None:
+@pytest.mark.parametrize("quarantine", [False, True], ids=["valid-counted", "quarantine-counted"])
+def test_run_counts_failures_and_nulls(spark, tmp_path, quarantine: bool) -> None:
     """Each rule's failures and null values as Python counts them (boolean rules are counted
-    from their values)."""
+    from their values); the quarantined rows counted on the valid job, or on the quarantine's
+    own write when it goes to a path."""
     from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
 
     rng = random.Random(7)
@@ -81,7 +83,6 @@ def test_run_counts_failures_and_nulls(spark) -> None:
         Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(10 + i, 1), t) for i, t in enumerate(texts)])]
     )
     df = spark.createDataFrame(rows, "a int, b int")
-    stats = run_quality(df, suite, run_id="p").write().rules.rules
 
     def value(i: int, a: int | None, b: int | None) -> bool | None:
         if i == 0:
@@ -89,6 +90,13 @@ def test_run_counts_failures_and_nulls(spark) -> None:
         if i == 1:
             return None if b is None else b == 1
         return None if a is None or b is None else a + b > 2
+
+    paths = (None, str(tmp_path / "q")) if quarantine else ()
+    summary = run_quality(df, suite, run_id="p").write(*paths)
+    stats = summary.rules.rules
+    assert summary.quarantined_rows == sum(
+        1 for a, b in rows if any(value(i, a, b) is not True for i in range(3))
+    )
 
     for i, got in enumerate(stats):
         values = [value(i, a, b) for a, b in rows]
