@@ -11,7 +11,8 @@ Semantics (Spark-Expectations' hierarchy on our single data-quality column):
 Every input row is in valid or quarantine (both for ignore-only failures), exactly once each.
 
 Spark jobs: without ``fail`` rules or ``fail`` checks, :meth:`QualityRun.write` runs two (the
-quarantine write and the valid write, which carries every count through ``observe``), plus one per
+quarantine write, which counts its own rows when it goes to a path, and the valid write, which
+carries every other count through ``observe``: actions/counting.py), plus one per
 grouping key of dataset checks. With them, one aggregation runs first (in :func:`run_quality`) so
 that a failing run writes nothing.
 """
@@ -228,9 +229,8 @@ class QualityRun:
                 OutputWriter([target, quarantine, stats], format, publish, spark) as out,
                 wide_plan_settings(spark),
             ):
-                summary = self._write_rows(out, target, quarantine, mode, partition_valid_by_run)
-                summary = replace(
-                    summary, timings={"write_seconds": round(time.perf_counter() - started, 3)}
+                summary = self._write_rows(
+                    out, (target, quarantine), mode, partition_valid_by_run, started
                 )
                 summary, outcomes, failing = judge_written(self, summary)
                 if failing:  # an error-level anomaly or SQL check: nothing is published
@@ -254,7 +254,12 @@ class QualityRun:
         return self._published(summary, outcomes)
 
     def _write_rows(
-        self, out: Any, target: str | None, quarantine: str | None, mode: str, by_run: bool
+        self,
+        out: Any,
+        destinations: tuple[str | None, str | None],
+        mode: str,
+        by_run: bool,
+        started: float,
     ) -> RunSummary:
         """Write quarantine and valid rows and return the summary of their counts.
 
@@ -264,19 +269,20 @@ class QualityRun:
 
         from quality_py.actions.outputs import is_path
 
+        target, quarantine = destinations
         counted = quarantine is not None and is_path(quarantine)
         valid, counts, finish = self._observed_valid(quarantine_counted=counted)
-        quarantined = Observation(f"quality_py_quarantine_{uuid.uuid4().hex}")
+        quarantined = Observation(f"quality_py_quarantine_{uuid.uuid4().hex}") if counted else None
         if quarantine is not None:
             rows = self.flagged.where(ANY)
-            if counted:
+            if quarantined is not None:
                 rows = rows.observe(quarantined, *self.counting.quarantine_columns())
             frame = self._quarantine_of(rows)
             out.write(frame, quarantine, "overwrite", "qp_run_id", self.run_id)
         self._write_valid(out, valid, target, mode, by_run)
         verification = finish() if finish is not None else self.precheck
-        values = {**counts.get, **(quarantined.get if counted else {})}
-        return self._summary(values, verification, time.perf_counter())
+        values = {**counts.get, **(quarantined.get if quarantined is not None else {})}
+        return self._summary(values, verification, started)
 
     def _write_valid(
         self, out: Any, valid: DataFrame, target: str | None, mode: str, by_run: bool
