@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from quality_py.errors import RuleAnalysisError
+from quality_py.runners.frames import select_exprs
 from quality_py.sql.build import to_sql
 
 if TYPE_CHECKING:
@@ -218,8 +219,8 @@ def _candidates(
     pairs = [
         (a, b)
         for a, b in _pairs(tree)
-        if (_analysable(a) or _analysable(b))
-        and not (_never_text(a, schema) and _never_text(b, schema))
+        if not (_never_text(a, schema) and _never_text(b, schema))  # cheap: asked first
+        and (_analysable(a) or _analysable(b))
     ]
     arguments = [(arg, t) for arg, t in _cast_arguments(tree) if not _never_text(arg, schema)]
     return pairs, arguments
@@ -237,7 +238,8 @@ def _types_of(frame: DataFrame, sqls: list[str]) -> dict[str, str]:
     """Spark's type of each operand (one analysis; operand by operand only when that fails, so
     one operand Spark cannot type never switches containment off for the others)."""
     try:
-        fields = frame.selectExpr(*[f"{s} AS `c{i}`" for i, s in enumerate(sqls)]).schema.fields
+        named = [f"{s} AS `c{i}`" for i, s in enumerate(sqls)]
+        fields = select_exprs(frame, named).schema.fields
         return {s: f.dataType.simpleString() for s, f in zip(sqls, fields, strict=True)}
     except Exception:
         pass

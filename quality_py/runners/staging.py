@@ -19,8 +19,8 @@ from quality_py.errors import ModelError, RuleAnalysisError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.sql.build import to_sql
-from quality_py.sql.coding import family_of, result_code
+from quality_py.runners.frames import select_exprs
+from quality_py.sql.coding import family_of, result_code_sql
 from quality_py.sql.compiler import CompiledRule, CompiledSuite, TypeOracle, compile_suite
 from quality_py.sql.key_types import explain_guard_error
 
@@ -140,7 +140,7 @@ def _with_rule_values(
     if base is None:  # the caller may have decided the input's naming already
         base = input_frame(df, [*sqls, *probe])
     try:
-        values = analysed if analysed is not None else base.selectExpr("*", *sqls)
+        values = analysed if analysed is not None else select_exprs(base, ["*", *sqls])
         fields = values.schema.fields[len(df.columns) :]
     except _analysis_errors():
         problems = []
@@ -166,8 +166,8 @@ def _with_rule_values(
 
 
 def _value_sqls(compiled: CompiledSuite) -> list[str]:
-    """``<rule> AS __qp_v<i>`` for every compiled rule."""
-    return [to_sql(exp.alias_(r.tree.copy(), f"__qp_v{i}")) for i, r in enumerate(compiled.rules)]
+    """``(<rule>) AS __qp_v<i>`` for every compiled rule (each rule's SQL is generated once)."""
+    return [f"({r.sql}) AS __qp_v{i}" for i, r in enumerate(compiled.rules)]
 
 
 def _analysed_on_alias(
@@ -178,7 +178,7 @@ def _analysed_on_alias(
     errors = _analysis_errors()
     aliased = df.alias(MAIN_ALIAS)
     try:
-        analysed = aliased.selectExpr("*", *_value_sqls(compiled))
+        analysed = select_exprs(aliased, ["*", *_value_sqls(compiled)])
         analysed.schema  # noqa: B018 - analysis only
         if extra:
             aliased.selectExpr(*extra).schema  # noqa: B018 - analysis only
@@ -328,7 +328,7 @@ def stage_rule_codes(
     if analysed is not None:
         base = df.alias(MAIN_ALIAS)
     else:
-        base = input_frame(df, [*(to_sql(r.tree) for r in compiled.rules), *extra])
+        base = input_frame(df, [*(r.sql for r in compiled.rules), *extra])
     contained = apply_if_enabled(base, compiled)
     if contained is not compiled:
         compiled, analysed = contained, None
@@ -336,11 +336,14 @@ def stage_rule_codes(
     n = len(compiled.rules)
     value_cols = [f"__qp_v{i}" for i in range(n)]
     code_cols = [f"__qp_c{i}" for i in range(n)]
-    codes = values.selectExpr(
-        "*",
-        *[
-            to_sql(exp.alias_(result_code(exp.column(v), f), c))
-            for v, f, c in zip(value_cols, families, code_cols, strict=True)
+    codes = select_exprs(
+        values,
+        [
+            "*",
+            *(
+                f"{result_code_sql(v, f)} AS {c}"
+                for v, f, c in zip(value_cols, families, code_cols, strict=True)
+            ),
         ],
     )
     return StagedCodes(codes, families, compiled, (*value_cols, *code_cols))

@@ -16,14 +16,17 @@ plans small for big suites.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from sqlglot import exp
 
-from quality_py.sql.build import substitute
+from quality_py.sql.build import substitute, to_sql
 from quality_py.sql.dialect import DIALECT
 
 _PLACEHOLDER = "__qp_value"
+#: Stands for a column in the generated text of a result-code template (no SQL word contains it).
+_COLUMN_MARK = "__qp_code_column_mark"
 
 # Strings the original maps to results, compared lower-cased.
 _PASS_STRINGS = ("true", "passed", "pass", "yes", "1", "1.0")
@@ -143,6 +146,26 @@ def result_code(value: exp.Expr, family: str | None = None) -> exp.Expr:
     'CASE WHEN TRY_CAST(ok AS BOOLEAN) THEN 100000 ELSE 0 END'
     """
     return substitute(_template("code", family), _PLACEHOLDER, value)
+
+
+_COLUMN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@cache
+def _code_sql_template(family: str | None) -> str:
+    return to_sql(result_code(exp.column(_COLUMN_MARK), family))
+
+
+def result_code_sql(column: str, family: str | None = None) -> str:
+    """:func:`result_code` of a plain column, as SQL text (one generation per family, not per
+    rule: a suite of 5000 rules stages its codes without 5000 generations).
+
+    >>> result_code_sql("__qp_v0", "boolean")
+    'CASE WHEN TRY_CAST(__qp_v0 AS BOOLEAN) THEN 100000 ELSE 0 END'
+    """
+    if not _COLUMN_NAME.fullmatch(column) or _COLUMN_MARK in column:
+        raise ValueError(f"not a plain column name: {column!r}")
+    return _code_sql_template(family).replace(_COLUMN_MARK, column)
 
 
 def soft_fail(value: exp.Expr, family: str | None = None) -> exp.Expr:

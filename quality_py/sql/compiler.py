@@ -29,7 +29,7 @@ from quality_py.model.layout import ResultLayout
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
-from quality_py.sql.build import call, to_sql
+from quality_py.sql.build import SUBSTITUTION, call, to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext, check_callable_name
 from quality_py.sql.enforce import enforce
 from quality_py.sql.parse import (
@@ -59,11 +59,18 @@ class CompiledRule:
     tree: exp.Expr
     #: The tree as parsed and policy-checked, before the passes (for name checks).
     parsed: exp.Expr | None = None
+    #: ``tree``'s SQL, generated once: by the compile that made the rule, else on first use.
+    #: ``dataclasses.replace`` (a new tree) starts it afresh; trees are never changed in place.
+    _sql: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def sql(self) -> str:
-        """The rule's Spark SQL after the passes."""
-        return to_sql(self.tree)
+        """The rule's Spark SQL after the passes (generated once per rule)."""
+        text = self._sql
+        if text is None:
+            text = to_sql(self.tree)
+            object.__setattr__(self, "_sql", text)
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +115,19 @@ def _generates_faithfully(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
     """The tree, once it is known to generate as Spark SQL with every argument kept: sqlglot
     drops what it cannot express in the target dialect (``levenshtein``'s threshold,
     ``initcap``'s delimiters ...) with only a log line, which would change what the rule means."""
+    _faithful_sql(tree, ctx)
+    return tree
+
+
+def _faithful_sql(tree: exp.Expr, ctx: PassContext) -> str:
+    """The tree's SQL (as :func:`to_sql` writes it), once it generates with every argument kept
+    (see :func:`_generates_faithfully`)."""
     from sqlglot.errors import ErrorLevel
 
     from quality_py.sql.dialect import DIALECT
 
     try:
-        tree.sql(dialect=DIALECT, unsupported_level=ErrorLevel.RAISE)
+        text = tree.sql(dialect=DIALECT, unsupported_level=ErrorLevel.RAISE)
     except Exception as err:
         raise RuleSyntaxError(
             f"the {ctx.item_kind} cannot be written as Spark SQL without changing it: "
@@ -122,7 +136,7 @@ def _generates_faithfully(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
             item_kind=ctx.item_kind,
             source=ctx.source,
         ) from None
-    return tree
+    return text if SUBSTITUTION not in text else to_sql(tree)
 
 
 def _checked_tree(text: str, ctx: PassContext, kind: str) -> exp.Expr:
@@ -381,13 +395,16 @@ def compile_suite(
         parsed = None
         try:
             parsed = _checked_tree(rule.expression, ctx, "rule")
-            tree = _generates_faithfully(run_passes(parsed, ctx), ctx)
+            tree = run_passes(parsed, ctx)
+            sql = _faithful_sql(tree, ctx)
         except QualityError as err:
             if issues is None:
                 raise
             issues.append(CompileIssue(err, "rule", rule.id, rule.expression, parsed))
             continue
-        compiled.append(CompiledRule(rule_set.id, rule.id, rule.expression, tree, parsed))
+        done = CompiledRule(rule_set.id, rule.id, rule.expression, tree, parsed)
+        object.__setattr__(done, "_sql", sql)  # the text just generated: no second generation
+        compiled.append(done)
     outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
     return CompiledSuite(
         suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())

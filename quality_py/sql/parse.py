@@ -225,6 +225,8 @@ def bit_operator(text: str) -> tuple[str, int] | None:
     >>> bit_operator("amount > > 0"), bit_operator("a || b"), bit_operator("shiftright(a, 1)")
     (('>>', 7), None, None)
     """
+    if not any(c in text for c in "&|^~") and text.count(">") < 2 and text.count("<") < 2:
+        return None  # no such token can be written without these characters: no tokenizing
     try:
         tokens = DIALECT.tokenize(text)
     except Exception:

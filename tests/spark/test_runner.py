@@ -299,3 +299,19 @@ def test_a_suite_compiled_before_reading_data_is_compiled_once(spark: Any) -> No
     staged = stage_rule_codes(df, suite, compiled=compiled)
     assert staged.compiled.rules == compiled.rules  # the same trees: not compiled again
     assert staged.compiled.rules[0].tree is compiled.rules[0].tree
+
+
+def test_a_suite_of_many_rules_is_analysed_in_one_call_with_the_same_errors(spark: Any) -> None:
+    """Over 64 rules the texts reach Spark in one call (runners/frames.py): the results, and
+    the error that names a broken rule, are those of the ordinary path."""
+    df = spark.createDataFrame([(i, i * 3) for i in range(6)], "a int, b int")
+    rules = [Rule(Id(100 + k, 1), f"(a + {k}) % {2 + k % 5} = 0") for k in range(90)]
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), rules)])
+    checked = add_data_quality(df, suite, layout="compact").collect()
+    for row in checked:  # expected: Python's own arithmetic, rule by rule
+        expected = [PASSED if (row.a + k) % (2 + k % 5) == 0 else FAILED for k in range(90)]
+        assert list(row.DataQuality.ruleResults) == expected
+    broken = RuleSuite(Id(1, 1), [RuleSet(Id(50, 1), [*rules, Rule(Id(999, 1), "nope > 0")])])
+    with pytest.raises(RuleAnalysisError) as err:
+        add_data_quality(df, broken, layout="compact")
+    assert "Id(999, 1)" in str(err.value) and "1 rule(s)" in str(err.value)
