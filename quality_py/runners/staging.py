@@ -21,7 +21,13 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.frames import select_exprs
 from quality_py.sql.coding import family_of, result_code_sql
-from quality_py.sql.compiler import CompiledRule, CompiledSuite, TypeOracle, compile_suite
+from quality_py.sql.compiler import (
+    CompiledRule,
+    CompiledSuite,
+    TypeOracle,
+    compile_suite,
+    fewer_collections,
+)
 from quality_py.sql.key_types import explain_guard_error
 
 if TYPE_CHECKING:
@@ -309,6 +315,18 @@ def stage_rule_codes(
     The input keeps its own qualifiers when the rules use them (:func:`input_frame`);
     ``probe`` gives more SQL over the input (e.g. the engine's outputs) for that decision.
     """
+    rules = sum(len(rs.rules) for rs in suite.rule_sets)
+    with fewer_collections(rules):  # syntax trees are cycles: collect them in fewer passes
+        return _stage(df, suite, probe, type_of, compiled)
+
+
+def _stage(
+    df: DataFrame,
+    suite: RuleSuite,
+    probe: Callable[[CompiledSuite], Sequence[str]] | None,
+    type_of: TypeOracle | None,
+    compiled: CompiledSuite | None,
+) -> StagedCodes:
     from quality_py.prepare import prepare_for_schema
     from quality_py.runners.implicit_casts import apply_if_enabled
 

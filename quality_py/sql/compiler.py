@@ -18,7 +18,9 @@ Nothing here needs Spark; runners that hold a DataFrame pass a ``type_of`` oracl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -28,7 +30,7 @@ from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
-from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
+from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
 from quality_py.sql.build import SUBSTITUTION, call, to_sql
 from quality_py.sql.context import LambdaLibrary, PassContext, check_callable_name
 from quality_py.sql.enforce import enforce
@@ -381,34 +383,88 @@ def compile_suite(
     issues: list[CompileIssue] | None = [] if collect else None
     lambdas = compile_lambdas(suite.lambdas, policy, issues)
     compiled = []
-    for rule_set, rule in suite.iter_rules():
-        ctx = PassContext(
-            rule.id,
-            "rule",
-            rule.expression,
-            lambdas,
-            layout,
-            policy=policy,
-            type_of=type_of,
-            input_view=input_view,
-        )
-        parsed = None
-        try:
-            parsed = _checked_tree(rule.expression, ctx, "rule")
-            tree = run_passes(parsed, ctx)
-            sql = _faithful_sql(tree, ctx)
-        except QualityError as err:
-            if issues is None:
-                raise
-            issues.append(CompileIssue(err, "rule", rule.id, rule.expression, parsed))
-            continue
-        done = CompiledRule(rule_set.id, rule.id, rule.expression, tree, parsed)
-        object.__setattr__(done, "_sql", sql)  # the text just generated: no second generation
-        compiled.append(done)
+    with fewer_collections(sum(len(rs.rules) for rs in suite.rule_sets)):
+        for rule_set, rule in suite.iter_rules():
+            done = _compile_rule(
+                rule_set.id, rule, lambdas, layout, policy, type_of, input_view, issues
+            )
+            if done is not None:
+                compiled.append(done)
     outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
     return CompiledSuite(
         suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())
     )
+
+
+def _compile_rule(
+    set_id: Id,
+    rule: Rule,
+    lambdas: LambdaLibrary,
+    layout: ResultLayout,
+    policy: RulePolicy,
+    type_of: TypeOracle | None,
+    input_view: str | None,
+    issues: list[CompileIssue] | None,
+) -> CompiledRule | None:
+    """One rule compiled; None when it has a problem and ``issues`` records it."""
+    ctx = PassContext(
+        rule.id,
+        "rule",
+        rule.expression,
+        lambdas,
+        layout,
+        policy=policy,
+        type_of=type_of,
+        input_view=input_view,
+    )
+    parsed = None
+    try:
+        parsed = _checked_tree(rule.expression, ctx, "rule")
+        tree = run_passes(parsed, ctx)
+        sql = _faithful_sql(tree, ctx)
+    except QualityError as err:
+        if issues is None:
+            raise
+        issues.append(CompileIssue(err, "rule", rule.id, rule.expression, parsed))
+        return None
+    done = CompiledRule(set_id, rule.id, rule.expression, tree, parsed)
+    object.__setattr__(done, "_sql", sql)  # the text just generated: no second generation
+    return done
+
+
+#: Suites from this many rules compile with fewer garbage collections.
+_MANY_RULES = 500
+#: Allocations between young-generation collections while such a suite compiles.
+_COLLECT_EVERY = 10_000
+
+
+@contextmanager
+def fewer_collections(rules: int) -> Iterator[None]:
+    """Python's young-generation collections every 10,000 allocations instead of 700 while a
+    suite of ``rules`` >= 500 compiles, then as before.
+
+    Syntax trees point at their parents, so every discarded tree is a cycle that only the
+    collector frees, and each collection scans every object the process holds: 5000 rules
+    spent 0.3 s of 1.7 s collecting. The garbage is still collected, later and in fewer passes.
+
+    >>> import gc
+    >>> before = gc.get_threshold()
+    >>> with fewer_collections(5000):
+    ...     gc.get_threshold()[0]
+    10000
+    >>> gc.get_threshold() == before
+    True
+    """
+    before = gc.get_threshold()
+    if rules < _MANY_RULES or not gc.isenabled() or before[0] >= _COLLECT_EVERY:
+        yield
+        return
+    gc.set_threshold(_COLLECT_EVERY, *before[1:])
+    try:
+        yield
+    finally:
+        if gc.get_threshold()[0] == _COLLECT_EVERY:  # unless someone else has changed it since
+            gc.set_threshold(*before)
 
 
 def _compile_outputs(
