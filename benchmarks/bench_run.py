@@ -5,6 +5,8 @@ parquet (``dataFrameLong``: 27 BIGINT columns, column ``j`` holds ``row + j``) a
 outputs to scratch paths, cases interleaved in every round, medians after a warm-up:
 
 * ``ours``: ``run_quality(df, suite, run_id="b").write(valid, quarantine)`` (compact layout);
+* ``ours_ids``: the same written with ``quarantine_detail="ids"`` (the quarantine holds the failed
+  rules' packed ids instead of the data-quality column and the ids' structs);
 * ``hand``: the rules' booleans computed once (null fails), the per-rule failure counts, rows,
   quarantined and dropped rows observed on the valid write, quarantine = the failing rows with
   an array of the failed rules' names, the run id and time and the kept flag; valid = the rows
@@ -20,7 +22,8 @@ Workloads (odd rules ``drop``, even rules ``ignore``):
 
 Every leg's per-rule failure counts are compared with the hand-written ones before timing.
 
-Usage: ``python benchmarks/bench_run.py [--rows N] [--runs R] [--workloads gen84,band500@100]``
+Usage: ``python benchmarks/bench_run.py [--rows N] [--runs R] [--workloads gen84,band500@100]
+[--legs ours,ours_ids]``
 """
 
 from __future__ import annotations
@@ -106,8 +109,9 @@ def hand_run(df: Any, texts: list[str], scratch: str) -> dict[str, int]:
     return {k: int(v) for k, v in counts.get.items()}
 
 
-def our_run(df: Any, suite: RuleSuite, scratch: str) -> Any:
-    return run_quality(df, suite, run_id="b").write(f"{scratch}/v", f"{scratch}/q")
+def our_run(df: Any, suite: RuleSuite, scratch: str, detail: str = "full") -> Any:
+    run = run_quality(df, suite, run_id="b")
+    return run.write(f"{scratch}/v", f"{scratch}/q", quarantine_detail=detail)
 
 
 def check_equal(summary: Any, hand: dict[str, int], workload: str) -> None:
@@ -123,16 +127,16 @@ def check_equal(summary: Any, hand: dict[str, int], workload: str) -> None:
         raise SystemExit(f"{workload}: counts differ (ours, hand): {diff}")
 
 
-def measure(df: Any, workload: str, runs: int, scratch: str) -> dict[str, Any]:
+def measure(df: Any, workload: str, runs: int, scratch: str, legs: list[str]) -> dict[str, Any]:
     texts = rule_texts(workload)
     suite = suite_of(texts)
     hand_counts = hand_run(df, texts, scratch)  # also the warm-up
-    summary = our_run(df, suite, scratch)
-    check_equal(summary, hand_counts, workload)
-    cases = {
-        "hand": lambda: hand_run(df, texts, scratch),
-        "ours": lambda: our_run(df, suite, scratch),
-    }
+    details = {"ours": "full", "ours_ids": "ids"}
+    for leg in legs:
+        check_equal(our_run(df, suite, scratch, details[leg]), hand_counts, workload)
+    cases = {"hand": lambda: hand_run(df, texts, scratch)}
+    for leg in legs:
+        cases[leg] = lambda d=details[leg]: our_run(df, suite, scratch, d)
     times: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(runs):
         for name, fn in cases.items():
@@ -146,7 +150,8 @@ def measure(df: Any, workload: str, runs: int, scratch: str) -> dict[str, Any]:
         "dropped_rows": hand_counts["dropped"],
         "runs": times,
         "medians": med,
-        "ratio": round(med["ours"] / med["hand"], 2),
+        "ratio": round(med[legs[0]] / med["hand"], 2),
+        "ratios": {leg: round(med[leg] / med["hand"], 2) for leg in legs},
     }
 
 
@@ -155,6 +160,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workloads", default=DEFAULT)
+    parser.add_argument("--legs", default="ours", help="ours, ours_ids or both")
     args = parser.parse_args()
     spark = spark_session("quality_py-bench-run")
     df = long_data(spark, args.rows, COLS)
@@ -162,13 +168,15 @@ def main() -> None:
     results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "workloads": {}}
     try:
         for workload in args.workloads.split(","):
-            result = measure(df, workload, args.runs, scratch)
+            legs = args.legs.split(",")
+            result = measure(df, workload, args.runs, scratch, legs)
             results["workloads"][workload] = result
             med = result["medians"]
+            ours = "  ".join(f"{leg} {med[leg]:7.2f} s" for leg in legs)
             print(
                 f"{workload:14s} rules {result['rules']:5d}  failing {result['failing_rows']:8d}"
-                f"  hand {med['hand']:7.2f} s  ours {med['ours']:7.2f} s  "
-                f"ratio {result['ratio']:.2f}  runs {result['runs']}",
+                f"  hand {med['hand']:7.2f} s  {ours}  ratios {result['ratios']}  "
+                f"runs {result['runs']}",
                 flush=True,
             )
     finally:

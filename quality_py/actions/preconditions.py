@@ -9,7 +9,7 @@ from typing import Any
 from quality_py.actions.judging import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
-from quality_py.errors import ModelError
+from quality_py.errors import InputError, ModelError
 from quality_py.history.over_time import OverTime
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
@@ -35,17 +35,27 @@ def require_run_id(run_id: str) -> None:
 
 
 def require_distinct_rule_ids(
-    suite: RuleSuite, over_time: OverTime, error_rates: ErrorRates | None
+    suite: RuleSuite,
+    over_time: OverTime,
+    error_rates: ErrorRates | None,
+    by_rule_id: bool = False,
 ) -> None:
     """Refuse a rule id repeated in two rule sets where a history, anomaly checks or error
-    rates read rules by id (they would mix two rules' counts under one metric name).
+    rates read rules by id (they would mix two rules' counts under one metric name), or where
+    the quarantine names failed rules by rule id alone (``by_rule_id``).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
     >>> require_distinct_rule_ids(suite, OverTime(), None)
     """
-    if over_time.history is None and not over_time.anomaly_checks and error_rates is None:
+    by_history = over_time.history is not None or bool(over_time.anomaly_checks)
+    if not (by_history or error_rates is not None or by_rule_id):
         return
+    reader = (
+        "the history keys a rule's metrics by its id"
+        if by_history or error_rates is not None
+        else "the quarantine names failed rules by packed rule id (quarantine_detail='ids')"
+    )
     seen: dict[tuple[int, int], Any] = {}
     for rule_set in suite.rule_sets:
         for rule in rule_set.rules:
@@ -53,8 +63,8 @@ def require_distinct_rule_ids(
             if key in seen and seen[key] != rule_set.id:
                 raise ModelError(
                     f"rule {rule.id.id}.{rule.id.version} is in rule set {seen[key]!r} and in "
-                    f"rule set {rule_set.id!r}: the history keys a rule's metrics by its id, so "
-                    "two rules with one id would be mixed; give one of them another id",
+                    f"rule set {rule_set.id!r}: {reader}, so two rules with one id would be "
+                    "mixed; give one of them another id",
                     code="DUPLICATE_ID",
                     item_id=rule.id,
                 )
@@ -130,3 +140,21 @@ def split_checks(
                 code="CHECK_DEFINITION",
             )
     return tuple(dataset), tuple(sql)
+
+
+def require_quarantine_detail(detail: str, suite: RuleSuite) -> None:
+    """``full`` or ``ids``; ``ids`` names failed rules by rule id alone, so a rule id must be in
+    one rule set only.
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
+    >>> require_quarantine_detail("ids", suite)
+    >>> require_quarantine_detail("slim", suite)
+    Traceback (most recent call last):
+    ...
+    quality_py.errors.InputError: [INPUT] quarantine_detail must be 'full' or 'ids', not 'slim'
+    """
+    if detail not in ("full", "ids"):
+        raise InputError(f"quarantine_detail must be 'full' or 'ids', not {detail!r}")
+    if detail == "ids":
+        require_distinct_rule_ids(suite, OverTime(), None, by_rule_id=True)

@@ -43,6 +43,7 @@ from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
+    require_quarantine_detail,
     require_run_id,
     require_usable_input,
     split_checks,
@@ -139,20 +140,21 @@ class QualityRun:
         """Rows failing any rule: input columns, the data-quality column and run metadata."""
         return self._quarantine_of(self.flagged.where(ANY))
 
-    def _quarantine_of(self, rows: DataFrame) -> DataFrame:
-        """The quarantine's columns of ``rows`` (flagged rows failing a rule)."""
+    def _quarantine_of(self, rows: DataFrame, detail: str = "full") -> DataFrame:
+        """The quarantine's columns of ``rows`` (flagged rows failing a rule) in ``detail``."""
         from pyspark.sql import functions as F
 
+        packed = detail == "ids"
         refs_sql = failed_rules_sql(
-            self.refs, self.codes, self.prepared.probable_pass, self.families or None
+            self.refs, self.codes, self.prepared.probable_pass, self.families or None, packed
         )
         return rows.select(
             *[_q(c) for c in self.input_columns],
-            _q(self.column),
+            *([] if packed else [_q(self.column)]),
             F.lit(self.run_id).alias("qp_run_id"),
             F.lit(self.run_time).cast("timestamp").alias("qp_run_time"),
             F.expr(f"NOT {DROP}").alias("qp_kept_in_valid"),
-            F.expr(refs_sql).alias("qp_failed_rules"),
+            F.expr(refs_sql).alias("qp_failed_rule_ids" if packed else "qp_failed_rules"),
         )
 
     @property
@@ -190,6 +192,7 @@ class QualityRun:
         format: str = "auto",
         partition_valid_by_run: bool = False,
         publish: str = "atomic",
+        quarantine_detail: str = "full",
     ) -> RunSummary:
         """Write the outputs (paths, URIs or table names) and return the run's summary.
 
@@ -209,6 +212,9 @@ class QualityRun:
         with the alternatives: ``publish="direct"`` writes in place; Delta and tables are
         written directly, one commit per output.
 
+        ``quarantine_detail``: ``full`` (the data-quality column and ``qp_failed_rules``) or
+        ``ids`` (only ``qp_failed_rule_ids``, packed rule ids: docs/actions.md).
+
         >>> import tempfile
         >>> from quality_py import Id, Rule, RuleSet, RuleSuite
         >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
@@ -221,6 +227,7 @@ class QualityRun:
         """
         from quality_py.actions.outputs import OutputWriter
 
+        require_quarantine_detail(quarantine_detail, self.prepared)
         started = time.perf_counter()
         outcomes: list[Any] = []
         try:
@@ -229,9 +236,9 @@ class QualityRun:
                 OutputWriter([target, quarantine, stats], format, publish, spark) as out,
                 wide_plan_settings(spark),
             ):
-                summary = self._write_rows(
-                    out, (target, quarantine), mode, partition_valid_by_run, started
-                )
+                where = (target, quarantine)
+                how = (mode, partition_valid_by_run, quarantine_detail)
+                summary = self._write_rows(out, where, how, started)
                 summary, outcomes, failing = judge_written(self, summary)
                 if failing:  # an error-level anomaly or SQL check: nothing is published
                     raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
@@ -257,11 +264,11 @@ class QualityRun:
         self,
         out: Any,
         destinations: tuple[str | None, str | None],
-        mode: str,
-        by_run: bool,
+        how: tuple[str, bool, str],
         started: float,
     ) -> RunSummary:
-        """Write quarantine and valid rows and return the summary of their counts.
+        """Write quarantine and valid rows and return the summary of their counts; ``how``: the
+        valid rows' mode, whether they are partitioned by run, and the quarantine's detail.
 
         A quarantine written to a path counts its own rows (one aggregate over the failing rows
         only), so the valid job needs no rule but the ``drop`` rules' codes for its counts."""
@@ -270,6 +277,7 @@ class QualityRun:
         from quality_py.actions.outputs import is_path
 
         target, quarantine = destinations
+        mode, by_run, detail = how
         counted = quarantine is not None and is_path(quarantine)
         valid, counts, finish = self._observed_valid(quarantine_counted=counted)
         quarantined = Observation(f"quality_py_quarantine_{uuid.uuid4().hex}") if counted else None
@@ -277,7 +285,7 @@ class QualityRun:
             rows = self.flagged.where(ANY)
             if quarantined is not None:
                 rows = rows.observe(quarantined, *self.counting.quarantine_columns())
-            frame = self._quarantine_of(rows)
+            frame = self._quarantine_of(rows, detail)
             out.write(frame, quarantine, "overwrite", "qp_run_id", self.run_id)
         self._write_valid(out, valid, target, mode, by_run)
         verification = finish() if finish is not None else self.precheck

@@ -80,6 +80,7 @@ def quality_run(args: argparse.Namespace) -> int:
                 args.stats,
                 format=args.output_format or "auto",
                 publish=args.publish,
+                quarantine_detail=args.quarantine_detail,
             )
     except QualityRunFailed as err:
         print(err.summary.describe(), file=sys.stderr)

@@ -148,7 +148,7 @@ def test_convert_validate_and_docs_commands(
 
 
 def test_a_failing_quality_run_exits_1_and_writes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spark: Any
 ) -> None:
     rules = RULES.replace(
         '{id: 100, expression: "isPositive(amount)"}',
@@ -168,6 +168,13 @@ def test_a_failing_quality_run_exits_1_and_writes_nothing(
     code = main([*args, "--valid", str(tmp_path / "v"), "--quarantine", str(tmp_path / "q")])
     assert code == 0
     assert "3 in, 2 valid, 1 quarantined, 1 dropped" in capsys.readouterr().out
+    lean = ["--quarantine", str(tmp_path / "q2"), "--quarantine-detail", "ids"]
+    assert main([*args, "--valid", str(tmp_path / "v2"), *lean]) == 0
+    from quality_py import read_outputs
+
+    quarantined = read_outputs(spark, quarantine=str(tmp_path / "q2"))[1]
+    assert quarantined is not None
+    assert [list(r.qp_failed_rule_ids) for r in quarantined.collect()] == [[(100 << 32) | 1]]
 
 
 CHECKED = """

@@ -161,6 +161,10 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
     assert valid.count() == 1099
     runs = {r.qp_run_id for r in quarantine.select("qp_run_id").distinct().collect()}
     assert runs == {"orders-2026-11-23"}
+    lean = ns["failed_amount"]  # quarantine_detail="ids": rows failing rule 100 (amount > 0)
+    assert "DataQuality" not in lean.columns and "qp_failed_rules" not in lean.columns
+    expected = ns["df"].where("NOT coalesce(amount > 0, false)").count()  # null fails too
+    assert lean.count() == expected > 0
 
 
 def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:

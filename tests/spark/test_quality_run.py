@@ -23,6 +23,7 @@ from quality_py.actions import (
     with_quality,
 )
 from quality_py.dataset.checks import Check
+from quality_py.errors import ModelError
 from tests.spark.jobs import jobs_of
 
 ROWS = [(1, 5.0, "a"), (2, -1.0, "b"), (3, None, "c"), (4, 50.0, None), (5, float("nan"), "e")]
@@ -56,6 +57,46 @@ def test_drop_and_ignore_semantics_and_quarantine_metadata(df: Any) -> None:
     assert failed == [(10, 1, 100, 1)]  # rule set 10.1, rule 100.1
     assert [f.ruleId for f in rows[4].qp_failed_rules] == [101]
     assert rows[2].DataQuality.overallResult == 0
+
+
+def test_a_lean_quarantine_names_failed_rules_by_packed_id(df: Any, tmp_path: Path) -> None:
+    suite = RuleSuite(
+        Id(1, 1),
+        [
+            RuleSet(Id(10, 1), [Rule(Id(100, 1), "x >= 0", action_if_failed="drop")]),
+            RuleSet(Id(11, 1), [Rule(Id(101, 2), "s IS NOT NULL"), Rule(Id(102, 1), "id < 4")]),
+        ],
+    )
+    run = run_quality(df, suite, run_id="lean")
+    summary = run.write(str(tmp_path / "v"), str(tmp_path / "q"), quarantine_detail="ids")
+    quarantine = df.sparkSession.read.parquet(str(tmp_path / "q"))
+    assert "DataQuality" not in quarantine.columns and "qp_failed_rules" not in quarantine.columns
+    got = {r.id: [Id.unpack(p) for p in r.qp_failed_rule_ids] for r in quarantine.collect()}
+    # by hand from ROWS: -1 and null fail x >= 0 (NaN >= 0 is true in Spark); s null on id 4;
+    # id < 4 fails 4 and 5
+    assert got == {
+        2: [Id(100, 1)],
+        3: [Id(100, 1)],
+        4: [Id(101, 2), Id(102, 1)],
+        5: [Id(102, 1)],
+    }
+    assert (summary.valid_rows, summary.quarantined_rows) == (3, 4)
+    assert Id(100, 1).packed == (100 << 32) | 1  # the original's packing, independently
+    with pytest.raises(ValueError, match="'full' or 'ids'"):
+        run.write(str(tmp_path / "v2"), quarantine_detail="slim")
+    assert not (tmp_path / "v2").exists()
+    twice = RuleSuite(
+        Id(1, 1),
+        [
+            RuleSet(Id(10, 1), [Rule(Id(7, 1), "x > 0")]),
+            RuleSet(Id(11, 1), [Rule(Id(7, 1), "id > 0")]),
+        ],
+    )
+    both = run_quality(df, twice)
+    both.write(str(tmp_path / "v3"), str(tmp_path / "q3"))  # full reasons tell them apart
+    with pytest.raises(ModelError, match="packed rule id"):
+        both.write(str(tmp_path / "v4"), str(tmp_path / "q4"), quarantine_detail="ids")
+    assert not (tmp_path / "v4").exists() and not (tmp_path / "q4").exists()
 
 
 def test_a_fail_rule_fails_the_run_and_writes_nothing(df: Any, tmp_path: Path) -> None:
