@@ -30,7 +30,8 @@ py=.venv/bin/python
 step "ruff" bash -c "$py -m ruff check . && $py -m ruff format --check ."
 step "mypy" $py -m mypy
 step "unit (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" --hypothesis-profile=ci
-step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci
+# processes killed at every line and derandomized fuzzing: independent tests, one per core
+step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 2
 # two workers, each with its own local Spark; a file's tests stay on one worker
 step "spark + doctests" $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci -n 2 --dist loadfile
 step "standalone cluster" $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster
