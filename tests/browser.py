@@ -44,10 +44,16 @@ def chromium() -> str:
     return found
 
 
-def _run(page: Path, *extra: str) -> str:
+def _run(page: Path, *extra: str, fragment: str = "", stderr: list[str] | None = None) -> str:
     with tempfile.TemporaryDirectory() as profile:
         done = subprocess.run(
-            [chromium(), *_FLAGS, f"--user-data-dir={profile}", *extra, page.resolve().as_uri()],
+            [
+                chromium(),
+                *_FLAGS,
+                f"--user-data-dir={profile}",
+                *extra,
+                page.resolve().as_uri() + fragment,
+            ],
             capture_output=True,
             text=True,
             timeout=120,
@@ -55,6 +61,8 @@ def _run(page: Path, *extra: str) -> str:
         )
     if done.returncode != 0:
         raise AssertionError(f"chromium exited {done.returncode}: {done.stderr[-2000:]}")
+    if stderr is not None:
+        stderr.extend(done.stderr.splitlines())
     return done.stdout
 
 
@@ -63,10 +71,29 @@ def dump_dom(page: Path) -> str:
     return _run(page, "--virtual-time-budget=2000", "--dump-dom")
 
 
-def screenshot(page: Path, name: str, height: int = 3000) -> Path:
-    """A screenshot of ``page`` kept as ``out/test-output/<name>.png``."""
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    target = OUTPUT / f"{name}.png"
+def console_checked_dom(page: Path, fragment: str = "") -> str:
+    """The page's DOM after loading (at address fragment ``fragment``, e.g. ``#status=failed``),
+    failing when the page wrote anything to the browser's console (a script error, say)."""
+    lines: list[str] = []
+    dom = _run(
+        page,
+        "--virtual-time-budget=3000",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--dump-dom",
+        fragment=fragment,
+        stderr=lines,
+    )
+    console = [line for line in lines if ":CONSOLE" in line or "Uncaught" in line]
+    assert not console, f"{page.name}: the browser's console says {console}"
+    return dom
+
+
+def screenshot(page: Path, name: str, height: int = 3000, into: Path | None = None) -> Path:
+    """A screenshot of ``page`` kept as ``out/test-output/<name>.png`` (or in ``into``)."""
+    folder = into or OUTPUT
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.png"
     target.unlink(missing_ok=True)
     _run(page, f"--window-size=1300,{height}", f"--screenshot={target}")
     assert target.exists() and target.stat().st_size > 10_000, "no screenshot was written"

@@ -48,6 +48,7 @@ from quality_py.actions.preconditions import (
     require_usable_input,
     split_checks,
 )
+from quality_py.actions.samples import sample_rows
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
 from quality_py.history.over_time import OverTime
@@ -328,15 +329,18 @@ class QualityRun:
         self, summary: RunSummary, outcomes: Any, message: str | None = None, loud: bool = False
     ) -> None:
         """Keep the run's record in the history (when the run has one), with each rule's action
-        and description and the keys of a few failing rows (one small job stopping at 5 rows);
-        ``loud``: a record that cannot be saved raises, else the run's own error stands."""
+        and description and a few failing rows (actions/samples.py: one small job stopping at
+        ``over_time.sample_rows`` rows); ``loud``: a record that cannot be saved raises, else
+        the run's own error stands."""
         if self.over_time.history is None:
             return
-        samples: list[dict[str, Any]] = list(summary.sample_keys)
-        if not samples and summary.quarantined_rows:
-            shown = list(self.keys) or self.input_columns[:3]
-            rows = self.flagged.where(ANY).select(*[_q(c) for c in shown]).limit(5).collect()
-            samples = [r.asDict() for r in rows]
+        samples: list[dict[str, Any]] = []
+        where = FAIL if summary.failing_rules else ANY if summary.quarantined_rows else None
+        if where is not None:
+            try:
+                samples = sample_rows(self, where)
+            except Exception:
+                samples = [{"keys": k, "values": {}, "failed": []} for k in summary.sample_keys]
         extra = [*rule_metrics(self.refs), *sample_metrics(samples), *outcomes]
         record = summary_record(summary, self.over_time.tags, extra, message)
         (save_or_raise if loud else save_quietly)(self.over_time.history, record)

@@ -19,11 +19,12 @@ from pathlib import Path
 
 from quality_py.cli.common import progress, read_input, session, tags
 from quality_py.history import Metric, RunRecord, open_repository
+from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.io.views import filter_sql
 from quality_py.profile import evaluate, profile, suggest, suggested_ruleset
 from quality_py.profile.profiler import DatasetProfile
 from quality_py.progress import watching
-from quality_py.report import write_report
+from quality_py.report import write_report, write_site
 
 
 def profile_record(
@@ -106,11 +107,22 @@ def report_command(args: argparse.Namespace) -> int:
     if spark is None and "://" not in args.history and not Path(args.history).is_dir():
         print(f"error: no history at {args.history}: the folder does not exist", file=sys.stderr)
         return 2
+    if not args.out and not args.site:
+        print("error: report needs --site FOLDER or --out FILE.html (or both)", file=sys.stderr)
+        return 2
     repo = open_repository(args.history, spark)
     records = repo.records(since=args.since, until=args.until)
     if not records:
         print(f"error: no runs in {args.history} (in the given time range)", file=sys.stderr)
         return 1
-    write_report(records, args.out, title=args.title)
-    print(f"wrote {args.out} ({len(records)} runs)")
+    if args.out:
+        write_report(records, args.out, title=args.title)
+        print(f"wrote {args.out} ({len(records)} runs)")
+    if args.site:
+        suite = None
+        if args.rules:
+            reader = None if is_yaml(args.rules) else (spark or session(args))
+            suite = load_ruleset_file(args.rules, spark=reader).suite
+        index = write_site(records, args.site, title=args.title, suite=suite)
+        print(f"wrote the site {index} ({len(records)} runs)")
     return 0

@@ -167,6 +167,12 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         help="quality run: a column identifying a row, shown for sample failing rows "
         "(repeat or comma-separate; default: the first three columns)",
     )
+    r.add_argument(
+        "--hide-column",
+        action="append",
+        help="quality run: a column the history's sample failing rows never show (sensitive "
+        "data; repeat or comma-separate)",
+    )
     r.add_argument("--notify", action="append", help="quality run: append events (JSON lines)")
     r.add_argument("--webhook", action="append", help="quality run: POST events to this URL")
     r.add_argument(
@@ -279,11 +285,15 @@ def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore
         sub,
         "report",
         "write the HTML report of a metrics history",
-        "Write one self-contained HTML page of the runs a metrics history holds: trends, the "
-        "latest run, failed checks and anomalies.",
+        "Write the report of the runs a metrics history holds: a static site of pages per "
+        "dataset, run, rule and check (--site), or one self-contained HTML page (--out).",
     )
     r.add_argument("--history", required=True, help="the history (path or table:NAME)")
-    r.add_argument("--out", required=True, help="the HTML file to write")
+    r.add_argument("--out", help="the one-page HTML file to write")
+    r.add_argument("--site", help="the folder of the site to write (replaced whole)")
+    r.add_argument(
+        "--rules", help="the ruleset (YAML or rule tables) whose rule texts the rule pages show"
+    )
     r.add_argument("--since", help="only runs from this time (ISO date or time)")
     r.add_argument("--until", help="only runs before this time")
     r.add_argument("--title", default="Data quality report")

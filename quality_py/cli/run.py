@@ -72,6 +72,7 @@ def quality_run(args: argparse.Namespace) -> int:
             layout=args.layout,
             notifiers=notifiers(args),
             keys=keys(args.key),
+            hide_columns=keys(args.hide_column),
         )
         with watching(spark, f"quality run of {args.input}: checking and writing"):
             summary = run.write(

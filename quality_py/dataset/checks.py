@@ -563,7 +563,7 @@ def _recorded(
                     "anomaly", o.group or "error", o.entity, o.status == "passed", o.value,
                     o.message or "",
                 )
-                for o in outcomes
+                for o in outcomes if o.kind == "anomaly"  # not the bands they expected
             ],
         )
     )  # fmt: skip

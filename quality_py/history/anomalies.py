@@ -114,6 +114,10 @@ class SimpleThresholds:
                 out.append(Anomaly(i, x, self.lower, self.upper, detail))
         return out
 
+    def band(self, values: Sequence[float]) -> tuple[float | None, float | None]:
+        """The values the last of ``values`` may take without being anomalous."""
+        return self.lower, self.upper
+
 
 def _differences(values: Sequence[float], order: int) -> list[float]:
     """``values`` differenced ``order`` times (``len(values) - order`` values)."""
@@ -187,6 +191,17 @@ class AbsoluteChange(_ChangeBounds):
                 out.append(Anomaly(i, values[i], self.max_decrease, self.max_increase, detail))
         return out
 
+    def band(self, values: Sequence[float]) -> tuple[float | None, float | None] | None:
+        """The values the last of ``values`` may take (order 1: higher orders bound a
+        difference of differences, not a value). ``AbsoluteChange(-2, 3)``, 10: 8 to 13."""
+        if self.order != 1 or len(values) < 2 or math.isnan(values[-2]):
+            return None
+        before = values[-2]
+        return (
+            None if self.max_decrease is None else before + self.max_decrease,
+            None if self.max_increase is None else before + self.max_increase,
+        )
+
 
 @dataclass(frozen=True)
 class RateOfChange(AbsoluteChange):
@@ -234,6 +249,16 @@ class RelativeRateOfChange(_ChangeBounds):
                 )
                 out.append(Anomaly(i, now, self.max_decrease, self.max_increase, detail))
         return out
+
+    def band(self, values: Sequence[float]) -> tuple[float | None, float | None] | None:
+        """The values the last of ``values`` may take (order 1, after a positive value)."""
+        if self.order != 1 or len(values) < 2 or not values[-2] > 0:
+            return None
+        before = values[-2]
+        return (
+            None if self.max_decrease is None else before * self.max_decrease,
+            None if self.max_increase is None else before * self.max_increase,
+        )
 
 
 def _bounds(
@@ -381,6 +406,15 @@ class BatchNormal:
                 )
                 out.append(Anomaly(i, x, lower, upper, detail))
         return out
+
+    def band(self, values: Sequence[float]) -> tuple[float | None, float | None] | None:
+        """The values the last of ``values`` may take, judged against the ones before it."""
+        reference = [x for x in values[:-1] if not math.isnan(x)]
+        if len(reference) < 2:
+            return None
+        mean = sum(reference) / len(reference)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in reference) / (len(reference) - 1))
+        return _bounds(mean, sd, self.lower_factor, self.upper_factor)
 
 
 @dataclass(frozen=True)

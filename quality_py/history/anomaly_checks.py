@@ -21,6 +21,7 @@ Metric shorthands (:func:`metric_key`): ``input_rows`` (any ``rows`` count), ``r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,9 +123,41 @@ class AnomalyCheck:
         >>> AnomalyCheck("input_rows", SimpleThresholds(lower=10)).judge(run, []).status
         'failed'
         """
+        return self._judged(current, history)[0]
+
+    def judge_with_band(self, current: RunRecord, history: Sequence[RunRecord]) -> list[Metric]:
+        """:meth:`judge`'s outcome and, when the strategy can say it (``band``), the values the
+        metric could have taken without being anomalous: metrics ``bound/<kind.entity.name>/
+        lower`` and ``upper`` (the report draws them as a band).
+
+        >>> from datetime import datetime
+        >>> from quality_py.history.anomalies import SimpleThresholds
+        >>> run = RunRecord("r", datetime(2026, 1, 1), "quality_run", "1.1", "success", {},
+        ...                 (Metric("rows", "run", "input_rows", 5.0),))
+        >>> [(m.kind, m.name, m.value) for m in AnomalyCheck("input_rows",
+        ...     SimpleThresholds(lower=10)).judge_with_band(run, [])][1:]
+        [('bound', 'lower', 10.0)]
+        """
+        outcome, values = self._judged(current, history)
+        band = getattr(self.strategy, "band", None)
+        found = band(values) if band is not None and values is not None else None
+        if not found:
+            return [outcome]
+        key = ".".join(self.key)
+        bounds = [
+            Metric("bound", key, name, float(v))
+            for name, v in zip(("lower", "upper"), found, strict=True)
+            if v is not None and math.isfinite(v)
+        ]
+        return [outcome, *bounds]
+
+    def _judged(
+        self, current: RunRecord, history: Sequence[RunRecord]
+    ) -> tuple[Metric, list[float] | None]:
+        """The outcome, and the series judged (None when nothing was judged)."""
         value = _value(current, self.key)
         if value is None:
-            return self._outcome(None, False, "the current run has no such metric")
+            return self._outcome(None, False, "the current run has no such metric"), None
         earlier = [
             r
             for r in history
@@ -145,17 +178,16 @@ class AnomalyCheck:
                 value,
                 f"{type(self.strategy).__name__} needs {needed} earlier run(s) and the "
                 f"history has {len(series)}{changed}",
-            )
+            ), None
         values = [*series, value]
         try:
             found = self.strategy.detect(values, len(values) - 1)
         except ModelError as err:
-            return self._not_judged(value, f"{err.message}{changed}")
+            return self._not_judged(value, f"{err.message}{changed}"), None
         if found:
-            return self._outcome(value, False, f"anomaly: {found[-1].detail}{changed}")
-        return self._outcome(
-            value, True, f"{value:.6g} is normal against {len(series)} earlier runs{changed}"
-        )
+            return self._outcome(value, False, f"anomaly: {found[-1].detail}{changed}"), values
+        normal = f"{value:.6g} is normal against {len(series)} earlier runs{changed}"
+        return self._outcome(value, True, normal), values
 
     def _outcome(self, value: float | None, passed: bool, message: str) -> Metric:
         return Metric(
@@ -211,8 +243,10 @@ def version_note(current: str | None, earlier: Sequence[str | None]) -> str:
 def judge_all(
     checks: Sequence[AnomalyCheck], current: RunRecord, repository: MetricsRepository
 ) -> list[Metric]:
-    """Every check's outcome for ``current`` against the runs ``repository`` holds."""
+    """Every check's outcome for ``current`` against the runs ``repository`` holds, each
+    followed by the band of values it expected (``bound`` metrics, when its strategy says:
+    :meth:`AnomalyCheck.judge_with_band`)."""
     if not checks:
         return []
     history = repository.records(suite=suite_id(current.suite))
-    return [check.judge(current, history) for check in checks]
+    return [m for check in checks for m in check.judge_with_band(current, history)]

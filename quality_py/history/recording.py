@@ -79,11 +79,17 @@ def rule_metrics(refs: Sequence[Any]) -> list[Metric]:
 
 
 def sample_metrics(rows: Sequence[Mapping[str, Any]]) -> list[Metric]:
-    """A few failing rows' key columns (metric ``sample/row <i>/keys``, the keys as JSON)."""
+    """A few failing rows (metric ``sample/row <i>/row``, JSON of ``keys``, ``values`` and
+    ``failed``: the row's key columns, the values its failed rules read, those rules' ids).
+    Records of earlier versions have ``sample/row <i>/keys``, the keys alone.
+
+    >>> sample_metrics([{"keys": {"id": 7}, "values": {"a": -1}, "failed": ["10.1"]}])[0].message
+    '{"keys": {"id": 7}, "values": {"a": -1}, "failed": ["10.1"]}'
+    """
     import json
 
     return [
-        Metric("sample", f"row {i + 1}", "keys", None, None, json.dumps(row, default=str))
+        Metric("sample", f"row {i + 1}", "row", None, None, json.dumps(row, default=str))
         for i, row in enumerate(rows)
     ]
 

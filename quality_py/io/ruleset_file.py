@@ -14,7 +14,7 @@ The command line and a notebook call the same loader:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,12 +60,14 @@ class RulesetFile:
         history: MetricsRepository | None = None,
         tags: Mapping[str, Any] | None = None,
         compiled: CompiledSuite | None = None,
+        hide_columns: Sequence[str] = (),
         **options: Any,
     ) -> QualityRun:
         """A quality run of ``df`` with every section of the ruleset in one call: the suite
         (``compiled``: its compilation done beforehand), its dataset checks, SQL checks and error
         rates, and its anomaly checks, which judge the run against ``history`` (a metrics
-        repository, keeping the run's record with ``tags``). ``options`` go to ``run_quality``
+        repository, keeping the run's record with ``tags``; ``hide_columns``: columns its sample
+        failing rows never show). ``options`` go to ``run_quality``
         (``keys``, ``notifiers``, ``layout``, ``name``).
 
         >>> ruleset = loads_ruleset_file('''
@@ -76,7 +78,7 @@ class RulesetFile:
         >>> [r.a for r in run.valid.collect()]
         [2]
         """
-        over_time = OverTime.of(history, tags, self.anomaly_checks)
+        over_time = OverTime.of(history, tags, self.anomaly_checks, hide_columns)
         return run_quality(
             df,
             compiled or self.suite,

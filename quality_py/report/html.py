@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from quality_py.history.records import RunRecord
 from quality_py.report.charts import _fmt, bars, trend
@@ -68,6 +69,12 @@ def _marks(anomalies: dict[str, set[str]], kind: str, entity: str, name: str) ->
     if kind == "rule":
         runs |= anomalies.get(f"rule.{entity.split('.')[0]}.{name}", set())
     return runs
+
+
+def _sample_keys(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A sample row's key columns (``row`` samples hold them under ``keys``; older ``keys``
+    samples are the keys themselves)."""
+    return dict(data.get("keys") or {}) if name == "row" else data
 
 
 def _latest_run(run: RunRecord) -> list[str]:
@@ -129,7 +136,7 @@ def _latest_run(run: RunRecord) -> list[str]:
     samples = [m for m in run.metrics if m.kind == "sample"]
     if samples:
         out.append("<h3>Sample failing rows (keys)</h3><table>")
-        keys = [json.loads(m.message or "{}") for m in samples]
+        keys = [_sample_keys(m.name, json.loads(m.message or "{}")) for m in samples]
         columns = list(keys[0]) if keys else []
         out.append("<tr>" + "".join(f"<th>{escape(c)}</th>" for c in columns) + "</tr>")
         for row in keys:

@@ -264,3 +264,44 @@ def test_a_history_table_is_queryable_one_row_per_metric(spark: Any) -> None:
     finally:
         for table in (repo.table, old.table):
             spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_sample_rows_show_what_the_failed_rules_read_and_hide_what_is_sensitive(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Each kept row: its keys, the values of the columns its failed rules read (through a
+    lambda too), the rules it failed; a hidden column never appears, a column no failed rule
+    reads neither."""
+    from quality_py import LambdaFunction
+
+    suite = RuleSuite(
+        Id(2, 1),
+        [RuleSet(Id(20, 1), [
+            Rule(Id(201, 1), "positive(amount)", action_if_failed="drop"),
+            Rule(Id(202, 1), "length(ssn) = 11 AND country IS NOT NULL"),
+        ])],
+        lambdas=[LambdaFunction("positive", "x -> x > limit", Id(9, 1))],
+    )  # fmt: skip
+    rows = [(1, 5, 0, "123-45-6789", "DE", "n1"), (2, -3, 0, "bad", "FR", "n2"),
+            (3, 7, 0, "bad", None, "n3"), (4, 2, 0, "123-45-6789", "DE", "n4")]  # fmt: skip
+    df = spark.createDataFrame(rows, "id int, amount int, limit int, ssn string, "
+                               "country string, note string")  # fmt: skip
+    repo = FileMetricsRepository(tmp_path / "h")
+    over_time = OverTime(history=repo, hide_columns=("SSN",))
+    run_quality(df, suite, run_id="s1", keys=["id"], over_time=over_time).write()
+    (record,) = repo.records()
+    import json
+
+    kept = sorted(
+        (json.loads(m.message or "{}") for m in record.metrics if m.kind == "sample"),
+        key=lambda s: s["keys"]["id"],
+    )
+    # by hand: row 2 fails both rules (amount -3 <= 0; ssn 'bad'), row 3 fails 202 (ssn, null
+    # country); rows 1 and 4 fail nothing
+    assert kept == [
+        {"keys": {"id": 2}, "values": {"amount": -3, "limit": 0, "country": "FR"},
+         "failed": ["201.1", "202.1"]},
+        {"keys": {"id": 3}, "values": {"country": None}, "failed": ["202.1"]},
+    ]  # fmt: skip
+    texts = " ".join(m.message or "" for m in record.metrics if m.kind == "sample")
+    assert "123-45" not in texts and "bad" not in texts and "note" not in texts

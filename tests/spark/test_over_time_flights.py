@@ -134,7 +134,7 @@ def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -
     assert float(cells[index.index("dep_time")]["text"]) == pytest.approx(share, abs=5e-5)
     assert row and dom.find("svg", data_column="origin")
     # sample failing rows of the broken month: the --key columns, flights of April 1-5
-    samples = [json.loads(m.message or "{}") for m in latest.metrics if m.kind == "sample"]
+    samples = [json.loads(m.message or "{}")["keys"] for m in latest.metrics if m.kind == "sample"]
     april = {
         tuple(f[k] for k in KEYS) for f in _flights() if f["month"] == "4" and int(f["day"]) <= 5
     }

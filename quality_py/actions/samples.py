@@ -1,0 +1,73 @@
+"""A few failing rows for a run's record: each row's key columns, the values of the columns its
+failed rules read, and the rules it failed (``sample/row <i>/row`` metrics, JSON; the report's
+rule pages show them).
+
+Bounded: at most ``OverTime.sample_rows`` rows (10 by default), :data:`MAX_COLUMNS` value
+columns a row and :data:`MAX_CHARS` characters a value. ``OverTime.hide_columns`` names
+columns that are never shown (sensitive data): they are not even read by the sampling job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from quality_py.actions.flags import RuleRef, failed_rules_sql
+from quality_py.model.reads import columns_read
+
+if TYPE_CHECKING:
+    from quality_py.actions.run import QualityRun
+
+#: the most value columns one sampled row keeps
+MAX_COLUMNS = 24
+#: the longest value kept (longer ones are cut, ending in an ellipsis)
+MAX_CHARS = 200
+
+
+def _shown(value: Any) -> Any:
+    """A value as JSON keeps it: numbers, booleans and null as they are, the rest as bounded
+    text."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    text = str(value)
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
+
+
+def sample_rows(run: QualityRun, where: str) -> list[dict[str, Any]]:
+    """Up to ``run.over_time.sample_rows`` rows of ``run.flagged`` matching ``where`` (a flag),
+    each ``{"keys": {...}, "values": {...}, "failed": ["101.1", ...]}`` (one small job that stops
+    at that many rows)."""
+    from pyspark.sql import functions as F
+
+    limit = run.over_time.sample_rows
+    if limit == 0:
+        return []
+    hidden = {c.lower() for c in run.over_time.hide_columns}
+    visible = [c for c in run.input_columns if c.lower() not in hidden]
+    keys = [c for c in (list(run.keys) or run.input_columns[:3]) if c.lower() not in hidden]
+    read = columns_read(run.prepared, visible)
+    wanted = list(dict.fromkeys([*keys, *(c for cols in read.values() for c in cols)]))
+    failed = failed_rules_sql(
+        run.refs, run.codes, run.prepared.probable_pass, run.families or None, packed=True
+    )
+    frame = run.flagged.where(where).select(
+        *[F.col(f"`{c.replace('`', '``')}`") for c in wanted],
+        F.expr(failed).alias("__qp_sample_failed"),
+    )
+    return [_row(r.asDict(), keys, read, run.refs) for r in frame.limit(limit).collect()]
+
+
+def _row(
+    row: dict[str, Any], keys: list[str], read: dict[str, tuple[str, ...]], refs: Sequence[RuleRef]
+) -> dict[str, Any]:
+    entity = {r.rule.packed: f"{r.rule.id}.{r.rule.version}" for r in refs}
+    failed = list(dict.fromkeys(entity[p] for p in row.pop("__qp_sample_failed") or ()))
+    columns = list(dict.fromkeys(c for e in failed for c in read.get(e, ())))[:MAX_COLUMNS]
+    return {
+        "keys": {k: _shown(row[k]) for k in keys},
+        "values": {c: _shown(row[c]) for c in columns},
+        "failed": failed,
+    }
+
+
+__all__ = ["MAX_CHARS", "MAX_COLUMNS", "sample_rows"]

@@ -1,0 +1,358 @@
+"""The report site's overview, dataset and run pages (rule and check pages:
+:mod:`quality_py.report.detail_pages`). Every number carries a ``data-*`` attribute, so tests
+read the page as a browser shows it and compare with the history.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from quality_py.report.charts import Point, time_chart
+from quality_py.report.layout import filters, num, page, share, status, table
+from quality_py.report.site_model import (
+    Changes,
+    Dataset,
+    Run,
+    changes,
+    check_key,
+    pass_rate,
+    rule_key,
+)
+
+#: a run page lists its clean rules apart (not in the table) when it has more than this many
+COMPACT = 100
+ROWS = ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows")
+
+
+def _when(run: Run) -> str:
+    return f"{run.record.run_time:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def _changes_list(ds: Dataset, found: Changes, root: str) -> str:
+    items = []
+    for key in found.newly_failing_rules:
+        items.append(
+            f'<li data-change="rule-failing">rule <a href="{root}{ds.rule_page(key)}">'
+            f"{escape(key)}</a> newly fails rows</li>"
+        )
+    for key in found.newly_passing_rules:
+        items.append(
+            f'<li data-change="rule-passing">rule <a href="{root}{ds.rule_page(key)}">'
+            f"{escape(key)}</a> fails no row any more</li>"
+        )
+    for key in found.newly_failing_checks:
+        text = key.split("|", 1)[1].replace("|", ": ")
+        items.append(
+            f'<li data-change="check-failing">check <a href="{root}{ds.check_page(key)}">'
+            f"{escape(text)}</a> newly fails</li>"
+        )
+    if found.version:
+        old, new = found.version
+        items.append(
+            f'<li data-change="version">suite version {escape(old)} &rarr; {escape(new)}</li>'
+        )
+    if not items:
+        return '<p class="muted" data-change="none">nothing changed since the previous run</p>'
+    return '<ul class="changes">' + "".join(items) + "</ul>"
+
+
+def overview(sets: list[Dataset], title: str, generated: str) -> str:
+    """The site's front page: every dataset's latest status, pass-rate trend, open anomalies
+    and what changed since its previous run."""
+    body = [
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="muted">{len(sets)} datasets, {sum(len(d.runs) for d in sets)} runs; '
+        f"generated {escape(generated)}</p>",
+    ]
+    for ds in sets:
+        latest = ds.latest
+        previous = ds.runs[-2] if len(ds.runs) > 1 else None
+        anomalies = [
+            m for m in latest.record.metrics if m.kind == "anomaly" and m.status == "failed"
+        ]
+        rate = pass_rate(latest)
+        points = [Point(r.record.run_time, pass_rate(r), r.record.run_id, r.page) for r in ds.runs]
+        body += [
+            f'<section class="dataset" data-dataset="{escape(ds.label)}">',
+            f'<h2><a href="datasets/{ds.slug}.html">{escape(ds.label)}</a> '
+            f'<span class="status-{escape(latest.record.status)}" data-status>'
+            f"{escape(latest.record.status)}</span></h2>",
+            f'<p class="muted">latest run <a href="{latest.page}">'
+            f"{escape(latest.record.run_id)}</a>, {_when(latest)}; suite "
+            f"{escape(latest.record.suite or '-')}; {len(ds.runs)} runs</p>",
+            '<div class="cards"><div class="card"><div class="muted">pass rate</div>'
+            f'<div class="big" data-pass-rate="{rate!r}">'
+            f"{'-' if rate is None else f'{100 * rate:.2f} %'}</div></div>"
+            f'<div class="card"><div class="muted">open anomalies</div>'
+            f'<div class="big" data-open-anomalies>{len(anomalies)}</div></div>'
+            f'<div class="card">{time_chart(f"pass-rate.{ds.slug}", points, width=420, height=120)}'
+            "</div></div>",
+            "<h3>Since the previous run</h3>",
+            _changes_list(ds, changes(previous, latest), ""),
+        ]
+        body += [f"<p>anomaly: {escape(m.message or m.entity)}</p>" for m in anomalies]
+        body.append("</section>")
+    return page(title, body, [(title, None)], "")
+
+
+def dataset_page(ds: Dataset, title: str, definitions: dict[str, str]) -> str:
+    """A dataset: its rules and checks (latest status, sortable and filterable) and its runs."""
+    latest = ds.latest
+    body = [f"<h1>{escape(ds.label)}</h1>", _rows_chart(ds)]
+    rules = _rule_rows(ds, latest, "../", definitions)
+    if rules:
+        body += [
+            "<h2>Rules</h2>",
+            filters("rules", ["failing", "clean"], len(rules)),
+            table(
+                "rules",
+                [
+                    ("rule", "text"),
+                    ("rule set", "text"),
+                    ("action", "text"),
+                    ("status", "text"),
+                    ("failed", "number"),
+                    ("failing share", "number"),
+                    ("description", "text"),
+                ],
+                rules,
+            ),
+        ]
+    checks = _check_rows(ds, latest, "../")
+    if checks:
+        body += [
+            "<h2>Checks</h2>",
+            filters("checks", ["passed", "failed", "not_judged"], len(checks)),
+            table(
+                "checks",
+                [
+                    ("kind", "text"),
+                    ("check", "text"),
+                    ("value", "number"),
+                    ("status", "text"),
+                    ("message", "text"),
+                ],
+                checks,
+            ),
+        ]
+    runs = [
+        f'<tr data-run="{escape(r.record.run_id)}" data-status="{escape(r.record.status)}">'
+        f'<td><a href="../{r.page}">{escape(r.record.run_id)}</a></td>'
+        f'<td data-sort="{r.record.run_time.isoformat()}">{_when(r)}</td>'
+        f"<td>{escape(r.record.suite or '-')}</td>{status(r.record.status)}"
+        + "".join(num(r.value("rows", "run", n), f'data-metric="{n}"') for n in ROWS[:3])
+        + "</tr>"
+        for r in reversed(ds.runs)
+    ]
+    body += [
+        "<h2>Runs</h2>",
+        filters("runs", ["success", "warning", "failed"], len(runs)),
+        table(
+            "runs",
+            [
+                ("run", "text"),
+                ("time", "text"),
+                ("suite", "text"),
+                ("status", "text"),
+                ("input", "number"),
+                ("valid", "number"),
+                ("quarantined", "number"),
+            ],
+            runs,
+        ),
+    ]
+    return page(ds.label, body, [(title, "index.html"), (ds.label, None)], "../")
+
+
+def _rows_chart(ds: Dataset) -> str:
+    charts = []
+    for name in ROWS[:3]:
+        points = [
+            Point(r.record.run_time, r.value("rows", "run", name), r.record.run_id, "../" + r.page)
+            for r in ds.runs
+        ]
+        if any(p.value is not None for p in points):
+            charts.append(
+                f'<div class="card"><h3>{name.replace("_", " ")}</h3>'
+                f"{time_chart(f'rows.run.{name}', points, width=400, height=150)}</div>"
+            )
+    return '<div class="cards">' + "".join(charts) + "</div>" if charts else ""
+
+
+def _rule_rows(
+    ds: Dataset, run: Run, root: str, definitions: dict[str, str], compact: bool = False
+) -> list[str]:
+    """A table row per rule; ``compact``: only the failing rules' when there are more than
+    :data:`COMPACT` clean ones (those are listed apart)."""
+    out = []
+    entities = run.rules()
+    clean = sum(1 for e in entities if not (run.value("rule", e, "failed") or 0) > 0)
+    for entity in entities:
+        info = run.metrics.get(("rule", entity, "action"))
+        failed = run.value("rule", entity, "failed")
+        state = "failing" if (failed or 0) > 0 else "clean"
+        if compact and clean > COMPACT and state == "clean":
+            continue
+        key = rule_key(entity)
+        description = (info and info.message) or definitions.get(key, "")
+        out.append(
+            f'<tr data-rule="{escape(entity)}" data-status="{state}">'
+            f'<td data-sort="{key.zfill(12)}"><a href="{root}{ds.rule_page(key)}">'
+            f"{escape(entity)}</a></td>"
+            f"<td>{escape((info and info.group) or '')}</td>"
+            f"<td>{escape((info and info.status) or '')}</td>{status(state)}"
+            + num(failed, 'data-count="failed"')
+            + share(run.value("rule", entity, "failed_share"), 'data-count="failed_share"')
+            + f"<td>{escape(description)}</td></tr>"
+        )
+    return out
+
+
+def _check_rows(ds: Dataset, run: Run, root: str) -> list[str]:
+    out = []
+    for m in run.checks():
+        key = check_key(m)
+        text = m.entity if m.kind != "check" else f"{m.entity}: {m.name}"
+        out.append(
+            f'<tr data-check="{escape(key)}" data-status="{escape(m.status or "")}">'
+            f"<td>{escape(m.kind)}</td>"
+            f'<td><a href="{root}{ds.check_page(key)}">{escape(text)}</a></td>'
+            + num(m.value, 'data-value=""')
+            + status(m.status)
+            + f"<td>{escape(m.message or '')}</td></tr>"
+        )
+    return out
+
+
+def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
+    """One run: inputs, outputs and counts that add up, every rule and check, anomalies with
+    their baseline, the suite version, the time taken and sample failing rows."""
+    rec = run.record
+    rows = {n: run.value("rows", "run", n) for n in ROWS}
+    body = [
+        f'<h1>Run <code>{escape(rec.run_id)}</code> <span class="status-{escape(rec.status)}" '
+        f"data-status>{escape(rec.status)}</span></h1>",
+        f'<p class="muted">{_when(run)}; {escape(rec.source.replace("_", " "))} of suite '
+        f"<span data-suite>{escape(rec.suite or '-')}</span>"
+        + "".join(f"; {escape(k)}={escape(v)}" for k, v in rec.tags.items())
+        + "</p>",
+    ]
+    if rec.message:
+        body.append(f"<p data-message>{escape(rec.message)}</p>")
+    if rows["input_rows"] is not None:
+        body.append(_counts(rows))
+    timing = [m for m in rec.metrics if m.kind == "timing"]
+    if timing:
+        body.append(
+            "<p>took "
+            + ", ".join(
+                f'{escape(m.name.replace("_", " "))} <span data-timing="{escape(m.name)}">'
+                f"{m.value if m.value is not None else '-'}</span> s"
+                for m in timing
+            )
+            + "</p>"
+        )
+    body += [
+        "<h2>What changed since the previous run</h2>",
+        _changes_list(ds, changes(before, run), "../"),
+    ]
+    rules = _rule_rows(ds, run, "../", {}, compact=True)
+    clean = [e for e in run.rules() if not (run.value("rule", e, "failed") or 0) > 0]
+    if len(clean) > COMPACT:  # listed, not tabled: a page per run stays small at 1,000 rules
+        body.append(
+            f'<p class="muted" id="clean-rules" data-clean="{len(clean)}">{len(clean)} rules '
+            "failed no row: "
+            + ", ".join(f'<a href="../{ds.rule_page(rule_key(e))}">{escape(e)}</a>' for e in clean)
+            + "</p>"
+        )
+    if rules:
+        body += [
+            "<h2>Rules</h2>",
+            filters("rules", ["failing", "clean"], len(rules)),
+            table(
+                "rules",
+                [
+                    ("rule", "text"),
+                    ("rule set", "text"),
+                    ("action", "text"),
+                    ("status", "text"),
+                    ("failed", "number"),
+                    ("failing share", "number"),
+                    ("description", "text"),
+                ],
+                rules,
+            ),
+        ]
+    checks = _check_rows(ds, run, "../")
+    if checks:
+        body += [
+            "<h2>Checks and anomalies</h2>",
+            filters("checks", ["passed", "failed", "not_judged"], len(checks)),
+            table(
+                "checks",
+                [
+                    ("kind", "text"),
+                    ("check", "text"),
+                    ("value", "number"),
+                    ("status", "text"),
+                    ("message (bound, baseline)", "text"),
+                ],
+                checks,
+            ),
+        ]
+    body.append(sample_table(ds, run.samples(), None, "../"))
+    crumbs = [(title, "index.html"), (ds.label, f"datasets/{ds.slug}.html"), (rec.run_id, None)]
+    return page(f"{ds.label}: run {rec.run_id}", body, crumbs, "../")
+
+
+def _counts(rows: dict[str, float | None]) -> str:
+    """The row counts, and whether they add up: every input row is valid or dropped."""
+    parts = "".join(num(rows[n], f'data-metric="{n}"') for n in ROWS)
+    total, valid, dropped = rows["input_rows"], rows["valid_rows"], rows["dropped_rows"]
+    adds = valid is not None and dropped is not None and total == valid + dropped
+    note = (
+        '<p class="muted" data-adds-up="true">rows in = valid + dropped</p>'
+        if adds
+        else '<p class="status-failed" data-adds-up="false">the counts do not add up</p>'
+    )
+    return (
+        "<table><thead><tr><th>input</th><th>valid</th><th>quarantined</th><th>dropped</th>"
+        f"</tr></thead><tbody><tr>{parts}</tr></tbody></table>{note}"
+    )
+
+
+def sample_table(
+    ds: Dataset, samples: list[dict[str, object]], columns: tuple[str, ...] | None, root: str
+) -> str:
+    """Sample failing rows: key columns, the values their failed rules read (``columns``: only
+    those), and every rule each row failed, linked."""
+    if not samples:
+        return ""
+    keys = list(dict.fromkeys(k for s in samples for k in s["keys"]))  # type: ignore[attr-defined]
+    values = list(dict.fromkeys(k for s in samples for k in s["values"]))  # type: ignore[attr-defined]
+    if columns is not None:
+        values = [c for c in values if c in columns]
+    head = "".join(f"<th>{escape(c)}</th>" for c in [*keys, *values]) + "<th>failed rules</th>"
+    out = [
+        "<h2>Sample failing rows</h2>",
+        f'<table class="samples"><thead><tr>{head}</tr></thead><tbody>',
+    ]
+    for s in samples:
+        cells = [s["keys"].get(k) for k in keys] + [s["values"].get(c) for c in values]  # type: ignore[attr-defined]
+        failed = ", ".join(
+            f'<a href="{root}{ds.rule_page(rule_key(e))}">{escape(e)}</a>'
+            for e in s["failed"]  # type: ignore[attr-defined]
+        )
+        out.append(
+            '<tr class="sample">'
+            + "".join(
+                f"<td>{'<span class=muted>null</span>' if v is None else escape(str(v))}</td>"
+                for v in cells
+            )
+            + f"<td data-failed>{failed}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+__all__ = ["dataset_page", "overview", "run_page", "sample_table"]

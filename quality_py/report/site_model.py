@@ -1,0 +1,262 @@
+"""What the report site shows, read from a metrics history: the watched datasets (a suite and
+its tags), their runs in time order, each run's metrics indexed once, and what changed from
+one run to the next. Pure data: :mod:`quality_py.report.pages` renders it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quality_py.history.records import Metric, RunRecord
+
+#: record sources with a dataset's runs (profiles are shown on the dataset page)
+RUN_SOURCES = ("quality_run", "verify")
+#: metric kinds that are checks of a dataset: constraints, SQL checks, anomaly checks
+CHECK_KINDS = ("check", "sql", "anomaly")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def slug(text: str) -> str:
+    """A file name for ``text``: its safe characters and a short digest (distinct texts never
+    share a name, whatever their characters).
+
+    >>> slug("orders/eu"), slug("orders eu") != slug("orders_eu")
+    ('orders_eu-6cd4b2', True)
+    """
+    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
+    return f"{_UNSAFE.sub('_', text)[:40]}-{digest}"
+
+
+def rule_key(entity: str) -> str:
+    """A rule's id without its version (``101.2`` -> ``101``): a rule's page follows it across
+    versions."""
+    return entity.split(".")[0]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A record with its metrics indexed by key, and its page's file name."""
+
+    record: RunRecord
+    metrics: dict[tuple[str, str, str], Metric]
+    page: str
+    #: rule id (no version) -> the rule's entity (``id.version``) in this run
+    rule_entities: dict[str, str]
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Run:
+        index = {m.key: m for m in record.metrics}
+        name = slug(f"{record.source}|{record.run_id}|{record.run_time.isoformat()}")
+        entities: dict[str, str] = {}
+        for m in record.metrics:
+            if m.kind == "rule":
+                entities.setdefault(rule_key(m.entity), m.entity)
+        return cls(record, index, f"runs/{name}.html", entities)
+
+    def value(self, kind: str, entity: str, name: str) -> float | None:
+        """One metric's value (None when the run has none)."""
+        metric = self.metrics.get((kind, entity, name))
+        return None if metric is None else metric.value
+
+    def rules(self) -> list[str]:
+        """The rule entities (``id.version``) of this run, in rule-id order."""
+        return sorted(self.rule_entities.values(), key=_numeric)
+
+    def checks(self) -> list[Metric]:
+        """Its check outcomes (constraints, SQL checks, anomaly checks)."""
+        return [m for m in self.record.metrics if m.kind in CHECK_KINDS]
+
+    def samples(self) -> list[dict[str, Any]]:
+        """Its sample failing rows as ``{"keys", "values", "failed"}`` (older records kept the
+        keys alone: no values, no rules)."""
+        out = []
+        for m in self.record.metrics:
+            if m.kind != "sample":
+                continue
+            data = json.loads(m.message or "{}")
+            if m.name == "row":
+                out.append(data)
+            else:
+                out.append({"keys": data, "values": {}, "failed": []})
+        return out
+
+    @property
+    def failing_rules(self) -> set[str]:
+        """Rule ids (no version) that failed at least one row."""
+        return {
+            rule_key(m.entity)
+            for m in self.record.metrics
+            if m.kind == "rule" and m.name == "failed" and (m.value or 0) > 0
+        }
+
+    @property
+    def failing_checks(self) -> set[str]:
+        """Check pages' keys of the checks that failed."""
+        return {check_key(m) for m in self.checks() if m.status == "failed"}
+
+
+def _numeric(entity: str) -> list[int | str]:
+    return [int(p) if p.isdigit() else p for p in entity.split(".")]
+
+
+def check_key(metric: Metric) -> str:
+    """What a check's page is about: its kind and entity (and constraint)."""
+    if metric.kind == "check":
+        return f"check|{metric.entity}|{metric.name}"
+    return f"{metric.kind}|{metric.entity}"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A watched dataset: a suite id and tags, with its runs oldest first."""
+
+    suite: str
+    tags: tuple[tuple[str, str], ...]
+    runs: tuple[Run, ...]
+    profiles: tuple[RunRecord, ...] = ()
+    slug: str = field(default="")
+    #: judged metric (``kind.entity.name``) -> the runs an anomaly check found it anomalous in
+    anomalies: dict[str, set[str]] = field(default_factory=dict)
+    #: (run id, judged metric) -> the band of values its anomaly check expected
+    bands: dict[tuple[str, str], tuple[float | None, float | None]] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The suite and its tags, as people read them."""
+        tags = ", ".join(f"{k}={v}" for k, v in self.tags)
+        return f"{self.suite}" + (f" ({tags})" if tags else "")
+
+    @property
+    def latest(self) -> Run:
+        """The newest run."""
+        return self.runs[-1]
+
+    def rule_page(self, key: str) -> str:
+        """The file of the page of rule ``key`` (an id without version)."""
+        return f"rules/{self.slug}-{slug(key)}.html"
+
+    def check_page(self, key: str) -> str:
+        """The file of the page of check ``key`` (:func:`check_key`)."""
+        return f"checks/{self.slug}-{slug(key)}.html"
+
+
+def datasets(records: Sequence[RunRecord]) -> list[Dataset]:
+    """The datasets of ``records``: runs of one suite id (any version) with the same tags,
+    oldest first (by time, then run id); datasets by label.
+
+    >>> from datetime import datetime
+    >>> a = RunRecord("a", datetime(2026, 1, 2), "quality_run", "1.1", "success", {"t": "x"})
+    >>> b = RunRecord("b", datetime(2026, 1, 1), "quality_run", "1.2", "success", {"t": "x"})
+    >>> [[r.record.run_id for r in d.runs] for d in datasets([a, b])]
+    [['b', 'a']]
+    """
+    groups: dict[tuple[str, tuple[tuple[str, str], ...]], list[RunRecord]] = {}
+    profiles: dict[tuple[str, tuple[tuple[str, str], ...]], list[RunRecord]] = {}
+    for r in sorted(records, key=lambda r: (r.run_time, r.run_id)):
+        key = ((r.suite or "-").split(".")[0], tuple(sorted(r.tags.items())))
+        if r.source in RUN_SOURCES:
+            groups.setdefault(key, []).append(r)
+        elif r.source == "profile":
+            profiles.setdefault(key, []).append(r)
+    out = []
+    for (suite, tags), runs in groups.items():
+        name = slug(" ".join([suite, *(f"{k}={v}" for k, v in tags)]))
+        anomalies: dict[str, set[str]] = {}
+        bands: dict[tuple[str, str], tuple[float | None, float | None]] = {}
+        for r in runs:
+            for m in r.metrics:
+                if m.kind == "anomaly" and m.status == "failed":
+                    anomalies.setdefault(m.name, set()).add(r.run_id)
+                elif m.kind == "bound":
+                    lower, upper = bands.get((r.run_id, m.entity), (None, None))
+                    is_lower = m.name == "lower"
+                    bands[(r.run_id, m.entity)] = (
+                        m.value if is_lower else lower,
+                        upper if is_lower else m.value,
+                    )
+        ordered = tuple(Run.of(r) for r in runs)
+        kept = tuple(profiles.get((suite, tags), ()))
+        out.append(Dataset(suite, tags, ordered, kept, name, anomalies, bands))
+    return sorted(out, key=lambda d: d.label)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed from one run of a dataset to the next."""
+
+    newly_failing_rules: tuple[str, ...] = ()
+    newly_passing_rules: tuple[str, ...] = ()
+    newly_failing_checks: tuple[str, ...] = ()
+    version: tuple[str, str] | None = None
+
+    @property
+    def any(self) -> bool:
+        """Whether anything changed."""
+        return bool(
+            self.newly_failing_rules
+            or self.newly_passing_rules
+            or self.newly_failing_checks
+            or self.version
+        )
+
+
+def changes(before: Run | None, after: Run) -> Changes:
+    """Rules failing rows in ``after`` but none in ``before``, the reverse, checks failing
+    newly, and a suite version change.
+
+    >>> from datetime import datetime
+    >>> def run(suite, failed):
+    ...     m = (Metric("rule", "7.1", "failed", failed),)
+    ...     return Run.of(RunRecord("r", datetime(2026, 1, 1), "quality_run", suite, "x", {}, m))
+    >>> c = changes(run("1.1", 0.0), run("1.2", 4.0))
+    >>> c.newly_failing_rules, c.version
+    (('7',), ('1.1', '1.2'))
+    """
+    if before is None:
+        return Changes()
+    version = None
+    old, new = before.record.suite, after.record.suite
+    if old and new and old != new:
+        version = (old, new)
+    return Changes(
+        tuple(sorted(after.failing_rules - before.failing_rules, key=_numeric)),
+        tuple(sorted(before.failing_rules - after.failing_rules, key=_numeric)),
+        tuple(sorted(after.failing_checks - before.failing_checks)),
+        version,
+    )
+
+
+def pass_rate(run: Run) -> float | None:
+    """A quality run's valid share of its input rows; a verification's share of its
+    constraints that held (None when there is nothing to divide).
+
+    >>> from datetime import datetime
+    >>> m = (Metric("rows", "run", "input_rows", 8.0), Metric("rows", "run", "valid_rows", 6.0))
+    >>> pass_rate(Run.of(RunRecord("r", datetime(2026, 1, 1), "quality_run", "1.1", "x", {}, m)))
+    0.75
+    """
+    rows = run.value("rows", "run", "input_rows")
+    if rows is not None:
+        valid = run.value("rows", "run", "valid_rows")
+        return None if not rows or valid is None else valid / rows
+    checks = [m for m in run.checks() if m.status in ("passed", "failed")]
+    return sum(m.status == "passed" for m in checks) / len(checks) if checks else None
+
+
+__all__ = [
+    "CHECK_KINDS",
+    "Changes",
+    "Dataset",
+    "Run",
+    "changes",
+    "check_key",
+    "datasets",
+    "pass_rate",
+    "rule_key",
+    "slug",
+]
