@@ -2,7 +2,9 @@
 failed rules read, and the rules it failed (``sample/row <i>/row`` metrics, JSON; the report's
 rule pages show them).
 
-Bounded: at most ``OverTime.sample_rows`` rows (10 by default), :data:`MAX_COLUMNS` value
+Bounded: the first ``OverTime.sample_rows`` failing rows (10 by default), then among the first
+:data:`SCANNED` failing rows those that show a rule no two kept rows show yet (:func:`covering`,
+at most four times as many rows in all), :data:`MAX_COLUMNS` value
 columns a row and :data:`MAX_CHARS` characters a value. ``OverTime.hide_columns`` names
 columns that are never shown (sensitive data): they are not even read by the sampling job.
 """
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 
 #: the most value columns one sampled row keeps
 MAX_COLUMNS = 24
+#: how many failing rows the sampling job reads (it stops there) to choose the kept ones from
+SCANNED = 500
 #: the longest value kept (longer ones are cut, ending in an ellipsis)
 MAX_CHARS = 200
 
@@ -54,7 +58,29 @@ def sample_rows(run: QualityRun, where: str) -> list[dict[str, Any]]:
         *[F.col(f"`{c.replace('`', '``')}`") for c in wanted],
         F.expr(failed).alias("__qp_sample_failed"),
     )
-    return [_row(r.asDict(), keys, read, run.refs) for r in frame.limit(limit).collect()]
+    rows = [_row(r.asDict(), keys, read, run.refs) for r in frame.limit(SCANNED).collect()]
+    return covering(rows, limit)
+
+
+def covering(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` of ``rows``, and after them rows that show a rule fewer than two
+    kept rows show (at most ``4 * limit`` rows in all): a rule that fails rarely still gets a
+    row when one is among the rows scanned.
+
+    >>> rows = [{"failed": ["a"]}] * 5 + [{"failed": ["b"]}]
+    >>> [r["failed"] for r in covering(rows, 2)]
+    [['a'], ['a'], ['b']]
+    """
+    kept: list[dict[str, Any]] = []
+    shown: dict[str, int] = {}
+    for row in rows:
+        if len(kept) >= 4 * limit:
+            break
+        if len(kept) < limit or any(shown.get(e, 0) < 2 for e in row["failed"]):
+            kept.append(row)
+            for e in row["failed"]:
+                shown[e] = shown.get(e, 0) + 1
+    return kept
 
 
 def _row(

@@ -17,7 +17,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from quality_py.cli.common import progress, read_input, session, tags
+from quality_py.cli.common import keys, progress, read_input, session, tags
 from quality_py.history import Metric, RunRecord, open_repository
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.io.views import filter_sql
@@ -123,6 +123,8 @@ def report_command(args: argparse.Namespace) -> int:
         if args.rules:
             reader = None if is_yaml(args.rules) else (spark or session(args))
             suite = load_ruleset_file(args.rules, spark=reader).suite
-        index = write_site(records, args.site, title=args.title, suite=suite)
+        index = write_site(
+            records, args.site, title=args.title, suite=suite, dataset_tags=keys(args.dataset_tag)
+        )
         print(f"wrote the site {index} ({len(records)} runs)")
     return 0

@@ -294,6 +294,12 @@ def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore
     r.add_argument(
         "--rules", help="the ruleset (YAML or rule tables) whose rule texts the rule pages show"
     )
+    r.add_argument(
+        "--dataset-tag",
+        action="append",
+        help="site: a tag that tells datasets of one suite apart, e.g. table (repeat or "
+        "comma-separate; by default each suite is one dataset and tags label its runs)",
+    )
     r.add_argument("--since", help="only runs from this time (ISO date or time)")
     r.add_argument("--until", help="only runs before this time")
     r.add_argument("--title", default="Data quality report")

@@ -34,10 +34,13 @@ def render_site(
     title: str = "Data quality",
     suite: RuleSuite | None = None,
     columns: Sequence[str] = (),
+    dataset_tags: Sequence[str] = (),
 ) -> dict[str, str]:
     """Every page of the site, by its path in the folder. ``suite``: the ruleset whose rule
     texts, lambdas and actions the rule pages show (for the datasets of its suite id);
-    ``columns``: the input's columns, to show only the values a rule reads.
+    ``columns``: the input's columns, to show only the values a rule reads; ``dataset_tags``:
+    the tags that tell datasets of one suite apart (``["table"]``; by default a suite's runs
+    are one dataset, and tags such as a month label its runs).
 
     >>> from quality_py.history.records import Metric
     >>> run = RunRecord("r1", datetime(2026, 1, 2), "quality_run", "1.1", "success", {},
@@ -45,7 +48,7 @@ def render_site(
     >>> sorted(p.split("/")[0] for p in render_site([run]))
     ['datasets', 'index.html', 'runs']
     """
-    sets = datasets(records)
+    sets = datasets(records, dataset_tags)
     now = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
     pages = {"index.html": overview(sets, title, now)}
     for ds in sets:
@@ -71,6 +74,7 @@ def write_site(
     title: str = "Data quality",
     suite: RuleSuite | None = None,
     columns: Sequence[str] = (),
+    dataset_tags: Sequence[str] = (),
 ) -> Path:
     """Write :func:`render_site` into the folder ``out`` (replaced whole, atomically for
     readers: see the module's note) and return the path of its ``index.html``.
@@ -88,7 +92,7 @@ def write_site(
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        for path, text in render_site(records, title, suite, columns).items():
+        for path, text in render_site(records, title, suite, columns, dataset_tags).items():
             file = staging / path
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(text, encoding="utf-8")

@@ -145,9 +145,11 @@ class Dataset:
         return f"checks/{self.slug}-{slug(key)}.html"
 
 
-def datasets(records: Sequence[RunRecord]) -> list[Dataset]:
-    """The datasets of ``records``: runs of one suite id (any version) with the same tags,
-    oldest first (by time, then run id); datasets by label.
+def datasets(records: Sequence[RunRecord], by: Sequence[str] = ()) -> list[Dataset]:
+    """The datasets of ``records``: runs of one suite id (any version) with the same values
+    of the tags ``by`` (e.g. ``table``; other tags, such as a month or a partition, label runs),
+    oldest first (by time, then run id); datasets by label. An anomaly check's baseline is the
+    same: the suite id, across versions, and the tags the check names.
 
     >>> from datetime import datetime
     >>> a = RunRecord("a", datetime(2026, 1, 2), "quality_run", "1.1", "success", {"t": "x"})
@@ -158,7 +160,7 @@ def datasets(records: Sequence[RunRecord]) -> list[Dataset]:
     groups: dict[tuple[str, tuple[tuple[str, str], ...]], list[RunRecord]] = {}
     profiles: dict[tuple[str, tuple[tuple[str, str], ...]], list[RunRecord]] = {}
     for r in sorted(records, key=lambda r: (r.run_time, r.run_id)):
-        key = ((r.suite or "-").split(".")[0], tuple(sorted(r.tags.items())))
+        key = ((r.suite or "-").split(".")[0], tuple((k, r.tags[k]) for k in by if k in r.tags))
         if r.source in RUN_SOURCES:
             groups.setdefault(key, []).append(r)
         elif r.source == "profile":

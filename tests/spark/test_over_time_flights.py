@@ -8,8 +8,10 @@ read by Python's csv module.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -144,3 +146,46 @@ def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -
     assert len(shown) == len(samples)
     shot = screenshot(page, "flights-report")
     assert shot.stat().st_size > 50_000
+
+
+def test_the_site_shows_the_flights_history_with_real_failing_rows(
+    history: tuple[Path, Path],
+) -> None:
+    """The site of the flights history: the broken April run's page has the history's counts,
+    and a rule page shows failing flights with the values the rule reads, as the sample data
+    has them (read from the CSV, not from our code)."""
+    from tests.browser import console_checked_dom
+
+    store, root = history
+    site = root / "site"
+    assert main(["report", "--history", str(store), "--site", str(site),
+                 "--rules", str(RULESET), "--dataset-tag", "table"]) == 0  # fmt: skip
+    latest = FileMetricsRepository(store).records(source="quality_run")[-1]
+    (april,) = [
+        p
+        for p in (site / "runs").iterdir()
+        if "<code>2013-04</code>" in (text := p.read_text()) and "quality run of suite" in text
+    ]
+    dom = Elements(console_checked_dom(april))
+    for name in ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows"):
+        (cell,) = dom.find("td", data_metric=name)
+        assert float(cell["text"]) == latest.value("rows", "run", name), name
+    assert dom.find("p", data_adds_up="true")
+    # every sample row on rule 401's page (the destination is a known airport) is a flight
+    # whose values are the sample data's, and failed 401
+    (page,) = [p for p in (site / "rules").iterdir() if "-401-" in p.name]
+    text = console_checked_dom(page)
+    heads = [e["text"] for e in Elements(text).find("th") if e["text"] not in ("run", "time")]
+    heads = heads[heads.index("year") :]
+    assert "dest" in heads and heads[-1] == "failed rules"
+    flights = {tuple(f[k] for k in KEYS): f for f in _flights()}
+    rows = re.findall(r'<tr class="sample">(.*?)</tr>', text, re.DOTALL)
+    assert rows
+    for row in rows:
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c))
+                 for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)]  # fmt: skip
+        values = dict(zip(heads, cells, strict=True))
+        flight = flights[tuple(values[k] for k in KEYS)]
+        assert values["dest"] == flight["dest"] and flight["dest"] in ("BQN", "SJU", "STT", "PSE")
+        assert "401.1" in values["failed rules"]
+    assert "main.dest" in text  # the rule's text, from the ruleset

@@ -22,7 +22,7 @@ LAST = RUNS - 1
 
 @pytest.fixture(scope="module")
 def pages() -> dict[str, str]:
-    return render_site(history(RULES, RUNS), title="Orders")
+    return render_site(history(RULES, RUNS), title="Orders", dataset_tags=["table"])
 
 
 def _having(dom: Elements, tag: str, attr: str) -> list[dict[str, Any]]:
@@ -115,7 +115,12 @@ def test_a_rule_page_has_its_definition_chart_band_and_failing_rows() -> None:
         ],
         lambdas=[LambdaFunction("positive", "x -> x > 0", Id(9, 1))],
     )
-    pages = render_site(history(RULES, RUNS), suite=suite, columns=["id", "amount", "ssn_hash"])
+    pages = render_site(
+        history(RULES, RUNS),
+        suite=suite,
+        columns=["id", "amount", "ssn_hash"],
+        dataset_tags=["table"],
+    )
     dom = Elements(pages[_one(pages, "rules/", "-103-")])
     assert _having(dom, "pre", "data-rule-text")[0]["text"] == "positive(amount)"
     assert dom.find("pre", data_lambda="positive")[0]["text"] == "x -> x > 0"

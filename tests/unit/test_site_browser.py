@@ -20,7 +20,9 @@ LAST = RUNS - 1
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_site(history(RULES, RUNS), tmp_path_factory.mktemp("site") / "site").parent
+    return write_site(
+        history(RULES, RUNS), tmp_path_factory.mktemp("site") / "site", dataset_tags=["table"]
+    ).parent
 
 
 def _page(site: Path, folder: str, contains: str) -> Path:
@@ -82,7 +84,7 @@ def test_a_year_of_a_thousand_rules(tmp_path: Path) -> None:
     benchmarks/bench_report.py measures them as medians)."""
     records = history(1000, 365)
     started = time.perf_counter()
-    index = write_site(records, tmp_path / "site")
+    index = write_site(records, tmp_path / "site", dataset_tags=["table"])
     generated = time.perf_counter() - started
     site = index.parent
     biggest = max((p for p in site.rglob("*.html")), key=lambda p: p.stat().st_size)
