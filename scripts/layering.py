@@ -27,7 +27,7 @@ LAYERS: dict[str, set[str]] = {
     "profile": {"errors", "model", "sql", "dataset"},
     "report": {"errors", "model", "history"},
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
-    "docgen": {"errors", "model", "sql", "validation"},
+    "docgen": {"errors", "model", "sql", "validation", "report"},  # report: its page names
     "actions": {
         "errors", "model", "sql", "runners", "dataset", "validation", "history", "spark",
         "progress",

@@ -5,8 +5,8 @@
 #    check fails);
 # 2. quality over time: January to March run one by one into a metrics history, then an April
 #    extract that stopped after five days, which the volume anomaly check must flag (nothing of
-#    it is published); a profile of the first quarter with suggested checks; and the HTML report
-#    of it all at out/flights/report.html.
+#    it is published); a profile of the first quarter with suggested checks; and the report of it
+#    all: the site out/flights/site/index.html and the one page out/flights/report.html.
 #
 # One local Spark serves every step: a Spark Connect server on a loopback port, started here from
 # PySpark's own script and stopped at the end, so Spark starts once (not once per command).
@@ -54,4 +54,5 @@ fi
 echo "the broken April extract was flagged and not published, as it should be"
 $py -m quality_py profile --input sample:flights --where "month <= 3" \
   --suggest out/flights/suggested.yaml --evaluate --history "$history" --suite 1.1
-$py -m quality_py report --history "$history" --out out/flights/report.html
+$py -m quality_py report --history "$history" --out out/flights/report.html \
+  --site out/flights/site --rules rulesets/flights.yaml --dataset-tag table --title "NYC flights"

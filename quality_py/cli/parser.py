@@ -220,11 +220,22 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "docs",
         "write a ruleset's documentation (.md or .html)",
         "Write the documentation of a ruleset: every rule with its text, description, action "
-        "and the lambdas it calls.",
+        "and the lambdas it calls, and every dataset, SQL and anomaly check and error rate.",
     )
     _source(d)
     _with_data(d)
     d.add_argument("--out", required=True, help="output file: .md or .html")
+    d.add_argument(
+        "--site-url",
+        help="where the report site of the suite's runs is: rules and checks link "
+        "to their pages there (report --site)",
+    )
+    d.add_argument(
+        "--site-dataset",
+        action="append",
+        help="with --site-url: a TAG=VALUE that tells the dataset apart, as report "
+        "--dataset-tag groups it (e.g. table=flights)",
+    )
     _spark(d)
     d.set_defaults(func=docs_command)
     e = _command(

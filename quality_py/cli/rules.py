@@ -10,13 +10,15 @@ from quality_py.cli.common import (
     load_suite,
     load_suite_and_checks,
     others,
+    pair_values,
     policy_for,
     schema_of,
     session,
 )
 from quality_py.docgen import to_html, to_markdown
+from quality_py.docgen.checks import SiteLinks, doc_checks
 from quality_py.errors import ModelError
-from quality_py.io.ruleset_file import is_yaml
+from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.model.ids import Id
 from quality_py.runners.explain import explain_rules
 from quality_py.validation import validate
@@ -70,7 +72,15 @@ def docs_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     spark = None if is_yaml(args.source) and not (args.schema or args.input) else session(args)
-    suite = load_suite(args.source, args.suite, spark, others(args))
+    ruleset = load_ruleset_file(args.source, spark=spark, suite=args.suite, others=others(args))
+    suite = ruleset.suite
+    checks = doc_checks(
+        ruleset.checks, ruleset.sql_checks, ruleset.anomaly_checks, ruleset.error_rates
+    )
+    links = None
+    if args.site_url:
+        tags = tuple(pair_values(args.site_dataset, "--site-dataset"))
+        links = SiteLinks(args.site_url, str(suite.id.id), tags)
     report = None
     if spark is not None and (args.schema or args.input):
         views = load_reference(spark, args)
@@ -79,6 +89,6 @@ def docs_command(args: argparse.Namespace) -> int:
         )
     out = Path(args.out)
     render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
-    out.write_text(render(suite, report), encoding="utf-8")
+    out.write_text(render(suite, report, checks, links), encoding="utf-8")
     print(f"wrote {out}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from quality_py.docgen.checks import SiteLinks
 from quality_py.errors import QualityError
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
@@ -31,6 +32,10 @@ class Entry:
     output: tuple[Id, int] | None = None  # (output id, salience)
     called_by: list[tuple[str, Id]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    #: a rule's action in a quality run (``ignore``, ``drop`` or ``fail``)
+    action: str | None = None
+    #: the address of the rule's page in the report site, when known
+    page: str | None = None
 
     @property
     def anchor(self) -> str:
@@ -57,8 +62,11 @@ def _functions(text: str, lambda_names: set[str]) -> tuple[list[str], list[str],
     return sorted(set(lambdas)), sorted(set(library)), sorted(set(spark))
 
 
-def gather(suite: RuleSuite, report: ValidationReport | None = None) -> dict[str, list[Entry]]:
-    """Entries per section ("rules" grouped in order, "outputs", "lambdas")."""
+def gather(
+    suite: RuleSuite, report: ValidationReport | None = None, links: SiteLinks | None = None
+) -> dict[str, list[Entry]]:
+    """Entries per section ("rules" grouped in order, "outputs", "lambdas"); ``links``: where
+    the report site of the suite's runs is (each rule links to its page)."""
     names = {fn.name.lower() for fn in suite.lambdas}
     by_item: dict[tuple[str, Id], list[Finding]] = {}
     for f in report.findings if report else ():
@@ -100,6 +108,8 @@ def gather(suite: RuleSuite, report: ValidationReport | None = None) -> dict[str
             owner=rule.owner,
             tags=tuple(rule.tags),
         )
+        e.action = str(rule.action_if_failed)
+        e.page = links.rule(str(rule.id.id)) if links is not None else None
         if rule.description and not e.docs.description:
             e.docs = Docs(rule.description, e.docs.params, e.docs.returns)
         if rule.output is not None:

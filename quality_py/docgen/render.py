@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
+from quality_py.docgen.checks import DocCheck, SiteLinks
 from quality_py.docgen.model import Entry, gather
 from quality_py.model.ids import INT_MAX
 from quality_py.model.rules import RuleSuite
@@ -22,6 +24,9 @@ def _md_entry(e: Entry) -> list[str]:
         out += [e.docs.description, ""]
     if e.owner or e.tags:
         out += [f"Owner: {e.owner or '-'}; tags: {', '.join(e.tags) or '-'}", ""]
+    if e.action:
+        page = f" ([its history in the report]({e.page}))" if e.page else ""
+        out += [f"Action if failed: **{e.action}**{page}", ""]
     if e.docs.params:
         out += ["| Parameter | Description |", "|---|---|"]
         out += [f"| {k} | {v} |" for k, v in e.docs.params.items()] + [""]
@@ -47,8 +52,27 @@ def _md_entry(e: Entry) -> list[str]:
     return [*out, ""]
 
 
-def to_markdown(suite: RuleSuite, report: ValidationReport | None = None) -> str:
-    """The suite as Markdown: rules by rule set, output expressions, lambdas, findings.
+def _md_checks(checks: Sequence[DocCheck], links: SiteLinks | None) -> list[str]:
+    if not checks:
+        return []
+    out = ["## Checks", "", "| kind | name | what | level / action |", "|---|---|---|---|"]
+    for c in checks:
+        name = c.name.replace("|", "\\|")
+        if links is not None and c.key is not None:
+            name = f"[{name}]({links.check(c.key)})"
+        detail = c.detail.replace("|", "\\|")
+        out.append(f"| {c.kind} | {name} | `{detail}` | {c.level} |")
+    return [*out, ""]
+
+
+def to_markdown(
+    suite: RuleSuite,
+    report: ValidationReport | None = None,
+    checks: Sequence[DocCheck] = (),
+    links: SiteLinks | None = None,
+) -> str:
+    """The suite as Markdown: rules by rule set with their actions, output expressions,
+    lambdas, findings, and the ruleset's ``checks``; ``links``: the report site to link into.
 
     >>> from quality_py import Id, Rule, RuleSet
     >>> md = to_markdown(RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -56,7 +80,7 @@ def to_markdown(suite: RuleSuite, report: ValidationReport | None = None) -> str
     >>> "positive amounts" in md and "amount > 0" in md
     True
     """
-    parts = gather(suite, report)
+    parts = gather(suite, report, links)
     lines = [f"# Rule suite {suite.id.id} v{suite.id.version}", ""]
     if suite.description:
         lines += [suite.description, ""]
@@ -86,6 +110,7 @@ def to_markdown(suite: RuleSuite, report: ValidationReport | None = None) -> str
             lines += [f"## {title}", ""]
             for e in parts[section]:
                 lines += _md_entry(e)
+    lines += _md_checks(checks, links)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -108,6 +133,11 @@ def _html_entry(e: Entry) -> str:
         parts.append(f"<p>{esc(e.docs.description)}</p>")
     if e.owner or e.tags:
         parts.append(f"<p>Owner: {esc(e.owner or '-')}; tags: {esc(', '.join(e.tags) or '-')}</p>")
+    if e.action:
+        page = f' (<a href="{esc(e.page)}">its history in the report</a>)' if e.page else ""
+        parts.append(
+            f'<p>Action if failed: <b data-action="{esc(e.action)}">{esc(e.action)}</b>{page}</p>'
+        )
     if e.docs.params:
         rows = "".join(
             f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in e.docs.params.items()
@@ -138,15 +168,42 @@ def _html_entry(e: Entry) -> str:
     return "".join(parts) + "</ul></section>"
 
 
-def to_html(suite: RuleSuite, report: ValidationReport | None = None) -> str:
-    """One self-contained HTML page (no external assets) with a search box over the entries.
+def _html_checks(checks: Sequence[DocCheck], links: SiteLinks | None) -> list[str]:
+    esc = html.escape
+    rows = []
+    for c in checks:
+        name = esc(c.name)
+        if links is not None and c.key is not None:
+            name = f'<a href="{esc(links.check(c.key))}">{name}</a>'
+        rows.append(
+            f'<tr data-check-kind="{esc(c.kind)}"><td>{esc(c.kind)}</td><td>{name}</td>'
+            f"<td><code>{esc(c.detail)}</code></td><td>{esc(c.level)}</td></tr>"
+        )
+    return (
+        [
+            '<h2 id="checks">Checks</h2><table><tr><th>kind</th><th>name</th><th>what</th>'
+            "<th>level / action</th></tr>" + "".join(rows) + "</table>"
+        ]
+        if rows
+        else []
+    )
+
+
+def to_html(
+    suite: RuleSuite,
+    report: ValidationReport | None = None,
+    checks: Sequence[DocCheck] = (),
+    links: SiteLinks | None = None,
+) -> str:
+    """One self-contained HTML page (no external assets) with a search box over the entries,
+    the rules' actions and the ruleset's ``checks``; ``links``: the report site to link into.
 
     >>> from quality_py import Id, Rule, RuleSet
     >>> page = to_html(RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(9, 1), "a > 0")])]))
     >>> page.startswith("<!doctype html>"), "Rule suite 1 v1" in page
     (True, True)
     """
-    parts = gather(suite, report)
+    parts = gather(suite, report, links)
     title = f"Rule suite {suite.id.id} v{suite.id.version}"
     body = [f"<h1>{html.escape(title)}</h1>"]
     if suite.description:
@@ -158,7 +215,8 @@ def to_html(suite: RuleSuite, report: ValidationReport | None = None) -> str:
         )
     body.append(
         '<nav><a href="#rules">Rules</a><a href="#outputs">Output expressions</a>'
-        '<a href="#lambdas">Lambdas</a></nav><input id="q" placeholder="filter...">'
+        '<a href="#lambdas">Lambdas</a><a href="#checks">Checks</a></nav>'
+        '<input id="q" placeholder="filter...">'
     )
     for section, name in (
         ("rules", "Rules"),
@@ -167,6 +225,7 @@ def to_html(suite: RuleSuite, report: ValidationReport | None = None) -> str:
     ):
         body.append(f'<h2 id="{section}">{name}</h2>')
         body += [_html_entry(e) for e in parts[section]]
+    body += _html_checks(checks, links)
     return (
         f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}'
         f"</title><style>{_CSS}</style></head><body>{''.join(body)}"

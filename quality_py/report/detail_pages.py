@@ -108,8 +108,8 @@ def rule_page(ds: Dataset, key: str, title: str, known: RuleDefinition | None) -
         _history_table(present, "rule"),
     ]
     samples = [
-        s
-        for r, _ in present[-SAMPLE_RUNS:]
+        {**s, "run": r}
+        for r, _ in reversed(present[-SAMPLE_RUNS:])
         for s in r.samples()
         if any(rule_key(e) == key for e in s["failed"])
     ]
@@ -159,14 +159,14 @@ def _history_table(present: list[tuple[Run, str]], kind: str) -> str:
             f'<tr data-run="{escape(r.record.run_id)}"><td><a href="../{r.page}">'
             f"{escape(r.record.run_id)}</a></td><td>{r.record.run_time:%Y-%m-%d %H:%M}</td>"
             f"<td>{escape(e)}</td>"
-            + num(r.value(kind, e, "failed"), 'data-count="failed"')
+            + num(r.failing(e), 'data-count="failing"')
             + share(r.value(kind, e, "failed_share"), 'data-count="failed_share"')
             + "</tr>"
         )
     return (
         f"<details><summary>the latest {min(len(present), HISTORY_ROWS)} runs</summary>"
         "<table><thead><tr><th>run</th><th>time</th>"
-        "<th>version</th><th>failed</th><th>failing share</th></tr></thead><tbody>"
+        "<th>version</th><th>failing rows</th><th>failing share</th></tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></details>"
     )

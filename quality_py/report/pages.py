@@ -111,7 +111,7 @@ def dataset_page(ds: Dataset, title: str, definitions: dict[str, str]) -> str:
                     ("rule set", "text"),
                     ("action", "text"),
                     ("status", "text"),
-                    ("failed", "number"),
+                    ("failing rows", "number"),
                     ("failing share", "number"),
                     ("description", "text"),
                 ],
@@ -186,10 +186,10 @@ def _rule_rows(
     :data:`COMPACT` clean ones (those are listed apart)."""
     out = []
     entities = run.rules()
-    clean = sum(1 for e in entities if not (run.value("rule", e, "failed") or 0) > 0)
+    clean = sum(1 for e in entities if not (run.failing(e) or 0) > 0)
     for entity in entities:
         info = run.metrics.get(("rule", entity, "action"))
-        failed = run.value("rule", entity, "failed")
+        failed = run.failing(entity)
         state = "failing" if (failed or 0) > 0 else "clean"
         if compact and clean > COMPACT and state == "clean":
             continue
@@ -201,7 +201,7 @@ def _rule_rows(
             f"{escape(entity)}</a></td>"
             f"<td>{escape((info and info.group) or '')}</td>"
             f"<td>{escape((info and info.status) or '')}</td>{status(state)}"
-            + num(failed, 'data-count="failed"')
+            + num(failed, 'data-count="failing"')
             + share(run.value("rule", entity, "failed_share"), 'data-count="failed_share"')
             + f"<td>{escape(description)}</td></tr>"
         )
@@ -257,7 +257,7 @@ def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
         _changes_list(ds, changes(before, run), "../"),
     ]
     rules = _rule_rows(ds, run, "../", {}, compact=True)
-    clean = [e for e in run.rules() if not (run.value("rule", e, "failed") or 0) > 0]
+    clean = [e for e in run.rules() if not (run.failing(e) or 0) > 0]
     if len(clean) > COMPACT:  # listed, not tabled: a page per run stays small at 1,000 rules
         body.append(
             f'<p class="muted" id="clean-rules" data-clean="{len(clean)}">{len(clean)} rules '
@@ -276,7 +276,7 @@ def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
                     ("rule set", "text"),
                     ("action", "text"),
                     ("status", "text"),
-                    ("failed", "number"),
+                    ("failing rows", "number"),
                     ("failing share", "number"),
                     ("description", "text"),
                 ],
@@ -332,7 +332,9 @@ def sample_table(
     values = list(dict.fromkeys(k for s in samples for k in s["values"]))  # type: ignore[attr-defined]
     if columns is not None:
         values = [c for c in values if c in columns]
-    head = "".join(f"<th>{escape(c)}</th>" for c in [*keys, *values]) + "<th>failed rules</th>"
+    runs = any("run" in s for s in samples)  # a rule's page: rows of several runs
+    names = [*(["run"] if runs else []), *keys, *values]
+    head = "".join(f"<th>{escape(c)}</th>" for c in names) + "<th>failed rules</th>"
     out = [
         "<h2>Sample failing rows</h2>",
         f'<table class="samples"><thead><tr>{head}</tr></thead><tbody>',
@@ -343,8 +345,15 @@ def sample_table(
             f'<a href="{root}{ds.rule_page(rule_key(e))}">{escape(e)}</a>'
             for e in s["failed"]  # type: ignore[attr-defined]
         )
+        run = s.get("run")
+        link = (
+            f'<td><a href="{root}{run.page}">{escape(run.record.run_id)}</a></td>'  # type: ignore[attr-defined]
+            if runs and run is not None
+            else "<td></td>" * runs
+        )
         out.append(
             '<tr class="sample">'
+            + link
             + "".join(
                 f"<td>{'<span class=muted>null</span>' if v is None else escape(str(v))}</td>"
                 for v in cells

@@ -63,6 +63,12 @@ class Run:
         metric = self.metrics.get((kind, entity, name))
         return None if metric is None else metric.value
 
+    def failing(self, entity: str) -> float | None:
+        """Rows rule ``entity`` failed (made the row's overall result Failed, probabilities
+        below the suite's threshold included); records without that count: its Failed rows."""
+        found = self.value("rule", entity, "failing")
+        return self.value("rule", entity, "failed") if found is None else found
+
     def rules(self) -> list[str]:
         """The rule entities (``id.version``) of this run, in rule-id order."""
         return sorted(self.rule_entities.values(), key=_numeric)
@@ -88,11 +94,7 @@ class Run:
     @property
     def failing_rules(self) -> set[str]:
         """Rule ids (no version) that failed at least one row."""
-        return {
-            rule_key(m.entity)
-            for m in self.record.metrics
-            if m.kind == "rule" and m.name == "failed" and (m.value or 0) > 0
-        }
+        return {rule_key(e) for e in self.rule_entities.values() if (self.failing(e) or 0) > 0}
 
     @property
     def failing_checks(self) -> set[str]:
@@ -138,11 +140,30 @@ class Dataset:
 
     def rule_page(self, key: str) -> str:
         """The file of the page of rule ``key`` (an id without version)."""
-        return f"rules/{self.slug}-{slug(key)}.html"
+        return rule_path(self.slug, key)
 
     def check_page(self, key: str) -> str:
         """The file of the page of check ``key`` (:func:`check_key`)."""
-        return f"checks/{self.slug}-{slug(key)}.html"
+        return check_path(self.slug, key)
+
+
+def dataset_slug(suite_id: str, tags: Sequence[tuple[str, str]] = ()) -> str:
+    """The file-name part of a dataset: its suite id and the tags that tell it apart.
+
+    >>> dataset_slug("1", [("table", "flights")]).startswith("1_table_flights-")
+    True
+    """
+    return slug(" ".join([suite_id, *(f"{k}={v}" for k, v in tags)]))
+
+
+def rule_path(dataset: str, key: str) -> str:
+    """The site's file of rule ``key`` (an id without version) of dataset ``dataset`` (slug)."""
+    return f"rules/{dataset}-{slug(key)}.html"
+
+
+def check_path(dataset: str, key: str) -> str:
+    """The site's file of check ``key`` (:func:`check_key`) of dataset ``dataset`` (slug)."""
+    return f"checks/{dataset}-{slug(key)}.html"
 
 
 def datasets(records: Sequence[RunRecord], by: Sequence[str] = ()) -> list[Dataset]:
@@ -167,7 +188,7 @@ def datasets(records: Sequence[RunRecord], by: Sequence[str] = ()) -> list[Datas
             profiles.setdefault(key, []).append(r)
     out = []
     for (suite, tags), runs in groups.items():
-        name = slug(" ".join([suite, *(f"{k}={v}" for k, v in tags)]))
+        name = dataset_slug(suite, tags)
         anomalies: dict[str, set[str]] = {}
         bands: dict[tuple[str, str], tuple[float | None, float | None]] = {}
         for r in runs:
@@ -257,8 +278,11 @@ __all__ = [
     "Run",
     "changes",
     "check_key",
+    "check_path",
+    "dataset_slug",
     "datasets",
     "pass_rate",
     "rule_key",
+    "rule_path",
     "slug",
 ]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
+
 import pytest
 
 from quality_py import Id, LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
 from quality_py.docgen import Docs, parse_docs, to_html, to_markdown
 from quality_py.validation import Finding, ValidationReport
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -78,3 +83,48 @@ def test_html_is_escaped_and_self_contained() -> None:
     assert "&lt;b&gt;" in page and "<b>'" not in page
     assert 'id="rule-100-1"' in page and 'href="#output-900-1"' in page
     assert "http" not in page  # no external assets
+
+
+def test_docs_show_actions_every_check_and_link_into_the_report_site(tmp_path: Path) -> None:
+    """The flights ruleset: every rule's action and every check, as the YAML (read here with
+    yaml) has them, and links that are the pages the report site writes."""
+    import yaml
+
+    from quality_py.docgen.checks import SiteLinks, doc_checks
+    from quality_py.history import Metric, RunRecord
+    from quality_py.io.ruleset_file import load_ruleset_file
+    from quality_py.report import write_site
+    from tests.browser import Elements
+
+    path = ROOT / "rulesets" / "flights.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    ruleset = load_ruleset_file(path)
+    checks = doc_checks(
+        ruleset.checks, ruleset.sql_checks, ruleset.anomaly_checks, ruleset.error_rates
+    )
+    links = SiteLinks("file://" + str(tmp_path / "site"), "1", (("table", "flights"),))
+    dom = Elements(to_html(ruleset.suite, None, checks, links))
+    actions = [e["attrs"]["data-action"] for e in dom.find("b") if "data-action" in e["attrs"]]
+    wanted = [r.get("action_if_failed", "ignore") for s in raw["rule_sets"] for r in s["rules"]]
+    assert actions == wanted
+    kinds = [
+        e["attrs"]["data-check-kind"] for e in dom.find("tr") if "data-check-kind" in e["attrs"]
+    ]
+    constraints = sum(len(c["constraints"]) for c in raw["checks"])
+    rates = (raw["error_rates"].get("run") is not None) + len(raw["error_rates"].get("rules", {}))
+    assert kinds.count("dataset check") == constraints
+    assert kinds.count("SQL check") == len(raw["sql_checks"])
+    assert kinds.count("anomaly check") == len(raw["anomalies"])
+    assert kinds.count("error rate") == rates
+    # the rule 101 link is a page of the site written from a history of that dataset
+    record = RunRecord("r", datetime(2026, 1, 1), "quality_run", "1.1", "success",
+                       {"table": "flights", "month": "1"},
+                       (Metric("rule", "101.1", "failed", 2.0, group="10.1"),
+                        Metric("sql", "no row is lost", "value", 1.0, "passed")))  # fmt: skip
+    write_site([record], tmp_path / "site", dataset_tags=["table"])
+    hrefs = [e["attrs"]["href"] for e in dom.find("a") if e["attrs"]["href"].startswith("file:")]
+    rule = next(h for h in hrefs if "/rules/" in h and "-101-" in h)
+    sql = next(h for h in hrefs if "/checks/" in h and "no_row" in h)
+    assert Path(rule[len("file://") :]).exists() and Path(sql[len("file://") :]).exists()
+    md = to_markdown(ruleset.suite, None, checks, links)
+    assert "Action if failed: **drop**" in md and "## Checks" in md

@@ -75,7 +75,7 @@ def test_the_dataset_page_lists_every_rule_with_its_latest_numbers(pages: dict[s
         (row,) = dom.find("tr", data_rule=f"{100 + k}.1")
         n = failed(k, LAST, LAST)
         assert row["attrs"]["data-status"] == ("failing" if n else "clean")
-    cells = dom.find("td", data_count="failed")
+    cells = dom.find("td", data_count="failing")
     assert [float(c["text"]) for c in cells] == [failed(k, LAST, LAST) for k in range(RULES)]
 
 

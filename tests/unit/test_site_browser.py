@@ -50,7 +50,7 @@ def test_every_page_kind_renders_without_console_output(
 
 def test_the_browser_shows_the_history_numbers(site: Path) -> None:
     dom = Elements(console_checked_dom(_page(site, "datasets", "orders")))
-    shown = [float(c["text"]) for c in dom.find("td", data_count="failed")]
+    shown = [float(c["text"]) for c in dom.find("td", data_count="failing")]
     assert shown == [failed(k, LAST, LAST) for k in range(RULES)]
 
 
@@ -75,7 +75,7 @@ def test_filters_and_sorting_work_in_the_browser(site: Path) -> None:
     dom = Elements(console_checked_dom(page, "#sort=4d"))
     by_failed = sorted(range(RULES), key=lambda k: -failed(k, LAST, LAST))
     assert _visible_rules(dom)[0] == f"{100 + by_failed[0]}.1" == "103.1"
-    counts = [float(c["text"]) for c in dom.find("td", data_count="failed")]
+    counts = [float(c["text"]) for c in dom.find("td", data_count="failing")]
     assert counts == sorted(counts, reverse=True)
 
 
