@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser import screenshot  # noqa: E402
+from tests.browser import screenshot
 
 
 def _find(folder: Path, text: str) -> Path:
