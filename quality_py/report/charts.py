@@ -123,13 +123,12 @@ class Point:
     band: tuple[float | None, float | None] | None = None
 
 
-def _bounds(points: Sequence[Point], threshold: float | None) -> tuple[float, float, float]:
+def _bounds(points: Sequence[Point], thresholds: Sequence[float]) -> tuple[float, float, float]:
     """The value axis: from zero (or the lowest negative value) to a little above the highest
     value, band or threshold; and that highest one (labelled)."""
     seen = [p.value for p in points if p.value is not None]
     seen += [b for p in points if p.band for b in p.band if b is not None]
-    if threshold is not None:
-        seen.append(threshold)
+    seen += list(thresholds)
     lo, top = min([0.0, *seen]), max([0.0, *seen])
     hi = top if top != lo else lo + 1.0
     return lo, hi * 1.05 if hi > 0 else hi, top
@@ -156,23 +155,23 @@ def time_chart(
     key: str,
     points: Sequence[Point],
     *,
-    threshold: float | None = None,
+    thresholds: Sequence[float] = (),
     width: int = 640,
     height: int = 200,
 ) -> str:
     """A line over time (x: the runs' times, y: from zero), each point linked to its run's page,
-    anomalous runs in red, a check's ``threshold`` as a dashed line and recorded anomaly bands
-    as a shaded area.
+    anomalous runs in red, a check's ``thresholds`` (its bounds) as dashed lines and recorded
+    anomaly bands as a shaded area.
 
     >>> from datetime import datetime, timedelta
     >>> t = datetime(2026, 1, 1)
     >>> svg = time_chart("k", [Point(t, 2, "a"), Point(t + timedelta(days=1), 5, "b", marked=True)],
-    ...                  threshold=4)
+    ...                  thresholds=[4])
     >>> svg.count("<circle"), 'class="threshold"' in svg, '>0</text>' in svg
     (2, True, True)
     """
     left, right, top, bottom = 60, 14, 12, 34
-    lo, hi, highest = _bounds(points, threshold)
+    lo, hi, highest = _bounds(points, thresholds)
     times = [p.when.timestamp() for p in points]
     t0, t1 = (min(times), max(times)) if times else (0.0, 1.0)
     span = (t1 - t0) or 1.0
@@ -202,10 +201,10 @@ def time_chart(
     banded = [(x(t), p.band) for t, p in zip(times, points, strict=True) if p.band]
     if banded:
         parts.append(_band(banded, y, lo, hi))
-    if threshold is not None:
+    for bound in thresholds:
         parts.append(
-            f'<line class="threshold" data-threshold="{threshold!r}" x1="{left}" '
-            f'y1="{y(threshold):.1f}" x2="{width - right}" y2="{y(threshold):.1f}"/>'
+            f'<line class="threshold" data-threshold="{bound!r}" x1="{left}" '
+            f'y1="{y(bound):.1f}" x2="{width - right}" y2="{y(bound):.1f}"/>'
         )
     for t, anchor in ((t0, "start"), (t1, "end")) if times else ():
         when = datetime.fromtimestamp(t, timezone.utc)

@@ -21,6 +21,8 @@ from quality_py.report.site_model import Dataset, Run, check_key, rule_key
 SAMPLE_RUNS = 5
 #: how many of the latest runs a rule page lists in a table
 HISTORY_ROWS = 60
+_NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+_BETWEEN = re.compile(r"between\s+" + _NUMBER + r"\s+and\s+" + _NUMBER + r"\s*$", re.I)
 _BOUND = re.compile(r"(>=|<=|==|=|>|<)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*\)?\s*$")
 
 
@@ -172,14 +174,20 @@ def _history_table(present: list[tuple[Run, str]], kind: str) -> str:
     )
 
 
-def threshold(constraint: str) -> float | None:
-    """The bound a constraint's text ends with (``size >= 10`` -> 10.0), else None.
+def thresholds(constraint: str) -> list[float]:
+    """The bounds a constraint's text ends with (``size >= 10`` -> [10.0], ``... between 1 and
+    3`` -> [1.0, 3.0]), else none.
 
-    >>> threshold("Completeness(dep_time) >= 0.9"), threshold("is unique")
-    (0.9, None)
+    >>> thresholds("Completeness(dep_time) >= 0.9"), thresholds("x between 1 and 3")
+    ([0.9], [1.0, 3.0])
+    >>> thresholds("is unique")
+    []
     """
+    found = _BETWEEN.search(constraint)
+    if found:
+        return [float(found.group(1)), float(found.group(2))]
     found = _BOUND.search(constraint)
-    return float(found.group(2)) if found else None
+    return [float(found.group(2))] if found else []
 
 
 def check_page(ds: Dataset, key: str, title: str) -> str:
@@ -187,7 +195,7 @@ def check_page(ds: Dataset, key: str, title: str) -> str:
     present = [(r, m) for r in ds.runs for m in r.checks() if check_key(m) == key]
     last = present[-1][1]
     judged = {last.name} if last.kind == "anomaly" else set()
-    limit = threshold(last.name) if last.kind == "check" else None
+    limits = thresholds(last.name) if last.kind == "check" else []
     points = [
         Point(
             r.record.run_time,
@@ -209,7 +217,7 @@ def check_page(ds: Dataset, key: str, title: str) -> str:
         + "</p>",
         f"<p>latest: {escape(last.message or '-')}</p>",
         "<h2>Value over time</h2>",
-        time_chart(key, points, threshold=limit),
+        time_chart(key, points, thresholds=limits),
     ]
     rows = [
         f'<tr data-run="{escape(r.record.run_id)}"><td><a href="../{r.page}">'
@@ -227,4 +235,4 @@ def check_page(ds: Dataset, key: str, title: str) -> str:
     return page(f"{ds.label}: {last.entity}", body, crumbs, "../")
 
 
-__all__ = ["RuleDefinition", "check_page", "definitions", "rule_page", "threshold"]
+__all__ = ["RuleDefinition", "check_page", "definitions", "rule_page", "thresholds"]

@@ -46,6 +46,11 @@ def _changes_list(ds: Dataset, found: Changes, root: str) -> str:
             f'<li data-change="check-failing">check <a href="{root}{ds.check_page(key)}">'
             f"{escape(text)}</a> newly fails</li>"
         )
+    for key, old, new in found.rule_versions:
+        items.append(
+            f'<li data-change="rule-version">rule <a href="{root}{ds.rule_page(key)}">'
+            f"{escape(key)}</a> version {escape(old)} &rarr; {escape(new)}</li>"
+        )
     if found.version:
         old, new = found.version
         items.append(

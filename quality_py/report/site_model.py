@@ -216,6 +216,8 @@ class Changes:
     newly_passing_rules: tuple[str, ...] = ()
     newly_failing_checks: tuple[str, ...] = ()
     version: tuple[str, str] | None = None
+    #: rules whose version changed: (rule id, entity before, entity after)
+    rule_versions: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def any(self) -> bool:
@@ -225,12 +227,13 @@ class Changes:
             or self.newly_passing_rules
             or self.newly_failing_checks
             or self.version
+            or self.rule_versions
         )
 
 
 def changes(before: Run | None, after: Run) -> Changes:
     """Rules failing rows in ``after`` but none in ``before``, the reverse, checks failing
-    newly, and a suite version change.
+    newly, a suite version change and rules whose version changed.
 
     >>> from datetime import datetime
     >>> def run(suite, failed):
@@ -239,6 +242,9 @@ def changes(before: Run | None, after: Run) -> Changes:
     >>> c = changes(run("1.1", 0.0), run("1.2", 4.0))
     >>> c.newly_failing_rules, c.version
     (('7',), ('1.1', '1.2'))
+    >>> changes(run("1.1", 0.0), Run.of(RunRecord("r", datetime(2026, 1, 2), "quality_run",
+    ...     "1.2", "x", {}, (Metric("rule", "7.2", "failed", 0.0),)))).rule_versions
+    (('7', '7.1', '7.2'),)
     """
     if before is None:
         return Changes()
@@ -246,11 +252,17 @@ def changes(before: Run | None, after: Run) -> Changes:
     old, new = before.record.suite, after.record.suite
     if old and new and old != new:
         version = (old, new)
+    edited = tuple(
+        (key, before.rule_entities[key], entity)
+        for key, entity in sorted(after.rule_entities.items(), key=lambda kv: _numeric(kv[0]))
+        if key in before.rule_entities and before.rule_entities[key] != entity
+    )
     return Changes(
         tuple(sorted(after.failing_rules - before.failing_rules, key=_numeric)),
         tuple(sorted(before.failing_rules - after.failing_rules, key=_numeric)),
         tuple(sorted(after.failing_checks - before.failing_checks)),
         version,
+        edited,
     )
 
 

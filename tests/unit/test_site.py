@@ -174,3 +174,30 @@ def test_the_folder_is_replaced_whole(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError, match="not a report site"):
         write_site(history(RULES, 2), tmp_path / "other")
     assert (tmp_path / "other" / "data.csv").exists()
+
+
+def test_an_edited_rule_is_a_change_and_keeps_its_page() -> None:
+    """Rule 7 goes from version 1 to 2 between two runs: the overview says so, and its one page
+    charts both runs."""
+    runs = [
+        RunRecord(
+            f"r{v}",
+            T0.replace(day=v),
+            "quality_run",
+            f"1.{v}",
+            "success",
+            {},
+            (
+                Metric("rule", f"7.{v}", "failed", float(v)),
+                Metric("rule", f"7.{v}", "failed_share", v / 10),
+            ),
+        )  # fmt: skip
+        for v in (1, 2)
+    ]
+    pages = render_site(runs)
+    dom = Elements(pages["index.html"])
+    changes = {e["attrs"]["data-change"]: e["text"] for e in dom.find("li")}
+    assert "rule-version" in changes and "version" in changes
+    (rule,) = [p for p in pages if p.startswith("rules/")]
+    values = [float(c["attrs"]["data-value"]) for c in Elements(pages[rule]).find("circle")]
+    assert values == [0.1, 0.2]
