@@ -191,7 +191,7 @@ def test_an_edited_rule_is_a_change_and_keeps_its_page() -> None:
                 Metric("rule", f"7.{v}", "failed", float(v)),
                 Metric("rule", f"7.{v}", "failed_share", v / 10),
             ),
-        )  # fmt: skip
+        )
         for v in (1, 2)
     ]
     pages = render_site(runs)
