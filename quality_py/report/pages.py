@@ -106,40 +106,10 @@ def dataset_page(ds: Dataset, title: str, definitions: dict[str, str]) -> str:
     body = [f"<h1>{escape(ds.label)}</h1>", _rows_chart(ds)]
     rules = _rule_rows(ds, latest, "../", definitions)
     if rules:
-        body += [
-            "<h2>Rules</h2>",
-            filters("rules", ["failing", "clean"], len(rules)),
-            table(
-                "rules",
-                [
-                    ("rule", "text"),
-                    ("rule set", "text"),
-                    ("action", "text"),
-                    ("status", "text"),
-                    ("failing rows", "number"),
-                    ("failing share", "number"),
-                    ("description", "text"),
-                ],
-                rules,
-            ),
-        ]
+        body += _rules_section(rules)
     checks = _check_rows(ds, latest, "../")
     if checks:
-        body += [
-            "<h2>Checks</h2>",
-            filters("checks", ["passed", "failed", "not_judged"], len(checks)),
-            table(
-                "checks",
-                [
-                    ("kind", "text"),
-                    ("check", "text"),
-                    ("value", "number"),
-                    ("status", "text"),
-                    ("message", "text"),
-                ],
-                checks,
-            ),
-        ]
+        body += _checks_section("Checks", "message", checks)
     runs = [
         f'<tr data-run="{escape(r.record.run_id)}" data-status="{escape(r.record.status)}">'
         f'<td><a href="../{r.page}">{escape(r.record.run_id)}</a></td>'
@@ -167,6 +137,29 @@ def dataset_page(ds: Dataset, title: str, definitions: dict[str, str]) -> str:
         ),
     ]
     return page(ds.label, body, [(title, "index.html"), (ds.label, None)], "../")
+
+
+def _rules_section(rules: list[str]) -> list[str]:
+    """The heading, filters and table of rule rows (:func:`_rule_rows`)."""
+    headings = [("rule", "text"), ("rule set", "text"), ("action", "text"), ("status", "text"),
+                ("failing rows", "number"), ("failing share", "number"),
+                ("description", "text")]  # fmt: skip
+    return [
+        "<h2>Rules</h2>",
+        filters("rules", ["failing", "clean"], len(rules)),
+        table("rules", headings, rules),
+    ]
+
+
+def _checks_section(heading: str, message: str, checks: list[str]) -> list[str]:
+    """The heading, filters and table of check rows (:func:`_check_rows`)."""
+    headings = [("kind", "text"), ("check", "text"), ("value", "number"), ("status", "text"),
+                (message, "text")]  # fmt: skip
+    return [
+        f"<h2>{escape(heading)}</h2>",
+        filters("checks", ["passed", "failed", "not_judged"], len(checks)),
+        table("checks", headings, checks),
+    ]
 
 
 def _rows_chart(ds: Dataset) -> str:
@@ -271,40 +264,10 @@ def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
             + "</p>"
         )
     if rules:
-        body += [
-            "<h2>Rules</h2>",
-            filters("rules", ["failing", "clean"], len(rules)),
-            table(
-                "rules",
-                [
-                    ("rule", "text"),
-                    ("rule set", "text"),
-                    ("action", "text"),
-                    ("status", "text"),
-                    ("failing rows", "number"),
-                    ("failing share", "number"),
-                    ("description", "text"),
-                ],
-                rules,
-            ),
-        ]
+        body += _rules_section(rules)
     checks = _check_rows(ds, run, "../")
     if checks:
-        body += [
-            "<h2>Checks and anomalies</h2>",
-            filters("checks", ["passed", "failed", "not_judged"], len(checks)),
-            table(
-                "checks",
-                [
-                    ("kind", "text"),
-                    ("check", "text"),
-                    ("value", "number"),
-                    ("status", "text"),
-                    ("message (bound, baseline)", "text"),
-                ],
-                checks,
-            ),
-        ]
+        body += _checks_section("Checks and anomalies", "message (bound, baseline)", checks)
     body.append(sample_table(ds, run.samples(), None, "../"))
     crumbs = [(title, "index.html"), (ds.label, f"datasets/{ds.slug}.html"), (rec.run_id, None)]
     return page(f"{ds.label}: run {rec.run_id}", body, crumbs, "../")
