@@ -49,6 +49,7 @@ def quality_run(day: int, rules: int, last: int) -> RunRecord:
         Metric("rows", "run", "quarantined_rows", float(quarantined)),
         Metric("rows", "run", "dropped_rows", float(dropped)),
         Metric("timing", "run", "write_seconds", 1.5),
+        Metric("output", "valid", "target", None, None, "main.orders_valid"),
     ]
     if day == last:
         sample = {

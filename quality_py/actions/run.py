@@ -53,6 +53,7 @@ from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.errors import QualityError
 from quality_py.history.over_time import OverTime
 from quality_py.history.recording import (
+    output_metrics,
     rule_metrics,
     sample_metrics,
     save_or_raise,
@@ -259,7 +260,8 @@ class QualityRun:
             self._record(failed, (), message=f"{type(err).__name__}: {err}")
             notify_all(self.notifiers, "failure", failed, error=err)
             raise
-        return self._published(summary, outcomes)
+        written = {"valid": target, "quarantine": quarantine, "stats": stats}
+        return self._published(summary, [*outcomes, *output_metrics(written)])
 
     def _write_rows(
         self,

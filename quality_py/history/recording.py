@@ -94,6 +94,20 @@ def sample_metrics(rows: Sequence[Mapping[str, Any]]) -> list[Metric]:
     ]
 
 
+def output_metrics(outputs: Mapping[str, str | None]) -> list[Metric]:
+    """Where a run wrote each output (metric ``output/<name>/target``, the path or table as the
+    message), for the report's page of the run.
+
+    >>> [(m.entity, m.message) for m in output_metrics({"valid": "t", "stats": None})]
+    [('valid', 't')]
+    """
+    return [
+        Metric("output", name, "target", None, None, str(where))
+        for name, where in outputs.items()
+        if where is not None
+    ]
+
+
 def save_or_raise(repository: MetricsRepository, record: RunRecord) -> None:
     """Save ``record``; a history that cannot be written (full disk, wrong path, no rights) is
     a :class:`~quality_py.errors.HistoryError` naming the run and the cause, never silence."""

@@ -16,7 +16,13 @@ kind        entity                      names
 ``sql``     the SQL check's name        ``value`` (status passed / failed)
 ``anomaly`` the anomaly check's name    the judged metric's ``kind.entity.name`` (value: the
                                         metric's value; status passed / failed)
-``sample``  ``row <i>``                 ``keys`` (message: a failing row's key columns, JSON)
+``sample``  ``row <i>``                 ``row`` (message: a failing row's keys, the values its
+                                        failed rules read and those rules, JSON; earlier
+                                        records: ``keys``, the key columns alone)
+``bound``   the judged metric           ``lower``, ``upper``: the values an anomaly check
+            (``kind.entity.name``)      expected
+``output``  ``valid`` / ``quarantine``  ``target`` (message: the path or table written)
+            / ``stats``
 ``timing``  ``run``                     seconds of each step
 ==========  ==========================  =================================================
 """

@@ -237,6 +237,11 @@ def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
     ]
     if rec.message:
         body.append(f"<p data-message>{escape(rec.message)}</p>")
+    outputs = [m for m in rec.metrics if m.kind == "output"]
+    if outputs:
+        body.append("<p>wrote " + "; ".join(
+            f'{escape(m.entity)} to <code data-output="{escape(m.entity)}">'
+            f"{escape(m.message or '')}</code>" for m in outputs) + "</p>")  # fmt: skip
     if rows["input_rows"] is not None:
         body.append(_counts(rows))
     timing = [m for m in rec.metrics if m.kind == "timing"]

@@ -54,6 +54,8 @@ def test_a_written_run_keeps_its_counts(spark: Any, tmp_path: Path) -> None:
     nulls = sum(1 for _, b in rows if b is None)
     either = sum(1 for a, b in rows if a < 0 or b is None)
     assert (record.run_id, record.status, record.suite) == ("m1", "success", "1.1")
+    outputs = [(m.entity, m.message) for m in record.metrics if m.kind == "output"]
+    assert outputs == [("valid", str(tmp_path / "valid"))]
     assert record.tags == {"month": "1", "table": "t"}
     assert record.value("rows", "run", "input_rows") == 200
     assert record.value("rows", "run", "dropped_rows") == negatives == summary.dropped_rows

@@ -95,6 +95,7 @@ def test_a_run_page_has_counts_that_add_up_and_every_rule(pages: dict[str, str])
     assert len(dom.find("tr")) >= RULES
     assert repr(failed(5, day, LAST) / rows) in shares  # rule 5 fails a few rows every day
     assert dom.find("span", data_timing="write_seconds")[0]["text"] == "1.5"
+    assert dom.find("code", data_output="valid")[0]["text"] == "main.orders_valid"
 
 
 def test_a_rule_page_has_its_definition_chart_band_and_failing_rows() -> None:
