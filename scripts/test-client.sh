@@ -36,6 +36,6 @@ print(f"Python {sys.version.split()[0]}, pyspark-client {m.version('pyspark-clie
 PY
 QP_SPARK_HOME=$(.venv/bin/python -c "import os, pyspark; print(os.path.dirname(pyspark.__file__))")
 export QP_SPARK_HOME
-"$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" \
+"$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long and not browser" \
   --hypothesis-profile=ci
 "$venv/bin/python" -m pytest tests/connect -q -p no:cacheprovider

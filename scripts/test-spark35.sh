@@ -30,7 +30,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 "$venv/bin/python" -c "import sys, pyspark; print('Python', sys.version.split()[0], 'pyspark', pyspark.__version__)"
-"$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long" \
+"$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long and not browser" \
   --hypothesis-profile=ci -n 2
 # A representative subset: every version-sensitive test (functions, containment, coding, sketches,
 # runners, streaming, Connect-free APIs); left out are version-independent end-to-end tests that

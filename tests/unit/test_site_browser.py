@@ -14,6 +14,8 @@ from quality_py.report import write_site
 from tests.browser import Elements, console_checked_dom, screenshot
 from tests.site_history import failed, history
 
+pytestmark = pytest.mark.browser
+
 RULES, RUNS = 12, 6
 LAST = RUNS - 1
 
