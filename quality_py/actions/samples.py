@@ -47,6 +47,15 @@ def sample_rows(run: QualityRun, where: str) -> list[dict[str, Any]]:
     if limit == 0:
         return []
     hidden = {c.lower() for c in run.over_time.hide_columns}
+    unknown = hidden - {c.lower() for c in run.input_columns}
+    if unknown:  # a misspelt sensitive column must not let the real one through: keep no row
+        import logging
+
+        logging.getLogger("quality_py").warning(
+            "no sample rows kept: hide_columns names no column of the input: %s",
+            ", ".join(sorted(unknown)),
+        )
+        return []
     visible = [c for c in run.input_columns if c.lower() not in hidden]
     keys = [c for c in (list(run.keys) or run.input_columns[:3]) if c.lower() not in hidden]
     read = columns_read(run.prepared, visible)

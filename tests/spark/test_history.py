@@ -307,3 +307,17 @@ def test_sample_rows_show_what_the_failed_rules_read_and_hide_what_is_sensitive(
     ]  # fmt: skip
     texts = " ".join(m.message or "" for m in record.metrics if m.kind == "sample")
     assert "123-45" not in texts and "bad" not in texts and "note" not in texts
+
+
+def test_a_misspelt_hidden_column_keeps_no_sample_row(spark: Any, tmp_path: Path) -> None:
+    """hide_columns=["snn"] (meant: ssn) must not show ssn: no row is kept at all."""
+    df = spark.createDataFrame([(1, -3, "123-45-6789")], "id int, amount int, ssn string")
+    suite = RuleSuite(
+        Id(3, 1), [RuleSet(Id(30, 1), [Rule(Id(301, 1), "amount > 0 AND ssn = 'x'")])]
+    )
+    repo = FileMetricsRepository(tmp_path / "h")
+    over_time = OverTime(history=repo, hide_columns=("snn",))
+    run_quality(df, suite, run_id="t1", over_time=over_time).write()
+    (record,) = repo.records()
+    assert record.value("rows", "run", "quarantined_rows") == 1
+    assert [m for m in record.metrics if m.kind == "sample"] == []
