@@ -36,6 +36,7 @@ ERROR_CODES: tuple[str, ...] = (
     "DUPLICATE_COLUMNS",
     "DUPLICATE_ID",
     "DUPLICATE_LAMBDA",
+    "DUPLICATE_NAME",
     "FOLDER_OUTPUT",
     "HISTORY",
     "IMPLICIT_CAST",
@@ -62,6 +63,7 @@ ERROR_CODES: tuple[str, ...] = (
     "SKETCH",
     "STATE_STORE",
     "UNSUPPORTED_STATEMENT",
+    "VARIABLE",
 )
 
 

@@ -17,6 +17,7 @@ from quality_py.actions.publish import has_scheme, local_path
 from quality_py.errors import InputError, QualityError
 from quality_py.io.blooms import Bloom, read_bloom, register_bloom
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
+from quality_py.io.variables import parse_assignments
 from quality_py.io.views import bloom_files, load_view_file, load_views
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import SparkSession
@@ -272,7 +273,9 @@ def run_inputs(args: argparse.Namespace) -> tuple[Any, Any, SparkSession]:
     if not is_yaml(args.ruleset):
         spark = session(args)
         progress(f"reading the rule tables of {args.ruleset}")
-    ruleset = load_ruleset_file(args.ruleset, spark=spark, suite=args.suite, others=others(args))
+    ruleset = load_ruleset_file(
+        args.ruleset, spark=spark, suite=args.suite, others=others(args), variables=variables(args)
+    )
     suite = ruleset.suite.with_policy(policy_for(args, reference_names(args)))
     compiled = compile_early(suite)
     checked = "checked" if compiled is not None else "read"
@@ -311,14 +314,22 @@ def others(args: argparse.Namespace) -> dict[str, str | None]:
     }
 
 
+def variables(args: argparse.Namespace) -> dict[str, str]:
+    """``--var NAME=VALUE`` options as a mapping (``${NAME}`` in a YAML ruleset)."""
+    return parse_assignments(getattr(args, "var", None) or [])
+
+
 def load_suite_and_checks(
     source: str,
     suite: str | None,
     spark: SparkSession | None,
     others: dict[str, str | None] | None = None,
+    variables: dict[str, str] | None = None,
 ) -> tuple[RuleSuite, tuple[Check, ...]]:
     """A suite and, from YAML, its dataset checks (rule tables hold no checks)."""
-    ruleset = load_ruleset_file(source, spark=spark, suite=suite, others=others)
+    ruleset = load_ruleset_file(
+        source, spark=spark, suite=suite, others=others, variables=variables
+    )
     return ruleset.suite, ruleset.checks
 
 
@@ -327,9 +338,12 @@ def load_suite(
     suite: str | None,
     spark: SparkSession | None,
     others: dict[str, str | None] | None = None,
+    variables: dict[str, str] | None = None,
 ) -> RuleSuite:
     """A suite from a YAML file or from rule tables (:mod:`quality_py.io.rule_sources`)."""
-    return load_ruleset_file(source, spark=spark, suite=suite, others=others).suite
+    return load_ruleset_file(
+        source, spark=spark, suite=suite, others=others, variables=variables
+    ).suite
 
 
 def schema_of(args: argparse.Namespace, spark: SparkSession) -> Any:

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quality_py.cli.common import load_suite, others, session
+from quality_py.cli.common import load_suite, others, session, variables
 from quality_py.errors import RulesetFormatError
 from quality_py.io.ruleset_file import is_yaml
 from quality_py.io.tables import (
@@ -100,7 +100,7 @@ def convert_command(args: argparse.Namespace) -> int:
     tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
     beside it when the suite has them)."""
     spark = session(args)
-    suite = load_suite(args.source, args.suite, spark, others(args))
+    suite = load_suite(args.source, args.suite, spark, others(args), variables(args))
     sections = yaml_sections(args.source) if is_yaml(args.source) else {}
     if is_yaml(args.dest):
         Path(args.dest).write_text(

@@ -56,6 +56,12 @@ def _source(p: argparse.ArgumentParser, name: str = "source") -> None:
     p.add_argument("--lambdas", help="the lambdas table (same forms as the rules table)")
     p.add_argument("--outputs", help="the output expressions table")
     p.add_argument("--meta-rule-sets", help="the meta rule sets table")
+    p.add_argument(
+        "--var",
+        action="append",
+        metavar="NAME=VALUE",
+        help="the value of ${NAME} in a YAML ruleset (repeatable; else QUALITY_PY_VAR_NAME)",
+    )
 
 
 def _input(p: argparse.ArgumentParser, required: bool, help_text: str = _INPUT_HELP) -> None:

@@ -14,6 +14,7 @@ from quality_py.cli.common import (
     policy_for,
     schema_of,
     session,
+    variables,
 )
 from quality_py.docgen import to_html, to_markdown
 from quality_py.docgen.checks import SiteLinks, doc_checks
@@ -28,7 +29,9 @@ def validate_command(args: argparse.Namespace) -> int:
     """The ``validate`` command: exit 1 when there is an error."""
     spark = session(args)
     views = load_reference(spark, args)
-    suite, checks = load_suite_and_checks(args.source, args.suite, spark, others(args))
+    suite, checks = load_suite_and_checks(
+        args.source, args.suite, spark, others(args), variables(args)
+    )
     suite = suite.with_policy(policy_for(args, views))
     schema = schema_of(args, spark)
     sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
@@ -46,7 +49,7 @@ def explain_command(args: argparse.Namespace) -> int:
     """The ``explain`` command: each rule's compiled SQL and, given data, Spark's plan of it."""
     needs_spark = not is_yaml(args.source) or bool(args.schema or args.input)
     spark = session(args) if needs_spark else None
-    suite = load_suite(args.source, args.suite, spark, others(args))
+    suite = load_suite(args.source, args.suite, spark, others(args), variables(args))
     frame = None
     if spark is not None and (args.schema or args.input):
         views = load_reference(spark, args)
@@ -72,7 +75,13 @@ def docs_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     spark = None if is_yaml(args.source) and not (args.schema or args.input) else session(args)
-    ruleset = load_ruleset_file(args.source, spark=spark, suite=args.suite, others=others(args))
+    ruleset = load_ruleset_file(
+        args.source,
+        spark=spark,
+        suite=args.suite,
+        others=others(args),
+        variables=variables(args),
+    )
     suite = ruleset.suite
     checks = doc_checks(
         ruleset.checks, ruleset.sql_checks, ruleset.anomaly_checks, ruleset.error_rates

@@ -90,7 +90,9 @@ class RulesetFile:
         )
 
 
-def loads_ruleset_file(text: str, origin: str = "<string>") -> RulesetFile:
+def loads_ruleset_file(
+    text: str, origin: str = "<string>", variables: Mapping[str, str] | None = None
+) -> RulesetFile:
     """Every section of YAML ruleset text, from one parse.
 
     >>> loads_ruleset_file("suite: {id: 3, version: 2}", "inline").suite.id
@@ -104,7 +106,7 @@ def loads_ruleset_file(text: str, origin: str = "<string>") -> RulesetFile:
     )
     from quality_py.io.yaml_rulesets import compose_ruleset, suite_and_checks
 
-    root = compose_ruleset(text, origin)
+    root = compose_ruleset(text, origin, variables)
     suite, checks = suite_and_checks(root, text, origin)
     return RulesetFile(
         suite=suite,
@@ -127,6 +129,7 @@ def load_ruleset_file(
     spark: SparkSession | None = None,
     suite: str | None = None,
     others: dict[str, str | None] | None = None,
+    variables: Mapping[str, str] | None = None,
 ) -> RulesetFile:
     """The ruleset of a YAML file (read once) or of rule tables (``spark`` reads them; ``suite``
     picks one, ``others`` names the lambdas/outputs/meta rule sets tables).
@@ -137,7 +140,7 @@ def load_ruleset_file(
     """
     if is_yaml(source):
         path = Path(source)
-        return loads_ruleset_file(path.read_text(encoding="utf-8"), str(path))
+        return loads_ruleset_file(path.read_text(encoding="utf-8"), str(path), variables)
     if spark is None:
         from quality_py.errors import InputError
 

@@ -11,9 +11,12 @@ Format::
       - id: 50
         version: 1
         rules:
-          - id: 100
+          - id: 100                     # or no id, and a name: the id is derived from it
             version: 1
+            name: a_even                  # optional everywhere: shown beside the id
             expression: "a % 2 == 0"
+            filter: "kind = 'even'"       # optional: other rows are DisabledRule for it
+            active: true                  # optional: false disables it on every row
             description: "a is even"      # optional: description, owner, tags
             salience: 10                  # optional, with output: {id: 1000, version: 1}
             output: {id: 1000, version: 1}
@@ -25,6 +28,7 @@ Expressions are read as the raw scalar text, so ``expression: true`` is the SQL 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +37,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError, RulesetFormatError, Span
+from quality_py.io.variables import substitute_variables
 from quality_py.io.yaml_checks import checks_from_node, refuse_aliases
-from quality_py.model.ids import INT_MAX, Id
+from quality_py.model.ids import INT_MAX, Id, check_name, id_from_name
 from quality_py.model.rules import (
     ROW_ACTIONS,
     LambdaFunction,
@@ -109,8 +114,25 @@ def _text(node: Node, ctx: _Ctx, what: str) -> str:
     return str(node.value)
 
 
+def _name(fields: dict[str, Node], ctx: _Ctx, what: str) -> str | None:
+    node = fields.get("name")
+    if node is None:
+        return None
+    name = _text(node, ctx, f"{what} name")
+    try:
+        check_name(name, None, what)
+    except QualityError as err:
+        raise ctx.error(node, err.message) from None
+    return name
+
+
 def _id(fields: dict[str, Node], parent: Node, ctx: _Ctx, what: str) -> Id:
-    ident = _int(_required(fields, "id", parent, ctx, what), ctx, f"{what} id")
+    if "id" not in fields and "name" in fields:  # derived from the name (model/ids.py)
+        name = _name(fields, ctx, what)
+        assert name is not None
+        ident = id_from_name(name)
+    else:
+        ident = _int(_required(fields, "id", parent, ctx, what), ctx, f"{what} id")
     version_node = fields.get("version")
     version = _int(version_node, ctx, f"{what} version") if version_node is not None else 1
     try:
@@ -149,6 +171,9 @@ def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
         "salience",
         "output",
         "action_if_failed",
+        "name",
+        "filter",
+        "active",
     }
     _check_keys(fields, allowed, ctx, "a rule")
     rule_id = _id(fields, node, ctx, "rule")
@@ -169,18 +194,52 @@ def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
         owner=_text(owner, ctx, "owner") if owner is not None else None,
         tags=_tags(fields.get("tags"), ctx),
         action_if_failed=_text(action, ctx, "action_if_failed") if action is not None else "ignore",
+        name=_name(fields, ctx, "rule"),
+        filter=_text(fields["filter"], ctx, "filter") if "filter" in fields else None,
+        active=_bool(fields["active"], ctx, "active") if "active" in fields else True,
     )
+
+
+def _named_node(root: Node, err: QualityError) -> Node:
+    """Where a suite-level error is: the second use of a repeated name, else the whole file."""
+    if err.code != "DUPLICATE_NAME":
+        return root
+    seen: set[tuple[str, str]] = set()
+    todo: list[tuple[Node, str]] = [(root, "rule_sets" if "rules" in _keys(root) else "")]
+    while todo:
+        node, path = todo.pop(0)
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if key.value == "name" and isinstance(value, ScalarNode) and path:
+                    if (path, value.value) in seen:
+                        return value
+                    seen.add((path, value.value))
+                todo.append((value, key.value if key.value in ("rules", "rule_sets") else path))
+        elif isinstance(node, SequenceNode):
+            todo.extend((item, path) for item in node.value)
+    return root
+
+
+def _keys(node: Node) -> list[str]:
+    return [k.value for k, _ in node.value] if isinstance(node, MappingNode) else []
+
+
+def _bool(node: Node, ctx: _Ctx, what: str) -> bool:
+    value = _text(node, ctx, what).lower()
+    if value not in ("true", "false"):
+        raise ctx.error(node, f"{what} must be true or false, got {value!r}")
+    return value == "true"
 
 
 def _rule_set(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> RuleSet:
     fields = _mapping(node, ctx, "a rule set")
-    _check_keys(fields, {"id", "version", "rules", "description"}, ctx, "a rule set")
+    _check_keys(fields, {"id", "version", "rules", "description", "name"}, ctx, "a rule set")
     set_id = _id(fields, node, ctx, "rule set")
     rules = [_rule(n, ctx, outputs) for n in _sequence(fields.get("rules"), ctx, "rules")]
     try:
-        return RuleSet(set_id, rules, _description(fields, ctx))
+        return RuleSet(set_id, rules, _description(fields, ctx), _name(fields, ctx, "rule set"))
     except QualityError as err:
-        raise ctx.error(node, err.message) from None
+        raise ctx.error(_named_node(node, err), err.message) from None
 
 
 def _outputs(node: Node | None, ctx: _Ctx) -> dict[Id, OutputExpression]:
@@ -225,7 +284,9 @@ def _meta_rule_set(node: Node, ctx: _Ctx) -> MetaRuleSet:
     return MetaRuleSet(meta_id, str(filt.value), text, _description(fields, ctx))
 
 
-def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
+def loads_ruleset(
+    text: str, origin: str = "<string>", variables: Mapping[str, str] | None = None
+) -> RuleSuite:
     """Load a suite from YAML text.
 
     >>> suite = loads_ruleset('''
@@ -238,11 +299,11 @@ def loads_ruleset(text: str, origin: str = "<string>") -> RuleSuite:
     >>> suite.rule_sets[0].rules[0].id
     Id(100, 1)
     """
-    return loads_ruleset_and_checks(text, origin)[0]
+    return loads_ruleset_and_checks(text, origin, variables)[0]
 
 
 def loads_ruleset_and_checks(
-    text: str, origin: str = "<string>"
+    text: str, origin: str = "<string>", variables: Mapping[str, str] | None = None
 ) -> tuple[RuleSuite, tuple[Check, ...]]:
     """The suite and the dataset checks of YAML ruleset text, read from one parse.
 
@@ -254,12 +315,15 @@ def loads_ruleset_and_checks(
     >>> suite.rule_count, [c.constraints[0].description for c in checks]
     (1, ['size >= 1'])
     """
-    return suite_and_checks(compose_ruleset(text, origin), text, origin)
+    return suite_and_checks(compose_ruleset(text, origin, variables), text, origin)
 
 
-def compose_ruleset(text: str, origin: str = "<string>") -> yaml.Node:
-    """The YAML node tree of ruleset text (aliases, depth and syntax checked), which every
-    section reader takes: a file is read and parsed once (``io/ruleset_file.py``)."""
+def compose_ruleset(
+    text: str, origin: str = "<string>", variables: Mapping[str, str] | None = None
+) -> yaml.Node:
+    """The YAML node tree of ruleset text (aliases, depth and syntax checked, ``${NAME}``
+    variables substituted: :mod:`quality_py.io.variables`), which every section reader takes:
+    a file is read and parsed once (``io/ruleset_file.py``)."""
     refuse_aliases(text, origin)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -272,6 +336,7 @@ def compose_ruleset(text: str, origin: str = "<string>") -> yaml.Node:
         ) from None
     if root is None:
         raise _Ctx(text, origin).error(None, "the ruleset is empty")
+    substitute_variables(root, variables, origin)
     return root
 
 
@@ -286,7 +351,8 @@ def suite_and_checks(
     _check_keys(fields, top, ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")
-    _check_keys(suite_fields, {"id", "version", "probable_pass", "description"}, ctx, "suite")
+    suite_keys = {"id", "version", "probable_pass", "description", "name"}
+    _check_keys(suite_fields, suite_keys, ctx, "suite")
     suite_id = _id(suite_fields, suite_node, ctx, "suite")
     pp_node = suite_fields.get("probable_pass")
     probable_pass = 0.8
@@ -313,13 +379,16 @@ def suite_and_checks(
             probable_pass=probable_pass,
             description=_text(desc, ctx, "description") if desc is not None else None,
             meta_rule_sets=metas,
+            name=_name(suite_fields, ctx, "suite"),
         )
     except QualityError as err:
-        raise ctx.error(root, err.message) from None
+        raise ctx.error(_named_node(root, err), err.message) from None
     return suite, checks_from_node(fields.get("checks"), origin)
 
 
-def load_ruleset_and_checks(path: str | Path) -> tuple[RuleSuite, tuple[Check, ...]]:
+def load_ruleset_and_checks(
+    path: str | Path, variables: Mapping[str, str] | None = None
+) -> tuple[RuleSuite, tuple[Check, ...]]:
     """The suite and the dataset checks of a YAML ruleset file, read once.
 
     >>> suite, checks = load_ruleset_and_checks("rulesets/flights.yaml")
@@ -327,10 +396,10 @@ def load_ruleset_and_checks(path: str | Path) -> tuple[RuleSuite, tuple[Check, .
     True
     """
     p = Path(path)
-    return loads_ruleset_and_checks(p.read_text(encoding="utf-8"), str(p))
+    return loads_ruleset_and_checks(p.read_text(encoding="utf-8"), str(p), variables)
 
 
-def load_ruleset(path: str | Path) -> RuleSuite:
+def load_ruleset(path: str | Path, variables: Mapping[str, str] | None = None) -> RuleSuite:
     """Load a suite from a YAML file (errors name the file, line and column).
 
     >>> suite = load_ruleset("rulesets/flights.yaml")
@@ -338,7 +407,7 @@ def load_ruleset(path: str | Path) -> RuleSuite:
     True
     """
     p = Path(path)
-    return loads_ruleset(p.read_text(encoding="utf-8"), str(p))
+    return loads_ruleset(p.read_text(encoding="utf-8"), str(p), variables)
 
 
 def dumps_ruleset(suite: RuleSuite) -> str:
@@ -352,6 +421,8 @@ def dumps_ruleset(suite: RuleSuite) -> str:
     doc: dict[str, Any] = {
         "suite": {"id": suite.id.id, "version": suite.id.version},
     }
+    if suite.name is not None:
+        doc["suite"]["name"] = suite.name
     if suite.probable_pass != 0.8:
         doc["suite"]["probable_pass"] = suite.probable_pass
     if suite.description is not None:
@@ -382,30 +453,11 @@ def dumps_ruleset(suite: RuleSuite) -> str:
         ]
     sets = []
     for rs in suite.rule_sets:
-        rules = []
-        for r in rs.rules:
-            item: dict[str, Any] = {
-                "id": r.id.id,
-                "version": r.id.version,
-                "expression": r.expression,
-            }
-            if r.salience != INT_MAX:
-                item["salience"] = r.salience
-            if r.output is not None:
-                item["output"] = {"id": r.output.id.id, "version": r.output.id.version}
-            if r.description is not None:
-                item["description"] = r.description
-            if r.owner is not None:
-                item["owner"] = r.owner
-            if r.tags:
-                item["tags"] = list(r.tags)
-            if r.action_if_failed != "ignore":
-                item["action_if_failed"] = str(r.action_if_failed)
-            rules.append(item)
-        sets.append(
-            _described({"id": rs.id.id, "version": rs.id.version}, rs.description)
-            | {"rules": rules}
-        )
+        rules = [_rule_item(r) for r in rs.rules]
+        head: dict[str, Any] = {"id": rs.id.id, "version": rs.id.version}
+        if rs.name is not None:
+            head["name"] = rs.name
+        sets.append(_described(head, rs.description) | {"rules": rules})
     doc["rule_sets"] = sets
     if suite.meta_rule_sets:
         doc["meta_rule_sets"] = [
@@ -421,6 +473,33 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             for m in suite.meta_rule_sets
         ]
     return dump_yaml(doc)
+
+
+def _rule_item(r: Rule) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": r.id.id,
+        "version": r.id.version,
+        "expression": r.expression,
+    }
+    if r.salience != INT_MAX:
+        item["salience"] = r.salience
+    if r.output is not None:
+        item["output"] = {"id": r.output.id.id, "version": r.output.id.version}
+    if r.description is not None:
+        item["description"] = r.description
+    if r.owner is not None:
+        item["owner"] = r.owner
+    if r.tags:
+        item["tags"] = list(r.tags)
+    if r.action_if_failed != "ignore":
+        item["action_if_failed"] = str(r.action_if_failed)
+    if r.name is not None:
+        item["name"] = r.name
+    if r.filter is not None:
+        item["filter"] = r.filter
+    if not r.active:
+        item["active"] = False
+    return item
 
 
 def _described(item: dict[str, Any], description: str | None) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 
 from quality_py.errors import ModelError
@@ -74,3 +76,45 @@ class Id:
 
     def __repr__(self) -> str:
         return f"Id({self.id}, {self.version})"
+
+
+#: What a name may look like: a letter, digit or underscore, then also ``.`` and ``-``.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}")
+#: Ids derived from names start here, above the small ids people write by hand.
+DERIVED_ID_BASE = 1_000_000
+
+
+def check_name(name: object, item_id: Id | None, kind: str) -> None:
+    """Refuse a name that is not None and not 1-100 letters, digits, ``_``, ``.`` or ``-``.
+
+    >>> check_name("dep_time.not-null", None, "rule")
+    >>> check_name("has space", None, "rule")
+    Traceback (most recent call last):
+    ...
+    quality_py.errors.ModelError: [INVALID_MODEL] rule name 'has space' ...
+    """
+    if name is None:
+        return
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ModelError(
+            f"{kind} name {name!r} must be 1-100 letters, digits, '_', '.' or '-', "
+            "starting with a letter, digit or '_'",
+            item_id=item_id,
+            item_kind=kind,
+        )
+
+
+def id_from_name(name: str) -> int:
+    """The id an item named ``name`` gets when it has none: stable across runs, machines and
+    versions of this library, so versioning works on named items without written ids.
+
+    It is ``1,000,000 + (the first 4 bytes of SHA-256(name), big-endian) mod 2,146,483,647``:
+    from 1,000,000 to 2**31 - 1, above the small ids people write by hand. Two names of one
+    suite that meet on an id are refused as duplicate ids; give one of them an ``id``.
+
+    >>> id_from_name("carrier_known")
+    284750657
+    """
+    check_name(name, None, "item")
+    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    return DERIVED_ID_BASE + int.from_bytes(digest[:4], "big") % (INT_MAX - DERIVED_ID_BASE)

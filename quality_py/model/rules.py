@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from quality_py.errors import ModelError
 from quality_py.model.enums import RowAction
-from quality_py.model.ids import INT_MAX, Id
+from quality_py.model.ids import INT_MAX, Id, check_name
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 
 
@@ -62,6 +62,11 @@ class Rule:
     ignores them. ``action_if_failed`` (``ignore``, ``drop`` or ``fail``) is what a quality run
     (:func:`quality_py.run_quality`) does with a row failing the rule. ``description``,
     ``owner`` and ``tags`` are documentation (and travel with quarantined rows).
+
+    ``name`` is a short label shown beside the id in outputs, messages, stats and the report
+    (unique per suite). ``filter`` is a SQL predicate: rows where it is not true get
+    ``DisabledRule`` (-2) for this rule, neither passed nor failed. ``active=False`` disables
+    the rule on every row without evaluating it (its text is still checked).
     """
 
     id: Id
@@ -72,10 +77,18 @@ class Rule:
     owner: str | None = None
     tags: Sequence[str] = ()
     action_if_failed: RowAction | str = RowAction.IGNORE  # stored as a RowAction
+    name: str | None = None
+    filter: str | None = None
+    active: bool = True
 
     def __post_init__(self) -> None:
         _check_id(self.id, "Rule")
         _check_text(self.expression, "Rule", self.id)
+        check_name(self.name, self.id, "rule")
+        if self.filter is not None:
+            _check_text(self.filter, "Rule filter", self.id)
+        if not isinstance(self.active, bool):
+            raise ModelError("Rule active must be true or false", item_id=self.id)
         if isinstance(self.salience, bool) or not isinstance(self.salience, int):
             raise ModelError("Rule salience must be an int", item_id=self.id)
         if self.action_if_failed not in ROW_ACTIONS:
@@ -95,9 +108,11 @@ class RuleSet:
     id: Id
     rules: Sequence[Rule]
     description: str | None = None
+    name: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSet")
+        check_name(self.name, self.id, "rule set")
         rules = tuple(self.rules)
         for rule in rules:
             if not isinstance(rule, Rule):
@@ -106,6 +121,7 @@ class RuleSet:
                     item_id=self.id,
                     item_kind="rule set",
                 )
+        _unique_names(self.id, {"rule": [(r.name, r.id) for r in rules]})
         dupes = _duplicates(r.id for r in rules)
         if dupes:
             raise ModelError(
@@ -179,9 +195,11 @@ class RuleSuite:
     #: What the rule text may do: the safe default unless code says otherwise. Never read from
     #: tables or YAML: only code can trust a suite (``RulePolicy.trusted_policy()``) or name views.
     policy: RulePolicy = field(default=DEFAULT_POLICY, compare=False, repr=False)
+    name: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "RuleSuite")
+        check_name(self.name, self.id, "suite")
         sets = tuple(self.rule_sets)
         lambdas = tuple(self.lambdas)
         for rs in sets:
@@ -191,6 +209,13 @@ class RuleSuite:
                     item_id=self.id,
                     item_kind="suite",
                 )
+        _unique_names(
+            self.id,
+            {
+                "rule set": [(rs.name, rs.id) for rs in sets],
+                "rule": [(r.name, r.id) for rs in sets for r in rs.rules],
+            },
+        )
         dupes = _duplicates(rs.id for rs in sets)
         if dupes:
             raise ModelError(
@@ -257,6 +282,24 @@ class RuleSuite:
         for rs in self.rule_sets:
             for rule in rs.rules:
                 yield rs, rule
+
+
+def _unique_names(owner: Id, named: dict[str, list[tuple[str | None, Id]]]) -> None:
+    """Rule names are unique across the suite, rule-set names among the rule sets."""
+    for kind, items in named.items():
+        seen: dict[str, Id] = {}
+        for name, item_id in items:
+            if name is None:
+                continue
+            if name in seen:
+                raise ModelError(
+                    f"the {kind} name {name!r} is used twice (in {owner!r}); "
+                    "names are unique per suite",
+                    item_id=item_id,
+                    item_kind=kind,
+                    code="DUPLICATE_NAME",
+                )
+            seen[name] = item_id
 
 
 def _duplicates(ids: Iterable[Id]) -> list[Id]:

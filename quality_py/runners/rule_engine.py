@@ -32,8 +32,7 @@ from quality_py.runners.staging import (
 )
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
-from quality_py.sql.coding import result_code
-from quality_py.sql.compiler import TypeOracle, compile_output, compile_suite
+from quality_py.sql.compiler import TypeOracle, compile_output, compile_suite, rule_code
 from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.dq_struct import dq_struct, rendered
@@ -232,8 +231,8 @@ def rule_engine_runner(
     lay = as_layout(layout)
     ddl = result_ddl(result_type)
     compiled = compile_suite(suite)
-    families: list[str | None] = [None] * len(compiled.rules)
-    codes = [rendered(to_sql(result_code(r.tree))) for r in compiled.rules]
+    families: list[str | None] = ["code" if r.coded else None for r in compiled.rules]
+    codes = [rendered(to_sql(rule_code(r))) for r in compiled.rules]
     struct = engine_struct(suite, codes, families, ddl, compiled.lambdas, debug=debug, layout=lay)
     return F.expr(to_sql(struct))
 

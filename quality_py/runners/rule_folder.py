@@ -317,12 +317,11 @@ def rule_folder_runner(
     from pyspark.sql import functions as F
 
     from quality_py.runners.rule_engine import result_ddl
-    from quality_py.sql.coding import result_code
-    from quality_py.sql.compiler import compile_suite
+    from quality_py.sql.compiler import compile_suite, rule_code
 
     ddl = result_ddl(struct_type).lower()
     compiled = compile_suite(suite)
-    codes = [rendered(to_sql(result_code(r.tree))) for r in compiled.rules]
+    codes = [rendered(to_sql(rule_code(r))) for r in compiled.rules]
     starter = to_sql(
         compile_expression(
             starting_struct, kind="starting struct", lambdas=compiled.lambdas, policy=_TRUSTED
@@ -331,7 +330,7 @@ def rule_folder_runner(
     result = folder_result(
         suite, codes, rendered(f"CAST({starter} AS {ddl})"), ddl, compiled.lambdas, debug=debug
     )
-    families: list[str | None] = [None] * len(codes)
+    families: list[str | None] = ["code" if r.coded else None for r in compiled.rules]
     struct = named_struct(
         ("ruleSuiteResults", dq_struct(suite, codes, families, as_layout(layout))),
         ("result", result),

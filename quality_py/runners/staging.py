@@ -160,7 +160,10 @@ def _with_rule_values(
         raise _rule_errors(problems) from None
     if not (compiled.policy.trusted or compiled.policy.allow_random):
         _require_deterministic(base, values, compiled, sqls)
-    families = [family_of(f.dataType.simpleString()) for f in fields]
+    families = [
+        "code" if rule.coded else family_of(f.dataType.simpleString())
+        for rule, f in zip(compiled.rules, fields, strict=True)
+    ]
     bad = [
         (rule, f"a rule must yield a boolean, number or string, not {f.dataType.simpleString()}")
         for rule, f, fam in zip(compiled.rules, fields, families, strict=True)

@@ -70,6 +70,8 @@ _CODE_BRANCHES = {
         "THEN -2 ELSE 0 END"
     ),
     "void": "0",
+    # A rule compiled to its code already (a filter or an inactive rule).
+    "code": _PLACEHOLDER,
 }
 
 _SOFT_BRANCHES = {
@@ -118,7 +120,9 @@ def family_of(type_name: str) -> str | None:
 
 def _dispatch(branches: dict[str, str], otherwise: str) -> str:
     whens = " ".join(
-        f"WHEN {_TYPE_KEY} IN ({_in(_FAMILIES[fam])}) THEN {body}" for fam, body in branches.items()
+        f"WHEN {_TYPE_KEY} IN ({_in(_FAMILIES[fam])}) THEN {body}"
+        for fam, body in branches.items()
+        if fam in _FAMILIES  # "code" is never a value's type: it is chosen by the compiler
     )
     return f"CASE {whens} ELSE {otherwise} END"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
@@ -61,6 +61,9 @@ class CompiledRule:
     tree: exp.Expr
     #: The tree as parsed and policy-checked, before the passes (for name checks).
     parsed: exp.Expr | None = None
+    #: Whether ``tree`` is already the INT result code (a rule with a ``filter`` or inactive),
+    #: not a value still to be coded: use :func:`rule_code` rather than reading ``tree``.
+    coded: bool = False
     #: ``tree``'s SQL, generated once: by the compile that made the rule, else on first use.
     #: ``dataclasses.replace`` (a new tree) starts it afresh; trees are never changed in place.
     _sql: str | None = field(default=None, init=False, repr=False, compare=False)
@@ -418,18 +421,58 @@ def _compile_rule(
         input_view=input_view,
     )
     parsed = None
+    source = rule.expression
     try:
         parsed = _checked_tree(rule.expression, ctx, "rule")
         tree = run_passes(parsed, ctx)
         sql = _faithful_sql(tree, ctx)
+        if rule.filter is not None or not rule.active:
+            source = rule.filter or rule.expression
+            tree = _gated(tree, rule, ctx)
+            sql = _faithful_sql(tree, ctx)
     except QualityError as err:
         if issues is None:
             raise
-        issues.append(CompileIssue(err, "rule", rule.id, rule.expression, parsed))
+        issues.append(CompileIssue(err, "rule", rule.id, source, parsed))
         return None
-    done = CompiledRule(set_id, rule.id, rule.expression, tree, parsed)
+    coded = rule.filter is not None or not rule.active
+    done = CompiledRule(set_id, rule.id, rule.expression, tree, parsed, coded)
     object.__setattr__(done, "_sql", sql)  # the text just generated: no second generation
     return done
+
+
+def _gated(value: exp.Expr, rule: Rule, ctx: PassContext) -> exp.Expr:
+    """The INT result code of a rule with a ``filter`` (DisabledRule, -2, on every row where
+    the filter is not true, null included) or inactive (-2 on every row, nothing evaluated).
+    The filter is untrusted text like the rule's: same limits, allowlist and passes."""
+    from quality_py.model.results import DISABLED_RULE
+    from quality_py.sql.coding import result_code
+
+    disabled = exp.Literal.number(DISABLED_RULE)
+    if not rule.active:
+        return disabled
+    assert rule.filter is not None
+    fctx = replace(ctx, source=rule.filter, item_kind="rule filter")
+    predicate = run_passes(_checked_tree(rule.filter, fctx, "rule filter"), fctx)
+    cond = exp.func("coalesce", exp.paren(predicate, copy=False), exp.false())
+    return exp.If(this=cond, true=result_code(value), false=disabled)
+
+
+def rule_code(rule: CompiledRule, family: str | None = None) -> exp.Expr:
+    """The INT result code of a compiled rule: its tree when already coded (a filter or an
+    inactive rule), else the code of its value (``family``: the value's, when known).
+
+    >>> from quality_py.model import Rule, RuleSet
+    >>> rules = [Rule(Id(3, 1), "a > 0", filter="b = 1"), Rule(Id(4, 1), "a > 0", active=False)]
+    >>> done = compile_suite(RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)])).rules
+    >>> [r.coded for r in done], to_sql(rule_code(done[1]))
+    ([True, True], '-2')
+    """
+    if rule.coded:
+        return rule.tree
+    from quality_py.sql.coding import result_code
+
+    return result_code(rule.tree, family)
 
 
 #: Suites from this many rules compile with fewer garbage collections.

@@ -90,6 +90,9 @@ def _rule_sets(
                 row.owner,
                 row.tags,
                 row.action_if_failed,
+                name=row.name,
+                filter=row.filter,
+                active=row.active,
             )
         )
     rule_sets = [

@@ -2,9 +2,9 @@
 
 The defaults are the original library's names; pass an instance with other names to read or write
 tables laid out differently (e.g. ``RuleColumns(rule_expr="sql_text")``). The description, owner,
-tags and action-if-failed columns (and the descriptions of lambdas, outputs and meta rule sets)
-are ours: optional when reading (old tables load, with the action ``ignore``), written unless
-set to ``None``.
+tags, action-if-failed, name, filter and active columns (and the descriptions of lambdas,
+outputs and meta rule sets) are ours: optional when reading (old tables load, with the action
+``ignore``, active and without a name or filter), written unless set to ``None``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ class RuleColumns:
     owner: str | None = "ruleOwner"
     tags: str | None = "ruleTags"
     action_if_failed: str | None = "ruleActionIfFailed"
+    name: str | None = "ruleName"
+    filter: str | None = "ruleFilter"
+    active: str | None = "ruleActive"
 
 
 @dataclass(frozen=True, slots=True)

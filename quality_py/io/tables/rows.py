@@ -16,8 +16,8 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from quality_py.errors import BrokenRow, ModelError, RuleTableError
-from quality_py.model.ids import INT_MAX, INT_MIN
-from quality_py.model.rules import ROW_ACTIONS, RuleSuite
+from quality_py.model.ids import INT_MAX, INT_MIN, Id
+from quality_py.model.rules import ROW_ACTIONS, OutputExpression, Rule, RuleSuite
 
 #: A row whose text is exactly this removes the item from that version on (contract 5.2).
 DELETED = "DELETED"
@@ -41,6 +41,9 @@ class RuleRow:
     owner: str | None = None
     tags: tuple[str, ...] = ()
     action_if_failed: str = "ignore"
+    name: str | None = None
+    filter: str | None = None
+    active: bool = True
 
     @property
     def output_key(self) -> tuple[int, int] | None:
@@ -196,6 +199,16 @@ def _tags(value: Any) -> tuple[str, ...] | None:
     return None
 
 
+def _as_bool(value: object) -> bool | None:
+    """A table's active flag: null (an old table) is true; booleans, 0/1 and true/false text."""
+    if value is None:
+        return True
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    return {"true": True, "false": False, "1": True, "0": False}.get(text)
+
+
 def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     """Typed rows from raw ``{field: value}`` mappings; every broken row raises together.
 
@@ -244,6 +257,12 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
                 clean[name] = "ignore" if value is None else str(value).strip().lower()
                 if clean[name] not in ROW_ACTIONS:
                     problems.append(f"{name} must be one of {', '.join(ROW_ACTIONS)} ({value!r})")
+            elif name == "active" and kind is RuleRow:
+                clean[name] = _as_bool(value)
+                if clean[name] is None:
+                    problems.append(f"active is not true or false ({value!r})")
+            elif name in ("name", "filter") and kind is RuleRow:
+                clean[name] = None if value is None or not str(value).strip() else str(value)
             elif name.startswith("rule_engine") and value is not None:
                 got = _as_int(value)
                 if got is None:
@@ -269,6 +288,28 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     if broken:
         raise RuleTableError(broken)
     return [row for _, row, _ in typed if row is not None]
+
+
+def _rule_row(sid: int, sv: int, set_id: Id, rule: Rule, out: OutputExpression | None) -> RuleRow:
+    return RuleRow(
+        sid,
+        sv,
+        set_id.id,
+        set_id.version,
+        rule.id.id,
+        rule.id.version,
+        rule.expression,
+        rule.salience,
+        None if out is None else out.id.id,
+        None if out is None else out.id.version,
+        rule.description,
+        rule.owner,
+        tuple(rule.tags),
+        str(rule.action_if_failed),
+        rule.name,
+        rule.filter,
+        rule.active,
+    )
 
 
 def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
@@ -316,24 +357,7 @@ def suite_to_tables(suites: RuleSuite | Iterable[RuleSuite]) -> SuiteTables:
                         item_kind="output",
                         code="DUPLICATE_ID",
                     )
-            rules.append(
-                RuleRow(
-                    sid,
-                    sv,
-                    rule_set.id.id,
-                    rule_set.id.version,
-                    rule.id.id,
-                    rule.id.version,
-                    rule.expression,
-                    rule.salience,
-                    None if out is None else out.id.id,
-                    None if out is None else out.id.version,
-                    rule.description,
-                    rule.owner,
-                    tuple(rule.tags),
-                    str(rule.action_if_failed),
-                )
-            )
+            rules.append(_rule_row(sid, sv, rule_set.id, rule, out))
         outputs += [
             OutputRow(text, oid, ov, sid, sv, described.get((oid, ov)))
             for (oid, ov), text in written.items()

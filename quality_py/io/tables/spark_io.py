@@ -36,13 +36,23 @@ from quality_py.model.rules import RuleSuite
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-_TEXT_FIELDS = {"rule_expr", "name", "column_filter", "description", "owner", "action_if_failed"}
+_TEXT_FIELDS = {
+    "rule_expr",
+    "name",
+    "column_filter",
+    "description",
+    "owner",
+    "action_if_failed",
+    "filter",
+}
 
 
 def _ddl(field_to_column: dict[str, str]) -> str:
     def kind(name: str) -> str:
         if name == "tags":
             return "ARRAY<STRING>"
+        if name == "active":
+            return "BOOLEAN"
         return "STRING" if name in _TEXT_FIELDS else "INT"
 
     return ", ".join(f"`{col}` {kind(f)}" for f, col in field_to_column.items())
