@@ -39,12 +39,22 @@ class RuleRef:
     description: str | None
     owner: str | None
     tags: tuple[str, ...]
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The rule's name, else ``id.version``.
+
+        >>> RuleRef(Id(1, 1), Id(2, 3), "drop", None, None, ()).label
+        '2.3'
+        """
+        return self.name or f"{self.rule.id}.{self.rule.version}"
 
 
 def rule_refs(suite: RuleSuite) -> tuple[RuleRef, ...]:
     """Every rule of ``suite`` in declaration order."""
     return tuple(
-        RuleRef(rs.id, r.id, str(r.action_if_failed), r.description, r.owner, tuple(r.tags))
+        RuleRef(rs.id, r.id, str(r.action_if_failed), r.description, r.owner, tuple(r.tags), r.name)
         for rs, r in suite.iter_rules()
     )
 

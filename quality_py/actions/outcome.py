@@ -51,7 +51,8 @@ class RunSummary:
             )
         for ref, count in self.failing_rules:
             what = f" ({ref.description})" if ref.description else ""
-            lines.append(f"  fail rule {ref.rule_set}/{ref.rule}{what}: {count} rows")
+            named = f" {ref.name}" if ref.name else ""
+            lines.append(f"  fail rule {ref.rule_set}/{ref.rule}{named}{what}: {count} rows")
         for message in self.failed_checks:
             lines.append(f"  failed check: {message}")
         if self.sample_keys:

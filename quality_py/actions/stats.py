@@ -58,7 +58,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> li
             ref = by_rule.get((r.rule_set_id, r.rule_id))
             add(
                 "rule",
-                f"{r.rule_id.id}.{r.rule_id.version}",
+                f"{r.rule_id.id}.{r.rule_id.version}" if ref is None else ref.label,
                 rule_set=f"{r.rule_set_id.id}.{r.rule_set_id.version}",
                 rule=f"{r.rule_id.id}.{r.rule_id.version}",
                 action=None if ref is None else ref.action,

@@ -63,19 +63,22 @@ def with_anomalies(summary: Any, outcomes: Sequence[Metric]) -> Any:
 
 
 def rule_metrics(refs: Sequence[Any]) -> list[Metric]:
-    """Each rule's action and description (metric ``rule/<id>/action``, no value)."""
-    return [
-        Metric(
-            "rule",
-            f"{r.rule.id}.{r.rule.version}",
-            "action",
-            None,
-            r.action,
-            r.description,
-            group=f"{r.rule_set.id}.{r.rule_set.version}",
-        )
-        for r in refs
-    ]
+    """Each rule's action and description (metric ``rule/<id>/action``, no value) and, for a
+    named rule, its name (``rule/<id>/name``, the name as message).
+
+    >>> from quality_py.actions.flags import RuleRef
+    >>> from quality_py.model import Id
+    >>> ref = RuleRef(Id(1, 1), Id(2, 1), "drop", "d", None, (), "two")
+    >>> [(m.name, m.message) for m in rule_metrics([ref])]
+    [('action', 'd'), ('name', 'two')]
+    """
+    out = []
+    for r in refs:
+        entity, group = f"{r.rule.id}.{r.rule.version}", f"{r.rule_set.id}.{r.rule_set.version}"
+        out.append(Metric("rule", entity, "action", None, r.action, r.description, group=group))
+        if getattr(r, "name", None):
+            out.append(Metric("rule", entity, "name", None, None, r.name, group=group))
+    return out
 
 
 def sample_metrics(rows: Sequence[Mapping[str, Any]]) -> list[Metric]:

@@ -85,6 +85,8 @@ def rule_page(ds: Dataset, key: str, title: str, known: RuleDefinition | None) -
     present = [(r, e) for r, e in entities if e is not None]
     last_run, last = present[-1]
     info = last_run.metrics.get(("rule", last, "action"))
+    named = last_run.metrics.get(("rule", last, "name"))
+    label = f" {named.message}" if named is not None and named.message else ""
     names = {f"rule.{e}.failed_share" for _, e in present} | {f"rule.{key}.failed_share"}
     marked = _anomalous_runs(ds, names)
     points = [
@@ -101,7 +103,7 @@ def rule_page(ds: Dataset, key: str, title: str, known: RuleDefinition | None) -
     rule_set = (info and info.group) or (known and known.rule_set) or "-"
     action = (info and info.status) or (known and known.action) or "-"
     body = [
-        f'<h1>Rule <code data-rule="{escape(last)}">{escape(last)}</code></h1>',
+        f'<h1>Rule <code data-rule="{escape(last)}">{escape(last)}</code>{escape(label)}</h1>',
         f'<p class="muted">rule set {escape(rule_set)}; action '
         f"<span data-action>{escape(action)}</span></p>",
         _definition(known, info),

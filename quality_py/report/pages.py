@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
+from quality_py.history.records import Metric
 from quality_py.report.charts import Point, time_chart
 from quality_py.report.layout import filters, num, page, share, status, table
 from quality_py.report.site_model import (
@@ -177,6 +178,13 @@ def _rows_chart(ds: Dataset) -> str:
     return '<div class="cards">' + "".join(charts) + "</div>" if charts else ""
 
 
+def _name_tag(named: Metric | None) -> str:
+    """A rule's name beside its id, when it has one."""
+    if named is None or not named.message:
+        return ""
+    return f' <span class="muted" data-name>{escape(named.message)}</span>'
+
+
 def _rule_rows(
     ds: Dataset, run: Run, root: str, definitions: dict[str, str], compact: bool = False
 ) -> list[str]:
@@ -187,6 +195,7 @@ def _rule_rows(
     clean = sum(1 for e in entities if not (run.failing(e) or 0) > 0)
     for entity in entities:
         info = run.metrics.get(("rule", entity, "action"))
+        named = run.metrics.get(("rule", entity, "name"))
         failed = run.failing(entity)
         state = "failing" if (failed or 0) > 0 else "clean"
         if compact and clean > COMPACT and state == "clean":
@@ -196,7 +205,7 @@ def _rule_rows(
         out.append(
             f'<tr data-rule="{escape(entity)}" data-status="{state}">'
             f'<td data-sort="{key.zfill(12)}"><a href="{root}{ds.rule_page(key)}">'
-            f"{escape(entity)}</a></td>"
+            f"{escape(entity)}</a>{_name_tag(named)}</td>"
             f"<td>{escape((info and info.group) or '')}</td>"
             f"<td>{escape((info and info.status) or '')}</td>{status(state)}"
             + num(failed, 'data-count="failing"')

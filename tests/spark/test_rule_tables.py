@@ -37,6 +37,8 @@ SUITE = RuleSuite(
             [
                 Rule(Id(100, 1), "isBig(amount)", salience=10, output=OUT, owner="ops"),
                 Rule(Id(101, 2), "coalesceIfAttributesMissing(missing_col > 0, amount > 0)"),
+                Rule(Id(102, 1), "amount > 0", name="positive", filter="account IS NOT NULL"),
+                Rule(Id(103, 1), "amount < 0", name="switched-off", active=False),
             ],
         )
     ],

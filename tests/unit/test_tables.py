@@ -44,6 +44,9 @@ def suites(draw: st.DrawFn) -> RuleSuite:
                 draw(st.none() | text),
                 tuple(draw(st.lists(text, max_size=2))),
                 draw(st.sampled_from(["ignore", "drop", "fail"])),
+                name=draw(st.none() | st.just(f"r{set_id.id}.{set_id.version}.{rule_id.id}")),
+                filter=draw(st.none() | text),
+                active=draw(st.booleans()),
             )
             # min_size=1: a table has one row per rule, so an empty rule set has no row
             # unique rule numbers: versioned reading keeps one version of each rule

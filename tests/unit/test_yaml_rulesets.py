@@ -16,6 +16,7 @@ from quality_py import (
     RuleSuite,
 )
 from quality_py.io.yaml_rulesets import dumps_ruleset, load_ruleset, loads_ruleset
+from quality_py.model.ids import NAME_PATTERN
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.compiler import compile_suite
 
@@ -116,10 +117,13 @@ def suites(draw: st.DrawFn) -> RuleSuite:
                 output=draw(st.none() | st.sampled_from(outputs)) if outputs else None,
                 description=draw(st.none() | TEXT),
                 tags=tuple(draw(st.lists(TEXT, max_size=2))),
+                name=draw(st.none() | st.just(f"r{sid}.{rid}")),  # unique per suite
+                filter=draw(st.none() | TEXT),
+                active=draw(st.booleans()),
             )
             for rid in rule_ids
         ]
-        sets.append(RuleSet(Id(sid, draw(INT32)), rules))
+        sets.append(RuleSet(Id(sid, draw(INT32)), rules, name=draw(st.none() | st.just(f"s{sid}"))))
     lambdas = [
         LambdaFunction(f"f{i}", draw(TEXT), Id(i, draw(INT32)))
         for i in range(draw(st.integers(min_value=0, max_value=2)))
@@ -130,6 +134,7 @@ def suites(draw: st.DrawFn) -> RuleSuite:
         lambdas=lambdas,
         probable_pass=draw(st.sampled_from([0.8, 0.5, 0.95])),
         description=draw(st.none() | TEXT),
+        name=draw(st.none() | st.from_regex(NAME_PATTERN, fullmatch=True)),
     )
 
 
