@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -248,3 +249,17 @@ class RuleTableError(QualityError, ValueError):
         self.broken = tuple(broken)
         lines = "\n".join("  " + b.describe() for b in self.broken)
         super().__init__(f"{len(self.broken)} broken row(s), nothing was loaded:\n{lines}")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ``""``.
+
+    >>> did_you_mean("has_completness", ["has_completeness", "is_complete"])
+    " (did you mean 'has_completeness'?)"
+    >>> did_you_mean("zzz", ["id", "name"])
+    ''
+    """
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -68,7 +68,7 @@ def _dump_sections(sections: dict[str, Any]) -> str:
 
 def untabled(suite: RuleSuite, sections: dict[str, Any]) -> list[str]:
     """What a suite and its YAML sections hold that rule tables cannot: the sections, the
-    suite's and rule sets' descriptions, a probable_pass other than 0.8.
+    suite's and rule sets' descriptions and names, a probable_pass other than 0.8.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])],
@@ -87,10 +87,13 @@ def untabled(suite: RuleSuite, sections: dict[str, Any]) -> list[str]:
         out.append(f"the description of suite {suite.id!r}")
     if suite.probable_pass != 0.8:
         out.append(f"probable_pass {suite.probable_pass}")
+    if suite.name is not None:
+        out.append(f"the name of suite {suite.id!r}")
     out += [
-        f"the description of rule set {rs.id!r}"
+        f"the {what} of rule set {rs.id!r}"
         for rs in suite.rule_sets
-        if rs.description is not None
+        for what, value in (("description", rs.description), ("name", rs.name))
+        if value is not None
     ]
     return out
 

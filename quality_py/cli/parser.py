@@ -9,7 +9,7 @@ import textwrap
 from quality_py.cli.common import FORMATS, OUTPUT_FORMATS
 from quality_py.cli.convert import convert_command
 from quality_py.cli.over_time import profile_command, report_command
-from quality_py.cli.rules import docs_command, explain_command, validate_command
+from quality_py.cli.rules import docs_command, explain_command, schema_command, validate_command
 from quality_py.cli.run import run
 from quality_py.version import __version__
 
@@ -281,6 +281,19 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     c.set_defaults(func=convert_command)
 
 
+def _schema_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    j = _command(
+        sub,
+        "schema",
+        "print where the JSON Schema of rulesets is (editors complete and check with it)",
+        "Print the path of the ruleset JSON Schema installed with this package. Put "
+        "'# yaml-language-server: $schema=PATH' at the top of a ruleset for completion and "
+        "inline errors in editors. --print writes the schema itself.",
+    )
+    j.add_argument("--print", action="store_true", help="print the schema, not its path")
+    j.set_defaults(func=schema_command)
+
+
 def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = _command(
         sub,
@@ -341,6 +354,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _run_parser(sub)
     _rule_parsers(sub)
+    _schema_parser(sub)
     _over_time_parsers(sub)
     return parser
 

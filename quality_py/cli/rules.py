@@ -20,6 +20,7 @@ from quality_py.docgen import to_html, to_markdown
 from quality_py.docgen.checks import SiteLinks, doc_checks
 from quality_py.errors import ModelError
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
+from quality_py.io.schema import SCHEMA_FILE
 from quality_py.model.ids import Id
 from quality_py.runners.explain import explain_rules
 from quality_py.validation import validate
@@ -100,4 +101,10 @@ def docs_command(args: argparse.Namespace) -> int:
     render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
     out.write_text(render(suite, report, checks, links), encoding="utf-8")
     print(f"wrote {out}")
+    return 0
+
+
+def schema_command(args: argparse.Namespace) -> int:
+    """``schema``: the path of the ruleset JSON Schema, or (``--print``) the schema."""
+    print(SCHEMA_FILE.read_text(encoding="utf-8") if args.print else SCHEMA_FILE)
     return 0

@@ -20,7 +20,6 @@ threshold strings (``">= 0.95"``, ``"between 1 and 12"``); code never comes from
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,7 @@ import yaml
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import ModelError, RulesetFormatError, Span
-
-# Every public builder method of Check is a constraint name; nothing else is callable from YAML.
-CONSTRAINTS = frozenset(
-    name
-    for name, member in vars(Check).items()
-    if not name.startswith("_") and inspect.isfunction(member)
-)
+from quality_py.io.schema import CONSTRAINTS, KEYS, did_you_mean
 
 
 def _error(origin: str, node: yaml.Node | None, message: str) -> RulesetFormatError:
@@ -62,7 +55,9 @@ def _constraint(check: Check, spec: Any, node: Any, origin: str, where: str) -> 
         )
     ((name, args),) = spec.items()
     if name not in CONSTRAINTS:
-        raise _error(origin, node, f"{where}: unknown constraint {name!r}")
+        raise _error(
+            origin, node, f"{where}: unknown constraint {name!r}{did_you_mean(name, CONSTRAINTS)}"
+        )
     method = getattr(check, name)
     try:
         if isinstance(args, dict):
@@ -156,9 +151,10 @@ def checks_from_node(checks_node: yaml.Node | None, origin: str) -> tuple[Check,
         where = f"check {i + 1}"
         if not isinstance(spec, dict):
             raise _error(origin, node, f"{where}: expected a mapping")
-        unknown = set(spec) - {"level", "description", "action_if_failed", "constraints"}
+        unknown = sorted(set(spec) - KEYS["check"])
         if unknown:
-            raise _error(origin, node, f"{where}: unknown keys {sorted(unknown)}")
+            hint = did_you_mean(str(unknown[0]), KEYS["check"])
+            raise _error(origin, node, f"{where}: unknown keys {unknown}{hint}")
         try:
             check = Check(
                 spec.get("level", "error"),

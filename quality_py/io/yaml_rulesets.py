@@ -37,6 +37,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError, RulesetFormatError, Span
+from quality_py.io.schema import KEYS, did_you_mean
 from quality_py.io.variables import substitute_variables
 from quality_py.io.yaml_checks import checks_from_node, refuse_aliases
 from quality_py.model.ids import INT_MAX, Id, check_name, id_from_name
@@ -87,10 +88,15 @@ def _sequence(node: Node | None, ctx: _Ctx, what: str) -> list[Node]:
     return list(node.value)
 
 
-def _check_keys(fields: dict[str, Node], allowed: set[str], ctx: _Ctx, what: str) -> None:
+def _check_keys(fields: dict[str, Node], kind: str, ctx: _Ctx, what: str) -> None:
+    allowed = KEYS[kind]
     for key, node in fields.items():
         if key not in allowed:
-            raise ctx.error(node, f"unknown key {key!r} in {what}; allowed: {sorted(allowed)}")
+            raise ctx.error(
+                node,
+                f"unknown key {key!r} in {what}{did_you_mean(key, allowed)}; "
+                f"allowed: {sorted(allowed)}",
+            )
 
 
 def _required(fields: dict[str, Node], key: str, parent: Node, ctx: _Ctx, what: str) -> Node:
@@ -152,7 +158,7 @@ def _tags(node: Node | None, ctx: _Ctx) -> tuple[str, ...]:
 
 def _output_ref(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> OutputExpression:
     fields = _mapping(node, ctx, "an output reference")
-    _check_keys(fields, {"id", "version"}, ctx, "an output reference")
+    _check_keys(fields, "output reference", ctx, "an output reference")
     ref = _id(fields, node, ctx, "output")
     if ref not in outputs:
         raise ctx.error(node, f"output {ref!r} is not defined under 'outputs'")
@@ -161,21 +167,7 @@ def _output_ref(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> O
 
 def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
     fields = _mapping(node, ctx, "a rule")
-    allowed = {
-        "id",
-        "version",
-        "expression",
-        "description",
-        "owner",
-        "tags",
-        "salience",
-        "output",
-        "action_if_failed",
-        "name",
-        "filter",
-        "active",
-    }
-    _check_keys(fields, allowed, ctx, "a rule")
+    _check_keys(fields, "rule", ctx, "a rule")
     rule_id = _id(fields, node, ctx, "rule")
     text = _text(_required(fields, "expression", node, ctx, "a rule"), ctx, "rule expression")
     desc = fields.get("description")
@@ -233,7 +225,7 @@ def _bool(node: Node, ctx: _Ctx, what: str) -> bool:
 
 def _rule_set(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> RuleSet:
     fields = _mapping(node, ctx, "a rule set")
-    _check_keys(fields, {"id", "version", "rules", "description", "name"}, ctx, "a rule set")
+    _check_keys(fields, "rule set", ctx, "a rule set")
     set_id = _id(fields, node, ctx, "rule set")
     rules = [_rule(n, ctx, outputs) for n in _sequence(fields.get("rules"), ctx, "rules")]
     try:
@@ -246,7 +238,7 @@ def _outputs(node: Node | None, ctx: _Ctx) -> dict[Id, OutputExpression]:
     out: dict[Id, OutputExpression] = {}
     for item in _sequence(node, ctx, "outputs"):
         fields = _mapping(item, ctx, "an output")
-        _check_keys(fields, {"id", "version", "expression", "description"}, ctx, "an output")
+        _check_keys(fields, "output", ctx, "an output")
         oid = _id(fields, item, ctx, "output")
         if oid in out:
             raise ctx.error(item, f"output {oid!r} is defined twice")
@@ -259,7 +251,7 @@ def _outputs(node: Node | None, ctx: _Ctx) -> dict[Id, OutputExpression]:
 
 def _lambda(node: Node, ctx: _Ctx) -> LambdaFunction:
     fields = _mapping(node, ctx, "a lambda")
-    _check_keys(fields, {"name", "id", "version", "expression", "description"}, ctx, "a lambda")
+    _check_keys(fields, "lambda", ctx, "a lambda")
     name = _text(_required(fields, "name", node, ctx, "a lambda"), ctx, "lambda name")
     text = _text(_required(fields, "expression", node, ctx, "a lambda"), ctx, "lambda expression")
     try:
@@ -272,8 +264,7 @@ def _lambda(node: Node, ctx: _Ctx) -> LambdaFunction:
 
 def _meta_rule_set(node: Node, ctx: _Ctx) -> MetaRuleSet:
     fields = _mapping(node, ctx, "a meta rule set")
-    allowed = {"id", "version", "column_filter", "expression", "description"}
-    _check_keys(fields, allowed, ctx, "a meta rule set")
+    _check_keys(fields, "meta rule set", ctx, "a meta rule set")
     meta_id = _id(fields, node, ctx, "meta rule set")
     filt = _required(fields, "column_filter", node, ctx, "a meta rule set")
     if not isinstance(filt, ScalarNode):
@@ -346,13 +337,10 @@ def suite_and_checks(
     """The suite and dataset checks of a composed ruleset (:func:`compose_ruleset`)."""
     ctx = _Ctx(text, origin)
     fields = _mapping(root, ctx, "the ruleset")
-    top = {"suite", "lambdas", "outputs", "rule_sets", "meta_rule_sets", "checks"}
-    top |= {"anomalies", "sql_checks", "error_rates"}  # judging runs: io/yaml_anomalies.py
-    _check_keys(fields, top, ctx, "the ruleset")
+    _check_keys(fields, "ruleset", ctx, "the ruleset")
     suite_node = _required(fields, "suite", root, ctx, "the ruleset")
     suite_fields = _mapping(suite_node, ctx, "suite")
-    suite_keys = {"id", "version", "probable_pass", "description", "name"}
-    _check_keys(suite_fields, suite_keys, ctx, "suite")
+    _check_keys(suite_fields, "suite", ctx, "suite")
     suite_id = _id(suite_fields, suite_node, ctx, "suite")
     pp_node = suite_fields.get("probable_pass")
     probable_pass = 0.8

@@ -6,7 +6,7 @@ import re
 
 from sqlglot import exp
 
-from quality_py.errors import PolicyError
+from quality_py.errors import PolicyError, did_you_mean
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.allowed_functions import (
     ALLOWED_FUNCTIONS,
@@ -208,7 +208,10 @@ def _check_function(
         if not ok and isinstance(node, exp.AggFunc):
             ok = policy.allow_aggregates or _in_subquery(node)
     if not ok:
-        raise policy_error(ctx, f"function {name} is not allowed by the rule policy", node)
+        hint = ""
+        if isinstance(node, exp.Anonymous):  # a name Spark may not know at all: a typo?
+            hint = did_you_mean(name.lower(), {*ALLOWED_FUNCTIONS, *lambdas})
+        raise policy_error(ctx, f"function {name} is not allowed by the rule policy{hint}", node)
     args = _args(node)
     if name == "array_sort" and any(isinstance(a, exp.Lambda) for a in args):
         raise policy_error(

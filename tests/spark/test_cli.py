@@ -269,3 +269,28 @@ def test_explain_shows_compiled_sql_and_plan(
     assert "rule 100.1" not in out and "rule 101.1" in out and "Physical Plan" in out
     assert main(["explain", rules, "--rule", "9"]) == 2
     assert "no rule 9" in capsys.readouterr().err
+
+
+def test_the_variables_command_of_the_docs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/writing-rules.md: its ruleset saved as orders.yaml, its bash line run as written."""
+    import re
+    import shlex
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "writing-rules.md").read_text()
+    ruleset = re.search(r'text = """\n(.*?)"""', doc, re.DOTALL)
+    line = re.search(r"```bash\n(.*?)\n```", doc, re.DOTALL)
+    assert ruleset is not None and line is not None
+    (tmp_path / "orders.yaml").write_text(ruleset.group(1))
+    monkeypatch.chdir(tmp_path)
+    words = shlex.split(line.group(1))
+    env, command = words[0].split("=", 1), words[1:]
+    assert command[0] == "quality-py"
+    monkeypatch.setenv(*env)
+    assert main(command[1:]) == 0
+    assert "0 error(s)" in capsys.readouterr().out
+    monkeypatch.delenv(env[0])
+    assert main(command[1:]) == 2
+    err = capsys.readouterr().err
+    assert "orders.yaml:17:53: the variable ${MIN_NOTES} is not set" in err

@@ -90,6 +90,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "over-time.md",
         "rule-tables.md",
         "security.md",
+        "writing-rules.md",
     }
     assert {p.name for p in DOCS if blocks(p)} == tested
 
@@ -222,6 +223,11 @@ def test_over_time_doc(notebook: dict[str, Any]) -> None:
     rule = next(Path("out/site/rules").glob("*-101-*.html")).read_text(encoding="utf-8")
     assert "amount &gt; 0" in rule and "<svg" in rule  # the rule's text, from the suite
     assert ns["over_time"].hide_columns == ("note",)
+
+
+def test_writing_rules_doc(notebook: dict[str, Any]) -> None:
+    names = run_file(ROOT / "docs" / "writing-rules.md", notebook)
+    assert names["summary"].rules.rules[0].disabled == 120  # orders without a note
 
 
 def test_deployment_doc(notebook: dict[str, Any]) -> None:
