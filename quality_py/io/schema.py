@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.dataset.checks import Check
+from quality_py.dataset.constraints import ConstraintBuilders
 from quality_py.errors import did_you_mean
 from quality_py.history.anomalies import STRATEGIES
 from quality_py.model.ids import NAME_PATTERN
@@ -38,7 +39,7 @@ SCHEMA_ID = "https://quality-py.invalid/ruleset.schema.json"
 #: Every public builder method of Check is a constraint name; nothing else is callable from YAML.
 CONSTRAINTS = frozenset(
     name
-    for name, member in vars(Check).items()
+    for name, member in vars(ConstraintBuilders).items()
     if not name.startswith("_") and inspect.isfunction(member)
 )
 
