@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quality_py.dataset.states import (
+    BinCountsState,
     CoMomentsState,
     ExtremeState,
     MomentsState,
@@ -347,3 +348,96 @@ class DataType(Analyzer):
         if self.kind is not None:
             return counts[self.kind] / known
         return max(counts[t] for t in TYPE_NAMES[1:]) / known
+
+
+@dataclass(frozen=True)
+class MinLength(Minimum):
+    """Smallest length (characters) of the non-null values of a text ``column`` (Deequ's
+    ``MinLength``; nulls are left out).
+
+    >>> MinLength("s").aggregations(RulePolicy())
+    ['min(CAST(length(`s`) AS DOUBLE))']
+    """
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        c = f"CAST(length({_col(self.column)}) AS DOUBLE)"
+        return [f"min({c}){_filter(self.where, policy)}"]
+
+
+@dataclass(frozen=True)
+class MaxLength(Maximum):
+    """Largest length (characters) of the non-null values of a text ``column``."""
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        c = f"CAST(length({_col(self.column)}) AS DOUBLE)"
+        return [f"max({c}){_filter(self.where, policy)}"]
+
+
+@dataclass(frozen=True)
+class BinnedDistribution:
+    """A binned histogram: ``edges`` (n + 1 numbers for n bins), rows per bin, the rows outside
+    every bin, null rows, and every row (the denominator of each share)."""
+
+    edges: tuple[float, ...]
+    counts: tuple[int, ...]
+    outside: int
+    nulls: int
+    rows: int
+
+    def ratio(self, label: int | str) -> float:
+        """The share of rows in bin ``label`` (0-based), ``"outside"`` or ``"null"``.
+
+        >>> BinnedDistribution((0, 1, 2), (1, 2), 1, 0, 4).ratio(1)
+        0.5
+        """
+        if label == "outside":
+            count = self.outside
+        elif label == "null":
+            count = self.nulls
+        else:
+            count = self.counts[int(label)]
+        return count / self.rows if self.rows else float("nan")
+
+
+@dataclass(frozen=True)
+class HistogramBinned(Analyzer):
+    """Rows per bin of a numeric ``column`` between sorted ``edges`` (Deequ's ``HistogramBinned``
+    with custom edges): bin i is ``[edges[i], edges[i+1])``, the last bin includes its upper
+    edge. One aggregate per bin, so it shares the scan and its state merges by addition.
+
+    >>> HistogramBinned("x", (0.0, 10.0, 20.0)).aggregations(RulePolicy())[0]
+    'count_if(CAST(`x` AS DOUBLE) >= 0.0 AND CAST(`x` AS DOUBLE) < 10.0)'
+    """
+
+    column: str
+    edges: tuple[float, ...]
+    where: str | None = None
+
+    def __post_init__(self) -> None:
+        edges = tuple(float(e) for e in self.edges)
+        if len(edges) < 2 or list(edges) != sorted(set(edges)) or len(edges) > 1001:
+            raise ModelError(
+                f"histogram edges must be 2 to 1001 increasing numbers, got {list(self.edges)}"
+            )
+        object.__setattr__(self, "edges", edges)
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        f = _filter(self.where, policy)
+        c = f"CAST({_col(self.column)} AS DOUBLE)"
+        e, last = self.edges, len(self.edges) - 2
+        bins = [
+            f"count_if({c} >= {e[i]!r} AND {c} {'<=' if i == last else '<'} {e[i + 1]!r}){f}"
+            for i in range(len(e) - 1)
+        ]
+        return [*bins, f"count_if({c} IS NULL){f}", f"count(1){f}"]
+
+    def state(self, values: list[Any]) -> BinCountsState:
+        *bins, nulls, rows = (int(v or 0) for v in values)
+        return BinCountsState(tuple(bins), rows - nulls - sum(bins), nulls, rows)
+
+    def identity(self) -> BinCountsState:
+        return BinCountsState(tuple(0 for _ in self.edges[1:]))
+
+    def metric(self, state: BinCountsState) -> BinnedDistribution:  # type: ignore[override]
+        counts = state.counts or tuple(0 for _ in self.edges[1:])
+        return BinnedDistribution(self.edges, counts, state.outside, state.nulls, state.rows)

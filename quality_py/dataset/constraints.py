@@ -7,20 +7,31 @@ is callable from YAML.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from quality_py.dataset.analyzers import (
+    BinnedDistribution,
     Completeness,
     Compliance,
     Correlation,
     DataType,
+    HistogramBinned,
     Maximum,
+    MaxLength,
     Mean,
     Minimum,
+    MinLength,
+    PatternMatch,
     Size,
     StandardDeviation,
     Sum,
+)
+from quality_py.dataset.comparisons import (
+    DatasetMatch,
+    ReferentialIntegrity,
+    SchemaMatch,
+    SizeRatio,
 )
 from quality_py.dataset.grouping import (
     CountDistinct,
@@ -32,6 +43,8 @@ from quality_py.dataset.grouping import (
     Uniqueness,
 )
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
+from quality_py.errors import ModelError
+from quality_py.model.types import DataFrame
 from quality_py.sql.snippets import in_list, quoted
 
 if TYPE_CHECKING:
@@ -39,6 +52,32 @@ if TYPE_CHECKING:
 
 #: An assertion: a callable on the metric, or a threshold string (``">= 0.9"``).
 Assertion = Callable[[Any], bool] | str
+
+
+#: An e-mail address somewhere in a value: a local part, ``@``, and a domain with at least one
+#: dot that ends in a letter or digit (ours, simpler than RFC 5322 and Deequ's: no quoted local
+#: parts, no IP-literal domains; written so that the regex safety check proves it linear).
+EMAIL = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9-]+\.[A-Za-z0-9.-]*[A-Za-z0-9]"
+#: An http, https or ftp URL: the scheme, ``://`` and at least two characters with no space,
+#: the first not one of ``/$.?#``.
+URL = r"(?:https?|ftp)://[^\s/$.?#]\S+"
+_SEP_CARD = ("", " ", "-")
+#: Card numbers of Visa, MasterCard, Amex, Diners Club and Discover prefixes, groups separated
+#: the same way throughout: one alternative per separator instead of a back-reference, whose
+#: matching time is not linear.
+CREDIT_CARD = (
+    r"\b(?:"
+    + "|".join(rf"3[47]\d{{2}}{s}\d{{6}}{s}\d\d{{4}}" for s in _SEP_CARD)
+    + "|"
+    + "|".join(
+        rf"(?:(?:4\d|5[1-5]|65)\d{{2}}|6011){s}\d{{4}}{s}\d{{4}}{s}\d{{4}}" for s in _SEP_CARD
+    )
+    + r")\b"
+)
+
+
+def _label(reference: DataFrame | str) -> str:
+    return reference if isinstance(reference, str) else "the reference DataFrame"
 
 
 def _in_list(column: str, values: Sequence[Any]) -> str:
@@ -303,3 +342,168 @@ class ConstraintBuilders:
             return d.ratio(value)
 
         return self._add(f"histogram({column})[{value}]", Histogram(column), assertion, share)
+
+    # -- text, keys and shapes (Deequ's and DQX's everyday checks) ---------------------------
+
+    def has_pattern(self, column: str, pattern: str, assertion: Assertion = "== 1") -> Check:
+        """The share of rows whose ``column`` contains a match of the regex ``pattern`` (Java
+        syntax, found anywhere in the value: anchor it with ``^...$`` for a whole match) meets
+        ``assertion``; nulls do not match. The pattern passes the rules' regex safety check.
+
+        >>> Check("error", "t").has_pattern("code", "^[A-Z]{3}$").constraints[-1].description
+        "code matches '^[A-Z]{3}$'"
+        """
+        return self._add(f"{column} matches {pattern!r}", PatternMatch(column, pattern), assertion)
+
+    def contains_email(self, column: str, assertion: Assertion = "== 1") -> Check:
+        """The share of rows whose ``column`` contains an e-mail address meets ``assertion``.
+
+        >>> Check("error", "t").contains_email("mail").constraints[-1].description
+        'mail contains an e-mail address'
+        """
+        return self._add(
+            f"{column} contains an e-mail address", PatternMatch(column, EMAIL), assertion
+        )
+
+    def contains_url(self, column: str, assertion: Assertion = "== 1") -> Check:
+        """The share of rows whose ``column`` contains an http, https or ftp URL."""
+        return self._add(f"{column} contains a URL", PatternMatch(column, URL), assertion)
+
+    def contains_credit_card_number(self, column: str, assertion: Assertion = "== 1") -> Check:
+        """The share of rows whose ``column`` contains a Visa, MasterCard, Amex, Diners Club or
+        Discover number (groups separated by nothing, spaces or dashes, the same throughout).
+        Usually asserted ``== 0``: no card number leaks into a free-text column."""
+        return self._add(
+            f"{column} contains a credit card number", PatternMatch(column, CREDIT_CARD), assertion
+        )
+
+    def has_min_length(self, column: str, assertion: Assertion) -> Check:
+        """The shortest non-null value of the text ``column`` (in characters) meets ``assertion``.
+
+        >>> Check("error", "t").has_min_length("code", ">= 2").constraints[-1].description
+        'code min length'
+        """
+        return self._add(f"{column} min length", MinLength(column), assertion)
+
+    def has_max_length(self, column: str, assertion: Assertion) -> Check:
+        """The longest non-null value of the text ``column`` (in characters) meets ``assertion``."""
+        return self._add(f"{column} max length", MaxLength(column), assertion)
+
+    def is_positive(self, column: str) -> Check:
+        """No non-null value of ``column`` is zero or negative (nulls pass, as in Deequ).
+
+        >>> Check("error", "t").is_positive("distance").constraints[-1].description
+        'distance > 0'
+        """
+        c = _quoted(column)
+        return self._add(
+            f"{column} > 0", Compliance(f"{column} positive", f"{c} IS NULL OR {c} > 0"), "== 1"
+        )
+
+    def is_primary_key(self, columns: str | Sequence[str]) -> Check:
+        """``columns`` identify every row: complete, and unique together. Stricter than
+        Deequ's ``isPrimaryKey`` (uniqueness alone), as DQX's: a null is no key.
+
+        >>> [c.description for c in Check("error", "t").is_primary_key(["a", "b"]).constraints]
+        ['a is complete', 'b is complete', "['a', 'b'] is a primary key"]
+        """
+        names = [columns] if isinstance(columns, str) else list(columns)
+        check = self
+        for name in names:
+            check = check.is_complete(name)
+        key: str | list[str] = names[0] if len(names) == 1 else names
+        return check._add(f"{key} is a primary key", Uniqueness(key), "== 1")
+
+    def has_schema(self, expected: str | Mapping[str, str], strict: bool = False) -> Check:
+        """The data has the ``expected`` columns (``"id int, note string"`` or a mapping) with
+        those types; ``strict``: and no other column. The metric is the share of expected
+        columns found with their type (extra columns count against it when strict).
+
+        >>> Check("error", "t").has_schema("id int").constraints[-1].description
+        'schema has id int'
+        """
+        match = SchemaMatch.of(expected, strict)
+        cols = ", ".join(f"{n} {k}" for n, k in match.expected)
+        return self._add(f"schema {'is' if strict else 'has'} {cols}", match, "== 1")
+
+    def has_size_ratio(self, reference: DataFrame | str, assertion: Assertion) -> Check:
+        """The data's rows over the ``reference``'s rows (a DataFrame or a table name) meet
+        ``assertion`` (``"== 1"``: as many rows; ``">= 0.95"``: lost at most 5 %).
+
+        >>> Check("error", "t").has_size_ratio("raw.flights", "== 1").constraints[-1].description
+        'rows / rows of raw.flights'
+        """
+        analyzer = SizeRatio(reference)
+        return self._add(f"rows / rows of {_label(reference)}", analyzer, assertion)
+
+    def has_referential_integrity(
+        self,
+        columns: str | Sequence[str],
+        reference: DataFrame | str,
+        reference_columns: str | Sequence[str] | None = None,
+        assertion: Assertion = "== 1",
+    ) -> Check:
+        """The share of rows whose key (``columns``) exists among the ``reference``'s
+        ``reference_columns`` (default: the same names) meets ``assertion``; rows with a null in
+        the key are left out, as SQL foreign keys allow them.
+
+        >>> check = Check("error", "t").has_referential_integrity("carrier", "airlines")
+        >>> check.constraints[-1].description
+        '[carrier] in airlines[carrier]'
+        """
+        mine = (columns,) if isinstance(columns, str) else tuple(columns)
+        theirs = mine if reference_columns is None else (
+            (reference_columns,) if isinstance(reference_columns, str) else tuple(reference_columns)
+        )  # fmt: skip
+        if len(mine) != len(theirs) or not mine:
+            raise ModelError("referential integrity pairs as many reference columns as columns")
+        analyzer = ReferentialIntegrity(mine, reference, theirs)
+        label = f"[{', '.join(mine)}] in {_label(reference)}[{', '.join(theirs)}]"
+        return self._add(label, analyzer, assertion)
+
+    def matches_dataset(
+        self,
+        reference: DataFrame | str,
+        keys: str | Sequence[str],
+        compare: Sequence[str] = (),
+        assertion: Assertion = "== 1",
+    ) -> Check:
+        """The share of rows the ``reference`` also has (same ``keys``, equal ``compare``
+        columns, nulls equal to nulls; default: every common column) meets ``assertion``.
+
+        >>> Check("error", "t").matches_dataset("prod.t", "id").constraints[-1].description
+        'rows match prod.t on id'
+        """
+        key = (keys,) if isinstance(keys, str) else tuple(keys)
+        analyzer = DatasetMatch(reference, key, tuple(compare))
+        return self._add(f"rows match {_label(reference)} on {', '.join(key)}", analyzer, assertion)
+
+    def has_histogram_bins(
+        self,
+        column: str,
+        edges: Sequence[float],
+        assertion: Assertion,
+        bin: int | str | None = None,
+    ) -> Check:
+        """An assertion on the binned histogram of the numeric ``column`` between ``edges``
+        (bin i is ``[edges[i], edges[i+1])``, the last includes its upper edge). With ``bin``
+        (0-based, ``"outside"`` or ``"null"``) the assertion sees that bin's share of all rows;
+        without, the whole :class:`~quality_py.dataset.analyzers.BinnedDistribution`.
+
+        >>> check = Check("warning", "t").has_histogram_bins("delay", [0, 15, 60], "> 0.5", 0)
+        >>> check.constraints[-1].description
+        'histogram(delay, [0, 15, 60])[0]'
+        """
+        analyzer = HistogramBinned(column, tuple(edges))
+        label = f"histogram({column}, {list(edges)})"
+        if bin is None:
+            return self._add(label, analyzer, assertion)
+        if bin not in ("outside", "null") and not (
+            isinstance(bin, int) and 0 <= bin < len(analyzer.edges) - 1
+        ):
+            raise ModelError(f"bin {bin!r} is not 0 to {len(analyzer.edges) - 2}, outside or null")
+
+        def share(d: BinnedDistribution) -> float:
+            return d.ratio(bin)
+
+        return self._add(f"{label}[{bin}]", analyzer, assertion, share)

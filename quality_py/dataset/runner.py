@@ -14,12 +14,13 @@ from functools import cached_property
 from typing import Any
 
 from quality_py.dataset.analyzers import Analyzer, _predicate
+from quality_py.dataset.comparisons import DirectAnalyzer
 from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, GroupKey, run_grouping
 from quality_py.dataset.states import State
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.types import DataFrame
 
-AnyAnalyzer = Analyzer | GroupingAnalyzer
+AnyAnalyzer = Analyzer | GroupingAnalyzer | DirectAnalyzer
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,16 @@ class AnalysisResult:
     states: Mapping[Analyzer, State]
     frequencies: Mapping[GroupKey, FrequencyState] = field(default_factory=dict)
     grouping: tuple[GroupingAnalyzer, ...] = ()
+    #: metrics of analyzers that compare the data with its schema or another DataFrame: computed
+    #: when the data is read, never merged or stored (dataset/comparisons.py)
+    direct: Mapping[DirectAnalyzer, Any] = field(default_factory=dict)
 
     @cached_property
     def metrics(self) -> Mapping[Any, Any]:
         """Every analyzer's metric (grouping ones: one query per grouping key)."""
         metrics: dict[Any, Any] = {a: a.metric(s) for a, s in self.states.items()}
         metrics.update(_grouping_metrics(self.grouping, self.frequencies))
+        metrics.update(self.direct)
         return metrics
 
     def merge(self, other: AnalysisResult) -> AnalysisResult:
@@ -77,7 +82,8 @@ class AnalysisResult:
         }
         frequencies = {k: FrequencyState.union(f) for k, f in by_key.items()}
         grouping = tuple(dict.fromkeys(a for r in results for a in r.grouping))
-        return AnalysisResult(states, frequencies, grouping)
+        direct = {a: m for r in results for a, m in r.direct.items()}  # the latest data's
+        return AnalysisResult(states, frequencies, grouping, direct)
 
 
 def _merge(a: Any, b: Any) -> Any:
@@ -147,7 +153,8 @@ def run_analyzers(
         if analyzer.key not in frequencies:
             data = df if analyzer.where is None else df.where(_predicate(analyzer.where, policy))
             frequencies[analyzer.key] = FrequencyState.of(data, analyzer.columns)
-    result = AnalysisResult(states, frequencies, grouping)
+    direct = {a: a.compute(df, policy) for a in unique if isinstance(a, DirectAnalyzer)}
+    result = AnalysisResult(states, frequencies, grouping, direct)
     return result if previous_states is None else previous_states.merge(result)
 
 

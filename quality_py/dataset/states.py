@@ -207,3 +207,40 @@ class TypeCountsState:
             "boolean": self.boolean,
             "string": self.string,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class BinCountsState:
+    """Rows per histogram bin, with the rows outside every bin and the null ones apart.
+
+    >>> BinCountsState((1, 2), 0, 1, 4).merge(BinCountsState((0, 1), 1, 0, 2))
+    BinCountsState(counts=(1, 3), outside=1, nulls=1, rows=6)
+    """
+
+    counts: tuple[int, ...] = ()
+    outside: int = 0
+    nulls: int = 0
+    rows: int = 0
+
+    def merge(self, other: BinCountsState) -> BinCountsState:
+        """Add element-wise (a state of no rows has no bins yet)."""
+        if not self.counts:
+            return BinCountsState(other.counts, other.outside + self.outside,
+                                  other.nulls + self.nulls, other.rows + self.rows)  # fmt: skip
+        if not other.counts:
+            return other.merge(self)
+        return BinCountsState(
+            tuple(a + b for a, b in zip(self.counts, other.counts, strict=True)),
+            self.outside + other.outside,
+            self.nulls + other.nulls,
+            self.rows + other.rows,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serializable fields."""
+        return {
+            "counts": list(self.counts),
+            "outside": self.outside,
+            "nulls": self.nulls,
+            "rows": self.rows,
+        }

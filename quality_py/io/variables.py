@@ -118,3 +118,19 @@ def _error(node: Node, origin: str, message: str) -> RulesetFormatError:
         span=span,
         code="VARIABLE",
     )
+
+
+def escape_variables(value: object) -> object:
+    """``value`` with every ``${`` in its texts written ``$${``, so that reading it back gives
+    the text itself (the dumpers write model text, never variables).
+
+    >>> escape_variables({"a": ["x > ${N}", 1], "b": "$${"})
+    {'a': ['x > $${N}', 1], 'b': '$$${'}
+    """
+    if isinstance(value, str):
+        return value.replace("${", "$${")
+    if isinstance(value, dict):
+        return {k: escape_variables(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_variables(v) for v in value]
+    return value

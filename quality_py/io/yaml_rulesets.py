@@ -38,7 +38,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError, RulesetFormatError, Span
 from quality_py.io.schema import KEYS, did_you_mean
-from quality_py.io.variables import substitute_variables
+from quality_py.io.variables import escape_variables, substitute_variables
 from quality_py.io.yaml_checks import checks_from_node, refuse_aliases
 from quality_py.model.ids import INT_MAX, Id, check_name, id_from_name
 from quality_py.model.rules import (
@@ -460,7 +460,7 @@ def dumps_ruleset(suite: RuleSuite) -> str:
             )
             for m in suite.meta_rule_sets
         ]
-    return dump_yaml(doc)
+    return dump_yaml(escape_variables(doc))  # model text is literal: no ${NAME} in it
 
 
 def _rule_item(r: Rule) -> dict[str, Any]:

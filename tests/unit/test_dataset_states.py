@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quality_py.dataset.states import (
+    BinCountsState,
     CoMomentsState,
     ExtremeState,
     MomentsState,
@@ -35,6 +36,29 @@ def _nums(xs: list[Any]) -> list[float]:
     return [float(x) for x in xs if x is not None]
 
 
+EDGES = (-10.0, 0.0, 10.0, 100.0)
+
+
+def _bins(xs: list[Any]) -> BinCountsState:
+    """Rows per bin [e0, e1), [e1, e2), [e2, e3] counted one by one; NaN and values beyond the
+    edges are outside; None is null."""
+    counts = [0, 0, 0]
+    outside = nulls = 0
+    for x in xs:
+        if x is None:
+            nulls += 1
+            continue
+        v = float(x)
+        for i in range(3):
+            last = i == 2
+            if EDGES[i] <= v and (v <= EDGES[i + 1] if last else v < EDGES[i + 1]):
+                counts[i] += 1
+                break
+        else:
+            outside += 1
+    return BinCountsState(tuple(counts), outside, nulls, len(xs))
+
+
 def _key(v: float) -> tuple[int, float]:
     return (1, 0.0) if math.isnan(v) else (0, v)
 
@@ -49,6 +73,7 @@ ORACLES: dict[str, Callable[[list[Any]], Any]] = {
         sum(x is not None and not math.isfinite(x) for x in xs),
     ),
     "completeness": lambda xs: RatioState(len(_nums(xs)), len(xs)),
+    "bins": _bins,
     "min": lambda xs: ExtremeState(min(_nums(xs), key=_key) if _nums(xs) else None, False),
     "max": lambda xs: ExtremeState(max(_nums(xs), key=_key) if _nums(xs) else None, True),
     "sum": lambda xs: SumState(math.fsum(_nums(xs)) if _nums(xs) else 0.0, len(_nums(xs))),
@@ -58,7 +83,7 @@ ORACLES: dict[str, Callable[[list[Any]], Any]] = {
         math.fsum((v - m) ** 2 for v in _nums(xs)) if _nums(xs) else 0.0,
     ),
 }
-EXACT = {"size", "completeness", "min", "max", "types"}
+EXACT = {"size", "completeness", "min", "max", "types", "bins"}
 
 
 def _same(a: Any, b: Any, exact: bool) -> bool:

@@ -182,3 +182,12 @@ def test_filters_are_checked_like_rules_and_errors_name_the_filter() -> None:
         rule_code(compile_suite(suite(Rule(Id(3, 1), "a > 0", filter="b = 1"))).rules[0])
     )
     assert gated.startswith("IF(COALESCE((b = 1), FALSE), ") and gated.endswith(", -2)")
+
+
+def test_text_that_looks_like_a_variable_round_trips() -> None:
+    """Found by the tables round-trip property: dumped model text is escaped, not substituted."""
+    from quality_py.io.yaml_rulesets import dumps_ruleset
+
+    rule = Rule(Id(3, 1), "'${x}' = a OR b = '$${'", filter="c <> '${'", description="$${N}")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [rule])])
+    assert loads_ruleset(dumps_ruleset(suite), variables={}) == suite

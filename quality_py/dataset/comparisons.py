@@ -1,0 +1,202 @@
+"""Constraints that compare the data with something other than its own rows: its schema, or
+another DataFrame (row counts, referential integrity, a dataset match).
+
+These are not scan-shareable and have no mergeable state: each computes its metric with its own
+small query (a join at most) when a verification runs, and stored states never hold them, so
+verifying stored partitions recomputes them on the data at hand. A reference is a DataFrame or
+the name of a table (``catalog.schema.table``) read in the data's own session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from quality_py.errors import ModelError
+from quality_py.model.policy import RulePolicy
+from quality_py.model.types import DataFrame
+from quality_py.sql.snippets import quoted, table_name
+
+#: Spellings of one Spark type, as ``simpleString`` writes it.
+_ALIASES = {
+    "integer": "int",
+    "long": "bigint",
+    "short": "smallint",
+    "byte": "tinyint",
+    "real": "float",
+    "dec": "decimal(10,0)",
+    "decimal": "decimal(10,0)",
+    "numeric": "decimal(10,0)",
+}
+
+
+def _type_text(kind: str) -> str:
+    """A type as Spark's ``simpleString`` writes it (lower case, no spaces, aliases resolved).
+
+    >>> _type_text("DECIMAL(10, 2)"), _type_text("Integer"), _type_text("array< string >")
+    ('decimal(10,2)', 'int', 'array<string>')
+    """
+    text = "".join(kind.split()).lower()
+    return _ALIASES.get(text, text)
+
+
+def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+class DirectAnalyzer:
+    """An analyzer that computes its metric from the DataFrame directly (no shared scan)."""
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        """The metric on ``df``."""
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        """A label for records and messages."""
+        return type(self).__name__
+
+
+def _reference(reference: DataFrame | str, df: DataFrame) -> DataFrame:
+    if isinstance(reference, str):
+        return df.sparkSession.table(table_name(reference))
+    return reference
+
+
+def _label(reference: DataFrame | str) -> str:
+    return reference if isinstance(reference, str) else "the reference DataFrame"
+
+
+@dataclass(frozen=True)
+class SchemaMatch(DirectAnalyzer):
+    """The share of the ``expected`` columns the data has with the expected type; ``strict``:
+    extra columns of the data count against it too (DQX's ``has_valid_schema``).
+
+    >>> SchemaMatch.of("id int, note string").expected
+    (('id', 'int'), ('note', 'string'))
+    """
+
+    expected: tuple[tuple[str, str], ...]
+    strict: bool = False
+
+    @staticmethod
+    def of(expected: str | Mapping[str, str], strict: bool = False) -> SchemaMatch:
+        """From a DDL-like text (``"id int, note string"``) or a ``{column: type}`` mapping."""
+        if isinstance(expected, str):
+            pairs = []
+            for part in _split_ddl(expected):
+                name, _, kind = part.strip().partition(" ")
+                if not name or not kind.strip():
+                    raise ModelError(f"cannot read the column {part.strip()!r}: write 'name type'")
+                pairs.append((name.strip("`"), kind))
+        else:
+            pairs = [(str(k), str(v)) for k, v in expected.items()]
+        if not pairs:
+            raise ModelError("an expected schema names at least one column")
+        return SchemaMatch(tuple((n, _type_text(k)) for n, k in pairs), bool(strict))
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        actual = {f.name.lower(): f.dataType.simpleString() for f in df.schema.fields}
+        matched = sum(1 for n, k in self.expected if actual.get(n.lower()) == k)
+        extra = len(set(actual) - {n.lower() for n, _ in self.expected}) if self.strict else 0
+        return matched / (len(self.expected) + extra)
+
+    @property
+    def name(self) -> str:
+        cols = ", ".join(f"{n} {k}" for n, k in self.expected)
+        return f"SchemaMatch({cols}{', strict' if self.strict else ''})"
+
+
+def _split_ddl(text: str) -> list[str]:
+    """Split ``a int, b decimal(10,2), c map<string,int>`` at the commas between columns."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "(<"
+        depth -= ch in ")>"
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+@dataclass(frozen=True, eq=False)
+class SizeRatio(DirectAnalyzer):
+    """The data's rows over the reference's rows (None when the reference is empty)."""
+
+    reference: DataFrame | str
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        other = _reference(self.reference, df).count()
+        return None if other == 0 else df.count() / other
+
+    @property
+    def name(self) -> str:
+        return f"SizeRatio({_label(self.reference)})"
+
+
+@dataclass(frozen=True, eq=False)
+class ReferentialIntegrity(DirectAnalyzer):
+    """The share of rows whose key (``columns``, none of them null) exists in the reference's
+    ``reference_columns``; rows with a null in the key are left out, as a foreign key allows
+    them (None when no row has a whole key)."""
+
+    columns: tuple[str, ...]
+    reference: DataFrame | str
+    reference_columns: tuple[str, ...]
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        from pyspark.sql import functions as F
+
+        ref = _reference(self.reference, df)
+        keys = [F.col(quoted(c)).alias(f"__qp_k{i}") for i, c in enumerate(self.columns)]
+        found = ref.select(
+            *[F.col(quoted(c)).alias(f"__qp_r{i}") for i, c in enumerate(self.reference_columns)]
+        ).distinct()
+        mine = df.select(*keys).where(
+            " AND ".join(f"__qp_k{i} IS NOT NULL" for i in range(len(self.columns)))
+        )
+        on = [F.col(f"__qp_k{i}") == F.col(f"__qp_r{i}") for i in range(len(self.columns))]
+        joined = mine.join(found.withColumn("__qp_found", F.lit(1)), on, "left")
+        row = joined.agg(F.count(F.lit(1)), F.count("__qp_found")).first()
+        rows, hits = (0, 0) if row is None else (int(row[0]), int(row[1]))
+        return None if rows == 0 else hits / rows
+
+    @property
+    def name(self) -> str:
+        cols = ", ".join(self.columns)
+        refs = ", ".join(self.reference_columns)
+        return f"ReferentialIntegrity({cols} -> {_label(self.reference)}({refs}))"
+
+
+@dataclass(frozen=True, eq=False)
+class DatasetMatch(DirectAnalyzer):
+    """The share of the data's rows that the reference has: a reference row with the same
+    ``keys`` and equal ``compare`` columns (nulls equal to nulls). ``compare`` empty: every
+    column the two have in common besides the keys (Deequ's ``doesDatasetMatch``)."""
+
+    reference: DataFrame | str
+    keys: tuple[str, ...]
+    compare: tuple[str, ...] = ()
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        from pyspark.sql import functions as F
+
+        ref = _reference(self.reference, df)
+        compare = self.compare or tuple(
+            c for c in df.columns if c in set(ref.columns) and c not in set(self.keys)
+        )
+        cols = [*self.keys, *compare]
+        mine = df.select(*[F.col(quoted(c)).alias(f"__qp_m{i}") for i, c in enumerate(cols)])
+        theirs = ref.select(
+            *[F.col(quoted(c)).alias(f"__qp_t{i}") for i, c in enumerate(cols)]
+        ).distinct()
+        on = [F.col(f"__qp_m{i}").eqNullSafe(F.col(f"__qp_t{i}")) for i in range(len(cols))]
+        total = mine.count()
+        if total == 0:
+            return None
+        return mine.join(theirs, on, "left_semi").count() / total
+
+    @property
+    def name(self) -> str:
+        return f"DatasetMatch({_label(self.reference)} on {', '.join(self.keys)})"
