@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from quality_py.dataset import constraints as constraints_module
 from quality_py.dataset.constraints import Assertion, ConstraintBuilders
 from quality_py.dataset.runner import AnyAnalyzer
 from quality_py.errors import ModelError
@@ -179,6 +180,11 @@ class Check(ConstraintBuilders):
     ) -> Check:
         constraint = Constraint(description, analyzer, assertion, pick)
         return replace(self, constraints=(*self.constraints, constraint))
+
+
+# The builders' examples say ``Check(...)``: their module gets the name once Check exists (it
+# cannot import it: this module imports the builders).
+constraints_module.Check = Check  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
