@@ -9,7 +9,13 @@ import textwrap
 from quality_py.cli.common import FORMATS, OUTPUT_FORMATS
 from quality_py.cli.convert import convert_command
 from quality_py.cli.over_time import profile_command, report_command
-from quality_py.cli.rules import docs_command, explain_command, schema_command, validate_command
+from quality_py.cli.rules import (
+    diff_command,
+    docs_command,
+    explain_command,
+    schema_command,
+    validate_command,
+)
 from quality_py.cli.run import run
 from quality_py.version import __version__
 
@@ -232,6 +238,10 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     _with_data(d)
     d.add_argument("--out", required=True, help="output file: .md or .html")
     d.add_argument(
+        "--previous",
+        help="an earlier version of the ruleset: the docs then list what changed since it",
+    )
+    d.add_argument(
         "--site-url",
         help="where the report site of the suite's runs is: rules and checks link "
         "to their pages there (report --site)",
@@ -279,6 +289,26 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     _spark(c)
     c.set_defaults(func=convert_command)
+
+
+def _diff_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    d = _command(
+        sub,
+        "diff",
+        "preview an edit: run an old and a new ruleset on the same data and compare",
+        "Run the OLD and the NEW ruleset (YAML files or rule tables) on the same input in one "
+        "pass and report, per rule, the rows that newly fail and newly pass (with samples), "
+        "and the rows each would quarantine, drop and publish as valid.",
+    )
+    _source(d, "old")
+    d.add_argument("new", help="the edited ruleset: a YAML file or rule tables")
+    _input(d, True)
+    _reference(d)
+    d.add_argument("--key", action="append", help="columns sample rows show (repeatable, a,b)")
+    d.add_argument("--samples", type=int, default=5, help="sample rows per rule and direction")
+    d.add_argument("--json", help="also write the preview as JSON to this file")
+    _spark(d)
+    d.set_defaults(func=diff_command)
 
 
 def _schema_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -355,6 +385,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     _run_parser(sub)
     _rule_parsers(sub)
     _schema_parser(sub)
+    _diff_parser(sub)
     _over_time_parsers(sub)
     return parser
 

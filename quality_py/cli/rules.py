@@ -5,22 +5,27 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from quality_py.actions.preview import preview_edit
 from quality_py.cli.common import (
+    keys,
     load_reference,
     load_suite,
     load_suite_and_checks,
     others,
     pair_values,
     policy_for,
+    read_input,
     schema_of,
     session,
     variables,
+    write_json,
 )
 from quality_py.docgen import to_html, to_markdown
 from quality_py.docgen.checks import SiteLinks, doc_checks
 from quality_py.errors import ModelError
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.io.schema import SCHEMA_FILE
+from quality_py.model.changes import suite_changes
 from quality_py.model.ids import Id
 from quality_py.runners.explain import explain_rules
 from quality_py.validation import validate
@@ -97,9 +102,13 @@ def docs_command(args: argparse.Namespace) -> int:
         report = validate(
             suite.with_policy(policy_for(args, views)), schema_of(args, spark), spark=spark
         )
+    changes = None
+    if args.previous:
+        old = load_suite(args.previous, args.suite, spark, others(args), variables(args))
+        changes = (suite_changes(old, suite), f"{old.id.id}.{old.id.version}")
     out = Path(args.out)
     render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
-    out.write_text(render(suite, report, checks, links), encoding="utf-8")
+    out.write_text(render(suite, report, checks, links, changes), encoding="utf-8")
     print(f"wrote {out}")
     return 0
 
@@ -107,4 +116,23 @@ def docs_command(args: argparse.Namespace) -> int:
 def schema_command(args: argparse.Namespace) -> int:
     """``schema``: the path of the ruleset JSON Schema, or (``--print``) the schema."""
     print(SCHEMA_FILE.read_text(encoding="utf-8") if args.print else SCHEMA_FILE)
+    return 0
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    """``diff OLD NEW --input DATA``: what the edit would do to the data (exit 0; 2 on bad
+    input)."""
+    spark = session(args)
+    views = load_reference(spark, args)
+    policy = policy_for(args, views)
+    old = load_suite(args.old, args.suite, spark, others(args), variables(args))
+    new = load_suite(args.new, args.suite, spark, others(args), variables(args))
+    df = read_input(spark, args.input, args.format)
+    preview = preview_edit(
+        df, old.with_policy(policy), new.with_policy(policy), keys=keys(args.key),
+        samples=args.samples,
+    )  # fmt: skip
+    print(preview.describe())
+    if args.json:
+        write_json(args.json, preview.to_dict())
     return 0

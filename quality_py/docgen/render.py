@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from quality_py.docgen.changes import changes_html, changes_markdown
 from quality_py.docgen.checks import DocCheck, SiteLinks
 from quality_py.docgen.model import Entry, gather
+from quality_py.model.changes import RuleChange
 from quality_py.model.ids import INT_MAX
 from quality_py.model.rules import RuleSuite
 from quality_py.validation.report import ValidationReport
@@ -70,9 +72,11 @@ def to_markdown(
     report: ValidationReport | None = None,
     checks: Sequence[DocCheck] = (),
     links: SiteLinks | None = None,
+    changes: tuple[Sequence[RuleChange], str] | None = None,
 ) -> str:
     """The suite as Markdown: rules by rule set with their actions, output expressions,
-    lambdas, findings, and the ruleset's ``checks``; ``links``: the report site to link into.
+    lambdas, findings, and the ruleset's ``checks``; ``links``: the report site to link into;
+    ``changes``: the rule changes since a previous version and that version's label.
 
     >>> from quality_py import Id, Rule, RuleSet
     >>> md = to_markdown(RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -111,6 +115,8 @@ def to_markdown(
             for e in parts[section]:
                 lines += _md_entry(e)
     lines += _md_checks(checks, links)
+    if changes is not None:
+        lines += changes_markdown(*changes)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -194,6 +200,7 @@ def to_html(
     report: ValidationReport | None = None,
     checks: Sequence[DocCheck] = (),
     links: SiteLinks | None = None,
+    changes: tuple[Sequence[RuleChange], str] | None = None,
 ) -> str:
     """One self-contained HTML page (no external assets) with a search box over the entries,
     the rules' actions and the ruleset's ``checks``; ``links``: the report site to link into.
@@ -226,6 +233,8 @@ def to_html(
         body.append(f'<h2 id="{section}">{name}</h2>')
         body += [_html_entry(e) for e in parts[section]]
     body += _html_checks(checks, links)
+    if changes is not None:
+        body += changes_html(*changes)
     return (
         f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}'
         f"</title><style>{_CSS}</style></head><body>{''.join(body)}"

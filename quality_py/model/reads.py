@@ -28,7 +28,7 @@ def _words(text: str) -> set[str]:
 
 def columns_read(suite: RuleSuite, columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Each rule's entity (``id.version``) -> the input ``columns`` its text or the lambdas it
-    calls (transitively) name, in input order.
+    calls (transitively) name (its filter's too), in input order.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite, LambdaFunction
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "ok(a) AND `b c` > 1")])],
@@ -39,7 +39,7 @@ def columns_read(suite: RuleSuite, columns: Sequence[str]) -> dict[str, tuple[st
     lambdas = {f.name.lower(): _words(f.expression) for f in suite.lambdas}
     out = {}
     for _, rule in suite.iter_rules():
-        words = _words(rule.expression)
+        words = _words(rule.expression) | _words(rule.filter or "")
         todo = [w for w in words if w in lambdas]
         seen: set[str] = set()
         while todo:  # lambdas calling lambdas
