@@ -29,8 +29,8 @@ LAYERS: dict[str, set[str]] = {
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset"},
     "docgen": {"errors", "model", "sql", "validation", "report"},  # report: its page names
     "actions": {
-        "errors", "model", "sql", "runners", "dataset", "validation", "history", "spark",
-        "progress",
+        "errors", "model", "sql", "prepare", "runners", "dataset", "validation", "history",
+        "spark", "progress",
     },
     "io": {"errors", "model", "sql", "dataset", "history", "actions"},
     "testing": {"errors", "model", "dataset", "actions", "io"},

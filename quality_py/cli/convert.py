@@ -9,6 +9,7 @@ from typing import Any
 
 from quality_py.cli.common import load_suite, others, session, variables
 from quality_py.errors import RulesetFormatError
+from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import is_yaml
 from quality_py.io.tables import (
     lambdas_dataframe,
@@ -101,7 +102,9 @@ def untabled(suite: RuleSuite, sections: dict[str, Any]) -> list[str]:
 def convert_command(args: argparse.Namespace) -> int:
     """The ``convert`` command: between a YAML ruleset and rule tables (a folder of parquet
     tables, or ``rules.csv`` with ``lambdas.csv``, ``outputs.csv``, ``meta_rule_sets.csv``
-    beside it when the suite has them)."""
+    beside it when the suite has them); with ``--from``, another tool's rules into YAML."""
+    if args.from_format:
+        return _import(args)
     spark = session(args)
     suite = load_suite(args.source, args.suite, spark, others(args), variables(args))
     sections = yaml_sections(args.source) if is_yaml(args.source) else {}
@@ -135,5 +138,19 @@ def convert_command(args: argparse.Namespace) -> int:
                     _write_csv(frame, target)
             else:
                 frame.write.mode("overwrite").parquet(str(dest / name))
+    print(f"wrote {args.dest}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    """``convert --from dqx|spark-expectations|sodacl SOURCE DEST.yaml``: no Spark needed."""
+    if not is_yaml(args.dest):
+        raise RulesetFormatError(
+            f"an import writes a YAML ruleset: {args.dest} is not .yaml", item_kind="ruleset"
+        )
+    text = Path(args.source).read_text(encoding="utf-8")
+    result = import_text(text, args.from_format, str(args.source))
+    Path(args.dest).write_text(result.text, encoding="utf-8")
+    print(result.summary())
     print(f"wrote {args.dest}")
     return 0

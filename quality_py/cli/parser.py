@@ -17,6 +17,7 @@ from quality_py.cli.rules import (
     validate_command,
 )
 from quality_py.cli.run import run
+from quality_py.io.imports import FORMATS as IMPORT_FORMATS
 from quality_py.version import __version__
 
 DESCRIPTION = """Run versioned SQL data-quality rules on Spark data: check a dataset with a
@@ -227,33 +228,6 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     v.add_argument("--sample", type=int, default=0, help="also run on N rows of --input")
     _spark(v)
     v.set_defaults(func=validate_command)
-    d = _command(
-        sub,
-        "docs",
-        "write a ruleset's documentation (.md or .html)",
-        "Write the documentation of a ruleset: every rule with its text, description, action "
-        "and the lambdas it calls, and every dataset, SQL and anomaly check and error rate.",
-    )
-    _source(d)
-    _with_data(d)
-    d.add_argument("--out", required=True, help="output file: .md or .html")
-    d.add_argument(
-        "--previous",
-        help="an earlier version of the ruleset: the docs then list what changed since it",
-    )
-    d.add_argument(
-        "--site-url",
-        help="where the report site of the suite's runs is: rules and checks link "
-        "to their pages there (report --site)",
-    )
-    d.add_argument(
-        "--site-dataset",
-        action="append",
-        help="with --site-url: a TAG=VALUE that tells the dataset apart, as report "
-        "--dataset-tag groups it (e.g. table=flights)",
-    )
-    _spark(d)
-    d.set_defaults(func=docs_command)
     e = _command(
         sub,
         "explain",
@@ -287,6 +261,13 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "anomaly and SQL checks, error rates, suite and rule set descriptions); without it "
         "such a ruleset is refused",
     )
+    c.add_argument(
+        "--from",
+        dest="from_format",
+        choices=IMPORT_FORMATS,
+        help="SOURCE is another tool's rules (DQX checks YAML, Spark-Expectations rules YAML/JSON "
+        "or CSV, a SodaCL file): write them as our YAML ruleset and list what did not map",
+    )
     _spark(c)
     c.set_defaults(func=convert_command)
 
@@ -309,6 +290,36 @@ def _diff_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     d.add_argument("--json", help="also write the preview as JSON to this file")
     _spark(d)
     d.set_defaults(func=diff_command)
+
+
+def _docs_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    d = _command(
+        sub,
+        "docs",
+        "write a ruleset's documentation (.md or .html)",
+        "Write the documentation of a ruleset: every rule with its text, description, action "
+        "and the lambdas it calls, and every dataset, SQL and anomaly check and error rate.",
+    )
+    _source(d)
+    _with_data(d)
+    d.add_argument("--out", required=True, help="output file: .md or .html")
+    d.add_argument(
+        "--previous",
+        help="an earlier version of the ruleset: the docs then list what changed since it",
+    )
+    d.add_argument(
+        "--site-url",
+        help="where the report site of the suite's runs is: rules and checks link "
+        "to their pages there (report --site)",
+    )
+    d.add_argument(
+        "--site-dataset",
+        action="append",
+        help="with --site-url: a TAG=VALUE that tells the dataset apart, as report "
+        "--dataset-tag groups it (e.g. table=flights)",
+    )
+    _spark(d)
+    d.set_defaults(func=docs_command)
 
 
 def _schema_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -384,6 +395,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _run_parser(sub)
     _rule_parsers(sub)
+    _docs_parser(sub)
     _schema_parser(sub)
     _diff_parser(sub)
     _over_time_parsers(sub)

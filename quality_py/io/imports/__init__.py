@@ -1,0 +1,32 @@
+"""Rulesets of other tools read into ours: DQX checks YAML, Spark-Expectations rules (their YAML
+file or a CSV export of their rules table) and SodaCL ``checks for`` files.
+
+Each reader maps what has a faithful counterpart (row rules, dataset checks, SQL checks) and
+lists what does not, with the line it is on, so nothing is dropped silently. The result is our
+YAML ruleset text; ``quality-py validate`` then checks it like any other (the imported SQL passes
+the same policy as rules written here).
+
+>>> text = "- criticality: error\\n  check: {function: is_not_null, arguments: {column: id}}\\n"
+>>> result = import_text(text, "dqx", "orders.yml")
+>>> [line.strip() for line in result.text.splitlines() if "expression" in line]
+['expression: id IS NOT NULL']
+"""
+
+from __future__ import annotations
+
+from quality_py.errors import RulesetFormatError
+from quality_py.io.imports import dqx, soda, spark_expectations
+from quality_py.io.imports.common import FORMATS, ImportResult, Unmapped
+
+__all__ = ["FORMATS", "ImportResult", "Unmapped", "import_text"]
+
+_READERS = {"dqx": dqx.read, "spark-expectations": spark_expectations.read, "sodacl": soda.read}
+
+
+def import_text(text: str, kind: str, origin: str = "<string>") -> ImportResult:
+    """The ruleset of ``text`` written for ``kind`` (one of :data:`FORMATS`)."""
+    if kind not in _READERS:
+        raise RulesetFormatError(
+            f"cannot import {kind!r}: use one of {', '.join(FORMATS)}", item_kind="ruleset"
+        )
+    return _READERS[kind](text, origin)

@@ -1,0 +1,137 @@
+"""What the importers share: the result, names made valid, the document assembled."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from quality_py.errors import RulesetFormatError
+from quality_py.io.ruleset_file import loads_ruleset_file
+from quality_py.io.variables import escape_variables
+from quality_py.io.yaml_checks import refuse_aliases
+from quality_py.model.ids import NAME_PATTERN
+from quality_py.model.yaml_text import dump_yaml
+
+#: The formats ``convert --from`` reads.
+FORMATS = ("dqx", "spark-expectations", "sodacl")
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """Something of the source that has no counterpart here, and why."""
+
+    line: int
+    text: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.text} ({self.reason})"
+
+
+@dataclass
+class Draft:
+    """The ruleset being built: rules, dataset checks, SQL checks, error rates."""
+
+    origin: str
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    constraints: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
+    sql_checks: list[dict[str, Any]] = field(default_factory=list)
+    error_rates: dict[int, float] = field(default_factory=dict)
+    unmapped: list[Unmapped] = field(default_factory=list)
+    _names: set[str] = field(default_factory=set)
+
+    def name(self, wanted: str) -> str:
+        """``wanted`` made a valid name (letters, digits, ``_.-``; 100 at most), unique."""
+        base = re.sub(r"[^A-Za-z0-9_.\-]+", "_", wanted.strip()).strip("_.-")[:90] or "rule"
+        if not NAME_PATTERN.fullmatch(base):
+            base = f"r_{base}"[:90]
+        name, n = base, 2
+        while name in self._names:
+            name, n = f"{base}_{n}", n + 1
+        self._names.add(name)
+        return name
+
+    def skip(self, line: int, text: object, reason: str) -> None:
+        """Record what could not be mapped."""
+        shown = text if isinstance(text, str) else yaml.safe_dump(text, default_flow_style=True, width=10_000)
+        self.unmapped.append(Unmapped(line, shown.strip(), reason))
+
+    def check(self, level: str, constraint: str, args: dict[str, Any]) -> None:
+        """A dataset constraint under an ``error`` or ``warning`` check."""
+        self.constraints.append((level, {constraint: args}, constraint))
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """Our ruleset text and what was left out."""
+
+    text: str
+    unmapped: tuple[Unmapped, ...]
+    rules: int
+    checks: int
+
+    def summary(self) -> str:
+        """One line, then one line per item left out."""
+        head = (
+            f"mapped {self.rules} rules and {self.checks} dataset or SQL checks; "
+            f"{len(self.unmapped)} item(s) not mapped"
+        )
+        return "\n".join([head, *(f"  {u}" for u in self.unmapped)])
+
+
+def assemble(draft: Draft, suite_name: str) -> ImportResult:
+    """The ruleset document of ``draft``, checked by our own reader before it is returned."""
+    doc: dict[str, Any] = {
+        "suite": {"name": draft.name(suite_name), "version": 1},
+        "rule_sets": [{"name": "imported", "version": 1, "rules": draft.rules}],
+    }
+    checks = []
+    for level in ("error", "warning"):
+        picked = [c for lv, c, _ in draft.constraints if lv == level]
+        if picked:
+            checks.append(
+                {"level": level, "description": f"imported {level} checks", "constraints": picked}
+            )
+    if checks:
+        doc["checks"] = checks
+    if draft.sql_checks:
+        doc["sql_checks"] = draft.sql_checks
+    if draft.error_rates:
+        doc["error_rates"] = {"rules": draft.error_rates}
+    text = dump_yaml(escape_variables(doc))
+    _readable(text, draft.origin)
+    count = len(draft.constraints) + len(draft.sql_checks)
+    return ImportResult(text, tuple(draft.unmapped), len(draft.rules), count)
+
+
+def _readable(text: str, origin: str) -> None:
+    """Our reader takes the imported ruleset (else the importer has a bug: say so)."""
+    try:
+        loads_ruleset_file(text, f"{origin} (imported)", variables={})
+    except RulesetFormatError as err:
+        raise RulesetFormatError(
+            f"the ruleset imported from {origin} does not read back: {err.message}",
+            item_kind="ruleset",
+        ) from None
+
+
+def nodes_with_lines(text: str, origin: str) -> yaml.Node | None:
+    """The YAML of another tool, composed (aliases refused), for line numbers."""
+    refuse_aliases(text, origin)
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        line = err.problem_mark.line + 1 if err.problem_mark else 0
+        raise RulesetFormatError(f"{origin}:{line}: {err.problem}", item_kind="ruleset") from None
+
+
+def value(node: yaml.Node | None) -> Any:
+    """A composed node as plain Python values."""
+    return yaml.SafeLoader("").construct_document(node) if node is not None else None
+
+
+def line_of(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
