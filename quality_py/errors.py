@@ -110,6 +110,8 @@ class QualityError(Exception):
     """Root of every error this library raises for bad input."""
 
     code = "INVALID_MODEL"
+    #: the item's name, when it has one (set by whoever knows it: the compiler for rules)
+    item_name: str | None = None
 
     def __init__(
         self,
@@ -134,7 +136,8 @@ class QualityError(Exception):
     def _render(self) -> str:
         where = []
         if self.item_id is not None:
-            where.append(f"{self.item_kind} {self.item_id!r}")
+            named = f" {self.item_name!r}" if self.item_name else ""
+            where.append(f"{self.item_kind} {self.item_id!r}{named}")
         if self.span is not None:
             where.append(f"line {self.span.line}, col {self.span.col}")
         head = f"[{self.code}] {escape_text(self.message)}"

@@ -431,6 +431,8 @@ def _compile_rule(
             tree = _gated(tree, rule, ctx)
             sql = _faithful_sql(tree, ctx)
     except QualityError as err:
+        if rule.name and err.item_id == rule.id:
+            err.item_name = rule.name  # the message names the rule as its author does
         if issues is None:
             raise
         issues.append(CompileIssue(err, "rule", rule.id, source, parsed))

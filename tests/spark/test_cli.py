@@ -94,7 +94,7 @@ def test_main_job_on_the_flights_sample(
     assert any("336776 in, 334264 valid, 37435 quarantined, 2512 dropped" in ln for ln in lines)
     stats = spark.read.parquet(str(tmp_path / "stats"))
     assert stats.where("kind = 'check' AND status = 'failed'").count() == 0
-    assert stats.where("kind = 'check'").count() == 16
+    assert stats.where("kind = 'check'").count() == 18
     assert {r.qp_run_id for r in stats.select("qp_run_id").distinct().collect()} == {"main-job"}
 
     def counts(rule: str) -> list[str]:

@@ -191,3 +191,12 @@ def test_text_that_looks_like_a_variable_round_trips() -> None:
     rule = Rule(Id(3, 1), "'${x}' = a OR b = '$${'", filter="c <> '${'", description="$${N}")
     suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [rule])])
     assert loads_ruleset(dumps_ruleset(suite), variables={}) == suite
+
+
+def test_errors_name_a_named_rule() -> None:
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a >", name="amount_ok")])])
+    with pytest.raises(QualityError) as err:
+        compile_suite(suite)
+    assert "(rule Id(3, 1) 'amount_ok', line 1, col 3)" in str(err.value)
+    report = compile_suite(suite, collect=True)
+    assert "'amount_ok'" in str(report.issues[0].error)

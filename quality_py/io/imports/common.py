@@ -56,7 +56,10 @@ class Draft:
 
     def skip(self, line: int, text: object, reason: str) -> None:
         """Record what could not be mapped."""
-        shown = text if isinstance(text, str) else yaml.safe_dump(text, default_flow_style=True, width=10_000)
+        if isinstance(text, str):
+            shown = text
+        else:
+            shown = yaml.safe_dump(text, default_flow_style=True, width=10_000)
         self.unmapped.append(Unmapped(line, shown.strip(), reason))
 
     def check(self, level: str, constraint: str, args: dict[str, Any]) -> None:
