@@ -59,17 +59,21 @@ ROW_CHECKS: dict[str, Callable[[str, dict[str, Any]], str]] = {
     "is_not_empty": lambda c, a: f"{c} IS NULL OR {_text(c, a)} <> ''",
     "is_not_null_and_not_empty": lambda c, a: f"{c} IS NOT NULL AND {_text(c, a)} <> ''",
     "is_in_list": lambda c, a: f"{c} IS NULL OR {_in(c, a)}",
-    "value_is_in_list": lambda c, a: f"{c} IS NULL OR {_in(c, a)}",
     "is_not_null_and_is_in_list": lambda c, a: f"{c} IS NOT NULL AND {_in(c, a)}",
-    "value_is_not_null_and_is_in_list": lambda c, a: f"{c} IS NOT NULL AND {_in(c, a)}",
     "is_in_range": lambda c, a: f"{c} IS NULL OR {_range(c, a)}",
     "is_not_in_range": lambda c, a: f"{c} IS NULL OR NOT {_range(c, a)}",
     "is_not_less_than": lambda c, a: f"{c} IS NULL OR {c} >= {literal(a.get('limit'))}",
-    "not_less_than": lambda c, a: f"{c} IS NULL OR {c} >= {literal(a.get('limit'))}",
     "is_not_greater_than": lambda c, a: f"{c} IS NULL OR {c} <= {literal(a.get('limit'))}",
-    "not_greater_than": lambda c, a: f"{c} IS NULL OR {c} <= {literal(a.get('limit'))}",
     "regex_match": _regex,
 }
+#: Earlier names of DQX functions.
+for _old, _new in (
+    ("value_is_in_list", "is_in_list"),
+    ("value_is_not_null_and_is_in_list", "is_not_null_and_is_in_list"),
+    ("not_less_than", "is_not_less_than"),
+    ("not_greater_than", "is_not_greater_than"),
+):
+    ROW_CHECKS[_old] = ROW_CHECKS[_new]
 _AGGREGATES = {"min": "has_min", "max": "has_max", "avg": "has_mean", "sum": "has_sum"}
 
 
