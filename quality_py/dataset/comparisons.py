@@ -120,7 +120,7 @@ def _split_ddl(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class SizeRatio(DirectAnalyzer):
     """The data's rows over the reference's rows (None when the reference is empty)."""
 
@@ -135,7 +135,7 @@ class SizeRatio(DirectAnalyzer):
         return f"SizeRatio({_label(self.reference)})"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class ReferentialIntegrity(DirectAnalyzer):
     """The share of rows whose key (``columns``, none of them null) exists in the reference's
     ``reference_columns``; rows with a null in the key are left out, as a foreign key allows
@@ -169,7 +169,7 @@ class ReferentialIntegrity(DirectAnalyzer):
         return f"ReferentialIntegrity({cols} -> {_label(self.reference)}({refs}))"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class DatasetMatch(DirectAnalyzer):
     """The share of the data's rows that the reference has: a reference row with the same
     ``keys`` and equal ``compare`` columns (nulls equal to nulls). ``compare`` empty: every
