@@ -36,7 +36,20 @@ step "report site in a browser (no JVM)" $py -m pytest tests/unit -q -p no:cache
 step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 2
 # two workers, each with its own local Spark; a file's tests stay on one worker
 step "spark + doctests" $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci -n 2 --dist loadfile
-step "standalone cluster" $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster
-step "connect-only client, newest Python" bash scripts/test-client.sh
+# the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
+# tests in one process: side by side they share the two cores (one after the other: ~280 s)
+cluster_and_client() {
+  local log rc=0
+  log=$(mktemp)
+  $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster >"$log" 2>&1 &
+  local cluster=$!
+  bash scripts/test-client.sh || rc=$?
+  wait "$cluster" || rc=$?
+  echo "-- standalone cluster:"
+  cat "$log"
+  rm -f "$log"
+  return "$rc"
+}
+step "standalone cluster + connect-only client, newest Python" cluster_and_client
 step "Python 3.10, pyspark 3.5" bash scripts/test-spark35.sh
 echo "== all passed in $((SECONDS - started)) s"
