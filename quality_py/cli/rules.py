@@ -32,14 +32,16 @@ from quality_py.validation import validate
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    """The ``validate`` command: exit 1 when there is an error."""
-    spark = session(args)
-    views = load_reference(spark, args)
+    """The ``validate`` command: exit 1 when there is an error. A YAML ruleset checked without
+    data (no --schema, --input or reference views) needs no Spark: its problems come at once."""
+    data = args.schema or args.input or getattr(args, "view", None) or getattr(args, "views", None)
+    spark = session(args) if data or not is_yaml(args.source) else None
+    views = load_reference(spark, args) if spark is not None else []
     suite, checks = load_suite_and_checks(
         args.source, args.suite, spark, others(args), variables(args)
     )
     suite = suite.with_policy(policy_for(args, views))
-    schema = schema_of(args, spark)
+    schema = schema_of(args, spark) if spark is not None else None
     sample = schema if args.sample and schema is not None and hasattr(schema, "limit") else None
     report = validate(
         suite, schema, spark=spark, sample=sample, sample_rows=args.sample or 20, checks=checks
