@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError
+from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SchemaLike, SparkSession
 from quality_py.prepare import Position, name_position, prepare_for_schema
@@ -104,4 +105,5 @@ def validate(
             findings.append(
                 Finding("SampleRunError", "suite", suite.id, str(err).split("\n")[0], None, None)
             )
-    return ValidationReport(suite.id, tuple(findings), checked, rows)
+    names: dict[Id | None, str] = {r.id: r.name for _, r in suite.iter_rules() if r.name}
+    return ValidationReport(suite.id, tuple(findings), checked, rows, names)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,9 +49,15 @@ class Finding:
         """Errors stop a run; warnings do not."""
         return self.kind in ERROR_KINDS
 
-    def describe(self) -> str:
-        """One line: kind, item, position and message."""
+    def describe(self, name: str | None = None) -> str:
+        """One line: kind, item (with its ``name``), position and message.
+
+        >>> Finding("NameError", "rule", Id(5, 1), "no column x").describe("x_known")
+        "NameError in rule Id(5, 1) 'x_known': no column x"
+        """
         where = f"{self.item_kind} {self.item_id!r}" if self.item_id else self.item_kind
+        if name:
+            where += f" {name!r}"
         if self.span is not None:
             where += f" line {self.span.line}, col {self.span.col}"
         return f"{self.kind} in {where}: {escape_text(self.message)}"
@@ -69,6 +76,8 @@ class ValidationReport:
     findings: tuple[Finding, ...] = ()
     spark_checked: bool = False
     sample: list[Any] | None = field(default=None, compare=False)
+    #: the names of named rules, shown beside their ids
+    names: Mapping[Id | None, str] = field(default_factory=dict, compare=False)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -101,7 +110,7 @@ class ValidationReport:
         for title, items in (("errors", self.errors), ("warnings", self.warnings)):
             if items:
                 lines.append(f"{title}:")
-                lines += [f"  - {f.describe()}" for f in items]
+                lines += [f"  - {f.describe(self.names.get(f.item_id))}" for f in items]
         if self.sample is not None:
             lines.append(f"sample: {len(self.sample)} row(s) checked")
         return "\n".join(lines)

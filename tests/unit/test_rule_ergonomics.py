@@ -200,3 +200,20 @@ def test_errors_name_a_named_rule() -> None:
     assert "(rule Id(3, 1) 'amount_ok', line 1, col 3)" in str(err.value)
     report = compile_suite(suite, collect=True)
     assert "'amount_ok'" in str(report.issues[0].error)
+
+
+def test_validating_a_yaml_ruleset_without_data_starts_no_spark(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rule errors come first: no JVM is started to read a YAML file (``starting a local Spark``
+    is what the session helper prints before it starts one)."""
+    from pathlib import Path
+
+    from quality_py.cli import main
+
+    path = Path(str(tmp_path)) / "r.yaml"
+    path.write_text(NAMED.replace("positive(amount)", "positive(amount"), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "starting a local Spark" not in err
+    assert "SyntaxError in rule Id(" in out and "'amount_positive'" in out
