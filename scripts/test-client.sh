@@ -29,6 +29,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet -e ".[client]" pytest pytest-timeout hypothesis numpy jsonschema
   echo "$want" > "$stamp"
 fi
+[ "${1:-}" = "--prepare" ] && exit 0  # the venv alone (test.sh prepares it early)
 "$venv/bin/python" - <<'PY'
 import importlib.metadata as m, importlib.util, sys
 assert importlib.util.find_spec("py4j") is None, "the Connect-only venv holds a JVM PySpark"

@@ -28,6 +28,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     pytest pytest-timeout pytest-xdist hypothesis jsonschema
   echo "$want" > "$stamp"
 fi
+[ "${1:-}" = "--prepare" ] && exit 0  # the venv alone (test.sh prepares it early)
 export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 "$venv/bin/python" -c "import sys, pyspark; print('Python', sys.version.split()[0], 'pyspark', pyspark.__version__)"
 "$venv/bin/python" -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long and not browser" \

@@ -60,7 +60,7 @@ def test_approx_count_distinct_partitions_merge_exactly(spark: Any) -> None:
     assert empty.merge(whole).metrics[acd] == whole.metrics[acd]  # the identity
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(st.one_of(st.none(), st.integers(-50, 50)), max_size=60),
     st.lists(st.integers(0, 2), min_size=60, max_size=60),
