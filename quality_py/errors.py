@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 #: Every code an error may carry, sorted. A code is never renamed once released.
 ERROR_CODES: tuple[str, ...] = (
     "CHECK_DEFINITION",
+    "DATA_NAME",
     "DUPLICATE_COLUMNS",
     "DUPLICATE_ID",
     "DUPLICATE_LAMBDA",
@@ -53,6 +54,7 @@ ERROR_CODES: tuple[str, ...] = (
     "META_RULE_SET",
     "MISSING_OUTPUT",
     "NO_SPARK",
+    "OUTPUT_OVERLAP",
     "POLICY",
     "QUALITY_RUN_FAILED",
     "REFERENCE_DATA",
@@ -221,6 +223,19 @@ class HistoryError(QualityError):
     """A stored run record is corrupt, of another format, or cannot be written."""
 
     code = "HISTORY"
+
+
+class DataNameError(PolicyError):
+    """A ruleset, check, import or views file names data (a table, view or file) that the
+    policy's allowed views do not hold, or writes a name that is no table name at all."""
+
+    code = "DATA_NAME"
+
+
+class OutputOverlapError(QualityError, ValueError):
+    """An output of a run is, is inside, or contains one of its inputs or another output."""
+
+    code = "OUTPUT_OVERLAP"
 
 
 class ReferenceDataError(QualityError, ValueError):

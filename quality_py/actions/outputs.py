@@ -16,23 +16,21 @@ import uuid
 from collections.abc import Sequence
 from types import TracebackType
 
-from quality_py.actions.publish import Move, Publication, RunOutputError, local_path
+from quality_py.actions.publish import Move, Publication, RunOutputError
+from quality_py.errors import OutputOverlapError
+from quality_py.gate import reads
+from quality_py.gate.locations import (
+    dataset_roots,
+    is_path,
+    local_path,
+    location,
+    require_disjoint,
+)
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.progress import describing
 from quality_py.spark.capabilities import has_delta, table_format
 from quality_py.spark.session import on_this_machine
 from quality_py.sql.snippets import quoted, table_name
-
-
-def is_path(destination: str) -> bool:
-    """Whether ``destination`` names a path or URI (else a table).
-
-    >>> is_path("out/valid"), is_path("s3://b/q"), is_path("main.dq.valid"), is_path("table:v")
-    (True, True, False, False)
-    """
-    if destination.startswith("table:"):
-        return False
-    return "/" in destination or "://" in destination or destination.startswith(".")
 
 
 def _resolved(destination: str) -> str:
@@ -76,7 +74,7 @@ def _table_exists(spark: SparkSession, name: str) -> bool:
         return bool(spark.catalog.tableExists(name))
     except Exception:  # older catalogs: fall back to a lookup
         try:
-            spark.table(name)
+            reads.table(spark, name).schema  # noqa: B018 - analysed: the table exists
             return True
         except Exception:
             return False
@@ -90,9 +88,82 @@ def write_frame(
     partition: str | None = None,
     value: str | None = None,
 ) -> None:
-    """Write ``frame``; with ``partition``, replace only the partition ``partition = value``."""
+    """Write ``frame``; with ``partition``, replace only the partition ``partition = value``.
+    A destination that is, is inside or contains what ``frame`` reads is refused first."""
+    require_apart(frame, [("output", destination)])
+    _described_write(frame, destination, mode, fmt, partition, value)
+
+
+def _described_write(
+    frame: DataFrame,
+    destination: str,
+    mode: str,
+    fmt: str,
+    partition: str | None = None,
+    value: str | None = None,
+) -> None:
     with describing(frame.sparkSession, f"writing {destination}"):
         _write_frame(frame, destination, mode, fmt, partition, value)
+
+
+def _current(spark: SparkSession) -> tuple[str, str] | None:
+    """The session's current catalog and schema (which qualify a shorter table name)."""
+    try:
+        return str(spark.catalog.currentCatalog()), str(spark.catalog.currentDatabase())
+    except Exception:  # a catalog that will not say: names are compared as written
+        return None
+
+
+def _table_location(spark: SparkSession, name: str) -> str | None:
+    """Where an existing table keeps its files (None: no such table, or no location)."""
+    if not _table_exists(spark, name):
+        return None
+    try:
+        rows = spark.sql(f"DESCRIBE TABLE EXTENDED {table_name(name)}").collect()
+    except Exception:  # a view, or a catalog that will not describe it
+        return None
+    found = [str(r[1]) for r in rows if str(r[0]).strip().lower() == "location" and r[1]]
+    return found[0] if found else None
+
+
+def _input_files(frame: DataFrame) -> list[str]:
+    try:
+        return list(frame.inputFiles())
+    except Exception:  # a source that lists no files (a stream's batch of a socket, ...)
+        return []
+
+
+def require_apart(frame: DataFrame, destinations: Sequence[tuple[str, str | None]]) -> None:
+    """Refuse, before any job, a destination that is, is inside or contains what ``frame``
+    reads (its input files, and the folder of a dataset Spark wrote) or another destination
+    (``(label, destination)`` pairs; None: not written), naming both
+    (:func:`quality_py.gate.locations.require_disjoint`). A table is compared by its qualified
+    name and, when it exists, by the folder that holds its files.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> spark.range(3).write.parquet(f"{folder}/in")
+    >>> frame = spark.read.parquet(f"{folder}/in")
+    >>> try:
+    ...     require_apart(frame, [("valid", f"{folder}/x/../in/valid")])
+    ... except OutputOverlapError as err:
+    ...     print(err.code, err.message.split(":")[0].replace(folder, "D"))
+    OUTPUT_OVERLAP the valid output D/x/../in/valid is inside the input D/in
+    """
+    spark = frame.sparkSession
+    current = _current(spark)
+    inputs = [("input", location(root, table=False)) for root in dataset_roots(_input_files(frame))]
+    outputs = []
+    for label, destination in destinations:
+        if destination is None:
+            continue
+        where = location(destination, current=current)
+        outputs.append((label, where))
+        if where.scheme == "table":
+            folder = _table_location(spark, destination.removeprefix("table:"))
+            if folder is not None:
+                outputs.append((label, location(folder, table=False)))
+    require_disjoint(inputs, outputs)
 
 
 def _write_frame(
@@ -135,7 +206,7 @@ def _write_frame(
         frame.drop(partition).write.format(fmt).mode("overwrite").save(part)
     elif _table_exists(spark, destination):
         # a static partition: replaced whole, emptied when this run has no rows
-        columns = [c for c in spark.table(destination).columns if c != partition]
+        columns = [c for c in reads.table(spark, destination).columns if c != partition]
         view = f"qp_out_{uuid.uuid4().hex}"
         frame.createOrReplaceTempView(view)
         try:
@@ -224,7 +295,7 @@ class OutputWriter:
         """Write (or stage) ``frame``; with ``partition``, it replaces only that partition."""
         publication = self.publication
         if publication is None:
-            write_frame(frame, destination, mode, self.fmt, partition, value)
+            _described_write(frame, destination, mode, self.fmt, partition, value)
             return
         fmt = output_format(frame.sparkSession, destination, self.fmt)
         target = publication.dest(destination)
@@ -272,11 +343,11 @@ def _read_path(spark: SparkSession, path: str, fmt: str) -> DataFrame:
 
     from pyspark.sql.types import StructType
 
-    reader = spark.read.format(fmt)
     schema_file = Path(path) / SCHEMA_FILE
+    schema = None
     if schema_file.is_file():
-        reader = reader.schema(StructType.fromJson(json.loads(schema_file.read_text("utf-8"))))
-    return reader.load(path)
+        schema = StructType.fromJson(json.loads(schema_file.read_text("utf-8")))
+    return reads.files(spark, fmt, path, schema=schema)
 
 
 def read_outputs(
@@ -314,7 +385,9 @@ def read_outputs(
             None
             if path is None
             else (
-                _read_path(spark, _resolved(path), format) if is_path(path) else spark.table(path)
+                _read_path(spark, _resolved(path), format)
+                if is_path(path)
+                else reads.table(spark, path)
             )
             for path in (valid, quarantine, stats)
         )

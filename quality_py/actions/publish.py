@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import uuid
@@ -45,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import QualityError
+from quality_py.gate.locations import has_scheme as has_scheme  # where a path lives: the gate
+from quality_py.gate.locations import local_path as local_path
 
 STAGING = ".qp-staging-"
 BACKUP = ".qp-old-"
@@ -61,37 +62,6 @@ class RunOutputError(QualityError):
     code = "RUN_OUTPUT"
 
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
-#: Folders that look local but are views of object storage (directory renames are not atomic).
-_FUSE_ROOTS = ("/Volumes/", "/dbfs/", "/Workspace/")
-
-
-def has_scheme(destination: str) -> bool:
-    """Whether ``destination`` names a filesystem by its scheme (``s3a://``, ``dbfs:/``, ``file:``).
-
-    >>> has_scheme("dbfs:/mnt/dq"), has_scheme("s3a://b/k"), has_scheme("out/valid")
-    (True, True, False)
-    """
-    return _SCHEME.match(destination) is not None
-
-
-def local_path(destination: str) -> Path | None:
-    """The local path of ``destination``, or ``None`` when it is on another filesystem: any
-    scheme but ``file:``, and the folders that are views of object storage (``/Volumes/``,
-    ``/dbfs/``, ``/Workspace/``).
-
-    >>> local_path("dbfs:/mnt/dq"), local_path("/Volumes/main/dq/v"), local_path("file:/tmp/v")
-    (None, None, PosixPath('/tmp/v'))
-    """
-    if destination.startswith("file:"):
-        destination = "/" + destination[len("file:") :].lstrip("/")
-    elif has_scheme(destination):
-        return None
-    if any(destination.startswith(root) for root in _FUSE_ROOTS):
-        return None
-    return Path(destination)
-
-
 @dataclass(frozen=True)
 class Move:
     """One directory switch: ``target`` is moved to ``backup`` (if present), then ``source``
@@ -101,6 +71,12 @@ class Move:
     target: str
     backup: str
     marker: str = ""  # a hidden file in ``source`` (a directory) naming the publication
+
+
+def _canonical(path: Path) -> Path:
+    """The one spelling of a local destination: absolute, ``..`` and symlinks resolved (so
+    ``D/v`` and ``D/x/../v`` are one destination with one lock)."""
+    return Path(os.path.realpath(path))
 
 
 def _sibling(dest: Path, suffix: str) -> Path:
@@ -294,7 +270,7 @@ class Publication:
                     "accept a non-atomic overwrite",
                     item_kind="output",
                 )
-            paths.append(path.absolute())
+            paths.append(_canonical(path))
         if len(set(paths)) != len(paths):
             raise RunOutputError("two outputs are written to the same path", item_kind="output")
         self.destinations = sorted(paths)
@@ -339,7 +315,7 @@ class Publication:
         """The absolute local path of ``destination``."""
         path = local_path(destination)
         assert path is not None
-        return path.absolute()
+        return _canonical(path)
 
     def whole(self, destination: str) -> Move:
         """Replace the whole of ``destination`` with its staging."""

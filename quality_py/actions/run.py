@@ -227,9 +227,11 @@ class QualityRun:
         >>> summary.valid_rows, summary.dropped_rows, spark.read.parquet(f"{out}/valid").count()
         (1, 1, 1)
         """
-        from quality_py.actions.outputs import OutputWriter
+        from quality_py.actions.outputs import OutputWriter, require_apart
 
         require_quarantine_detail(quarantine_detail, self.prepared)
+        places = {"valid": target, "quarantine": quarantine, "stats": stats}
+        require_apart(self.source, [*places.items(), ("history", history_place(self.over_time))])
         started = time.perf_counter()
         outcomes: list[Any] = []
         try:
@@ -277,7 +279,7 @@ class QualityRun:
         only), so the valid job needs no rule but the ``drop`` rules' codes for its counts."""
         from pyspark.sql import Observation
 
-        from quality_py.actions.outputs import is_path
+        from quality_py.gate.locations import is_path
 
         target, quarantine = destinations
         mode, by_run, detail = how
@@ -400,6 +402,16 @@ class QualityRun:
         from quality_py.actions.stats import stats_frame
 
         return stats_frame(self.flagged.sparkSession, self.suite, self.refs, summary)
+
+
+def history_place(over_time: OverTime) -> str | None:
+    """Where a run's history is written (a folder or ``table:NAME``), if it has one."""
+    history = over_time.history
+    root = getattr(history, "root", None)
+    if isinstance(root, str):
+        return root
+    table = getattr(history, "table", None)
+    return f"table:{table}" if isinstance(table, str) else None
 
 
 def _q(name: str) -> str:

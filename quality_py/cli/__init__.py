@@ -15,7 +15,13 @@ from collections.abc import Sequence
 
 from quality_py.cli.common import error_document, spark_error, write_json
 from quality_py.cli.parser import build_parser
-from quality_py.errors import QualityError, SparkUnavailableError, escape_text
+from quality_py.cli.places import require_separate
+from quality_py.errors import (
+    OutputOverlapError,
+    QualityError,
+    SparkUnavailableError,
+    escape_text,
+)
 from quality_py.spark.session import NO_SPARK_HINT
 from quality_py.version import __version__
 
@@ -36,10 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
+        require_separate(args)  # before anything is read or written
         return int(args.func(args))
     except BaseException as err:
         code = _failed(err)
-        if getattr(args, "json", None) and code not in (SUCCESS, FAILED):
+        overlap = isinstance(err, OutputOverlapError)  # the --json may be what it protects
+        if getattr(args, "json", None) and code not in (SUCCESS, FAILED) and not overlap:
             try:
                 write_json(args.json, error_document(args.command, err, code))
             except OSError as lost:

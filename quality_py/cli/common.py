@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.notify import JsonLinesNotifier, WebhookNotifier
-from quality_py.actions.publish import has_scheme, local_path
 from quality_py.errors import InputError, QualityError
+from quality_py.gate import reads
+from quality_py.gate.locations import has_scheme, local_path
 from quality_py.io.blooms import Bloom, read_bloom, register_bloom
 from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
 from quality_py.io.variables import parse_assignments
@@ -129,11 +130,9 @@ def read_input(spark: SparkSession, source: str, fmt: str | None) -> Any:
     kind = input_format(source, fmt)
     if fmt is None and kind == "parquet" and _is_delta(spark, source):
         kind = "delta"  # read as parquet, a Delta folder would also give its removed rows
-    reader = spark.read
-    if kind == "csv":
-        reader = reader.option("header", True).option("inferSchema", True)
+    options = {"header": True, "inferSchema": True} if kind == "csv" else None
     try:
-        frame = reader.format(kind).load(source)
+        frame = reads.files(spark, kind, source, options=options)
         frame.schema  # noqa: B018 - a wrong format fails here, before any rule runs
     except Exception as err:
         if spark_error(err) is None:
@@ -157,7 +156,7 @@ def _is_delta(spark: SparkSession, source: str) -> bool:
     if not has_delta(spark):
         return False
     try:
-        spark.read.format("delta").load(source).schema  # noqa: B018 - analysed on the server
+        reads.files(spark, "delta", source).schema  # noqa: B018 - analysed on the server
     except Exception:
         return False
     return True
@@ -165,7 +164,7 @@ def _is_delta(spark: SparkSession, source: str) -> bool:
 
 def _read_table(spark: SparkSession, name: str) -> Any:
     try:
-        frame = spark.table(name)
+        frame = reads.table(spark, name)
         frame.schema  # noqa: B018 - a missing table fails here, before any rule runs
     except Exception as err:
         if spark_error(err) is None:

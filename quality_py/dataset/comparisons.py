@@ -4,40 +4,57 @@ another DataFrame (row counts, referential integrity, a dataset match).
 These are not scan-shareable and have no mergeable state: each computes its metric with its own
 small query (a join at most) when a verification runs, and stored states never hold them, so
 verifying stored partitions recomputes them on the data at hand. A reference is a DataFrame or
-the name of a table (``catalog.schema.table``) read in the data's own session.
+the name of a view or table (``catalog.schema.table``) read in the data's own session through
+the gate (:func:`quality_py.gate.reads.reference`): only a name the policy's allowed views hold,
+since a ruleset is untrusted text and a check could otherwise probe any table (is this value in
+it?) or read a file written as a table name.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from quality_py.errors import ModelError
+from quality_py.gate import reads
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import DataFrame
-from quality_py.sql.snippets import quoted, table_name
+from quality_py.sql.snippets import quoted
+from quality_py.sql.spark_types import parse_type, type_sql
 
-#: Spellings of one Spark type, as ``simpleString`` writes it.
-_ALIASES = {
-    "integer": "int",
-    "long": "bigint",
-    "short": "smallint",
-    "byte": "tinyint",
-    "real": "float",
-    "dec": "decimal(10,0)",
-    "decimal": "decimal(10,0)",
-    "numeric": "decimal(10,0)",
-}
+_DECIMAL = re.compile(r"\bDECIMAL\b(?!\()")
 
 
-def _type_text(kind: str) -> str:
-    """A type as Spark's ``simpleString`` writes it (lower case, no spaces, aliases resolved).
+def _type_text(kind: str, case_sensitive: bool = False) -> str:
+    """A type in one spelling, parsed (never compared as text): aliases resolved at every depth
+    (``long`` is ``bigint`` inside an array too), spaces and case of type names dropped; the
+    names of struct fields keep their case when Spark compares them with case
+    (``spark.sql.caseSensitive``), else are compared without it, as Spark resolves them.
 
-    >>> _type_text("DECIMAL(10, 2)"), _type_text("Integer"), _type_text("array< string >")
-    ('decimal(10,2)', 'int', 'array<string>')
+    >>> _type_text("DECIMAL(10, 2)"), _type_text("Integer"), _type_text("array< long >")
+    ('decimal(10,2)', 'int', 'array<bigint>')
+    >>> _type_text("decimal"), _type_text("map<string, numeric>")
+    ('decimal(10,0)', 'map<string,decimal(10,0)>')
+    >>> _type_text("struct<Name:int>", True), _type_text("map<string,integer>")
+    ('struct<Name:int>', 'map<string,int>')
     """
-    text = "".join(kind.split()).lower()
-    return _ALIASES.get(text, text)
+    try:
+        parsed = parse_type(kind)
+    except Exception:  # sqlglot's parse errors: no type Spark knows either
+        raise ModelError(f"cannot read the type {kind.strip()!r}") from None
+    text = _DECIMAL.sub("DECIMAL(10,0)", type_sql(parsed))  # Spark's default precision
+    if not case_sensitive:
+        return text.lower().replace(": ", ":").replace(", ", ",")
+    out = []
+    for piece in _type_words(text):
+        out.append(piece if piece.endswith(":") else piece.lower())
+    return "".join(out).replace(": ", ":").replace(", ", ",")
+
+
+def _type_words(text: str) -> list[str]:
+    """``text`` cut before and after every field name (a word followed by ``:``)."""
+    return re.split(r"([A-Za-z_][\w]*:|`[^`]*`:)", text)
 
 
 def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -51,15 +68,22 @@ class DirectAnalyzer:
         """The metric on ``df``."""
         raise NotImplementedError
 
+    def references(self) -> tuple[str, ...]:
+        """The views or tables it reads by name (the policy must allow each)."""
+        reference = getattr(self, "reference", None)
+        return (reference,) if isinstance(reference, str) else ()
+
     @property
     def name(self) -> str:
         """A label for records and messages."""
         return type(self).__name__
 
 
-def _reference(reference: DataFrame | str, df: DataFrame) -> DataFrame:
+def _reference(
+    reference: DataFrame | str, df: DataFrame, policy: RulePolicy, what: str
+) -> DataFrame:
     if isinstance(reference, str):
-        return df.sparkSession.table(table_name(reference))
+        return reads.reference(df.sparkSession, reference, policy, what=what)
     return reference
 
 
@@ -93,11 +117,17 @@ class SchemaMatch(DirectAnalyzer):
             pairs = [(str(k), str(v)) for k, v in expected.items()]
         if not pairs:
             raise ModelError("an expected schema names at least one column")
-        return SchemaMatch(tuple((n, _type_text(k)) for n, k in pairs), bool(strict))
+        return SchemaMatch(tuple((n, _type_text(k, True)) for n, k in pairs), bool(strict))
 
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
-        actual = {f.name.lower(): f.dataType.simpleString() for f in df.schema.fields}
-        matched = sum(1 for n, k in self.expected if actual.get(n.lower()) == k)
+        sensitive = _case_sensitive(df)
+        actual = {
+            f.name.lower(): _type_text(f.dataType.simpleString(), sensitive)
+            for f in df.schema.fields
+        }
+        matched = sum(
+            1 for n, k in self.expected if actual.get(n.lower()) == _type_text(k, sensitive)
+        )
         extra = len(set(actual) - {n.lower() for n, _ in self.expected}) if self.strict else 0
         return matched / (len(self.expected) + extra)
 
@@ -105,6 +135,15 @@ class SchemaMatch(DirectAnalyzer):
     def name(self) -> str:
         cols = ", ".join(f"{n} {k}" for n, k in self.expected)
         return f"SchemaMatch({cols}{', strict' if self.strict else ''})"
+
+
+def _case_sensitive(df: DataFrame) -> bool:
+    """Whether Spark compares names with case in ``df``'s session (``spark.sql.caseSensitive``)."""
+    try:
+        value = df.sparkSession.conf.get("spark.sql.caseSensitive", "false")
+    except Exception:  # a server that will not tell: Spark's default
+        return False
+    return str(value).lower() == "true"
 
 
 def _split_ddl(text: str) -> list[str]:
@@ -127,7 +166,7 @@ class SizeRatio(DirectAnalyzer):
     reference: DataFrame | str
 
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
-        other = _reference(self.reference, df).count()
+        other = _reference(self.reference, df, policy, self.name).count()
         return None if other == 0 else df.count() / other
 
     @property
@@ -148,7 +187,7 @@ class ReferentialIntegrity(DirectAnalyzer):
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         from pyspark.sql import functions as F
 
-        ref = _reference(self.reference, df)
+        ref = _reference(self.reference, df, policy, self.name)
         keys = [F.col(quoted(c)).alias(f"__qp_k{i}") for i, c in enumerate(self.columns)]
         found = ref.select(
             *[F.col(quoted(c)).alias(f"__qp_r{i}") for i, c in enumerate(self.reference_columns)]
@@ -182,7 +221,7 @@ class DatasetMatch(DirectAnalyzer):
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         from pyspark.sql import functions as F
 
-        ref = _reference(self.reference, df)
+        ref = _reference(self.reference, df, policy, self.name)
         compare = self.compare or tuple(
             c for c in df.columns if c in set(ref.columns) and c not in set(self.keys)
         )

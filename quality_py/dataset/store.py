@@ -34,6 +34,7 @@ from quality_py.dataset.grouping import COUNT, FrequencyState, GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.states import STATE_FORMAT
 from quality_py.errors import QualityError
+from quality_py.gate import reads
 from quality_py.storage import ArrowFiles, LocalFiles
 
 _VERSION = re.compile(r"^v(\d+)\.json$")
@@ -332,7 +333,7 @@ class FileStateStore:
             schema = StructType.fromJson(group["schema"])  # given: no job to infer it
             paths = self._pinned_paths(f"{key}/{group['path']}", group.get("files"), shown)
             if paths:  # exactly the pinned files: a stray file in the folder is not read
-                frame = _spark().read.schema(schema).parquet(*paths)
+                frame = reads.files(_spark(), "parquet", paths, schema=schema)
             else:
                 frame = _spark().createDataFrame([], schema)
             frame = frame.toDF(*columns, COUNT)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from quality_py.errors import HistoryError
+from quality_py.gate import reads
 from quality_py.history.records import RECORD_FORMAT, RunRecord
 from quality_py.model.times import parse_datetime
 from quality_py.model.types import DataFrame, SparkSession
@@ -267,7 +268,8 @@ class TableMetricsRepository:
         """Whether the table exists with the earlier layout (a record per row, no metrics)."""
         if not self.spark.catalog.tableExists(self.table):
             return False
-        return set(self.spark.table(self.table).columns) == {"run_id", "run_time", "day", "payload"}
+        columns = set(reads.table(self.spark, self.table).columns)
+        return columns == {"run_id", "run_time", "day", "payload"}
 
     def save(self, record: RunRecord) -> None:
         """Append ``record``: its metrics and the record itself in one Spark write (one commit
@@ -318,7 +320,7 @@ class TableMetricsRepository:
         if not self.spark.catalog.tableExists(self.table):
             return []
         lo, hi = _utc(since), _utc(until)
-        frame = self.spark.table(self.table)
+        frame = reads.table(self.spark, self.table)
         if lo is not None:
             frame = frame.where(frame["day"] >= lo.date())
         if hi is not None:

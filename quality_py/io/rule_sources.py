@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
+from quality_py.gate import reads
 from quality_py.io.tables import read_rule_tables
 from quality_py.model.ids import Id
 from quality_py.model.types import DataFrame, SparkSession
@@ -66,7 +67,7 @@ def _delta_files(folder: Path) -> list[str]:
 
 def _read_delta(spark: SparkSession, folder: Path) -> DataFrame:
     try:
-        return spark.read.format("delta").load(str(folder))
+        return reads.files(spark, "delta", str(folder))
     except Exception:  # no Delta Lake in this session: replay the log
         files = _delta_files(folder)
         if not files:
@@ -74,7 +75,7 @@ def _read_delta(spark: SparkSession, folder: Path) -> DataFrame:
                 f"{folder}: a Delta table with no data files, and this session has no Delta "
                 "Lake to read its schema: add rows, or run with Delta Lake"
             ) from None
-        return spark.read.parquet(*files)
+        return reads.files(spark, "parquet", files)
 
 
 def _read_file(spark: SparkSession, path: Path) -> DataFrame:
@@ -85,24 +86,24 @@ def _read_file(spark: SparkSession, path: Path) -> DataFrame:
         # every column as text: the table reader checks ids and texts, naming the row
         # RFC 4180, as spreadsheets and Python's csv write it: a quote inside a quoted cell is
         # doubled (Spark's default escape is a backslash), cells may span lines
-        reader = spark.read.option("header", True).option("multiLine", True)
-        return reader.option("escape", '"').csv(str(path))
-    return spark.read.format(kind).load(str(path))
+        options: dict[str, str | bool] = {"header": True, "multiLine": True, "escape": '"'}
+        return reads.files(spark, "csv", str(path), options=options)
+    return reads.files(spark, kind, str(path))
 
 
 def read_table(spark: SparkSession, source: str) -> DataFrame:
     """One table from a file, a folder (parquet or Delta) or a catalog name."""
     if source.startswith("table:"):
-        return spark.table(source[len("table:") :])
+        return reads.table(spark, source[len("table:") :])
     path = Path(source)
     if path.is_file():
         return _read_file(spark, path)
     if path.is_dir():
         if (path / "_delta_log").is_dir():
             return _read_delta(spark, path)
-        return spark.read.parquet(str(path))
+        return reads.files(spark, "parquet", str(path))
     if _TABLE_NAME.match(source) and "/" not in source:
-        return spark.table(source)
+        return reads.table(spark, source)
     raise _refuse(f"{source}: no such file, folder or table")
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import PolicyError, QualityError, ReferenceDataError
+from quality_py.gate import reads
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
@@ -289,19 +290,17 @@ def _frame(spark: SparkSession, view: ViewConfig) -> DataFrame:
         except QualityError as err:
             raise _error(f"view {view.name!r}: its filter: {err.message}") from None
     if view.sql is not None:
-        reads = tuple(sorted(_referenced(view.sql))) or ("__qp_none",)
+        names = tuple(sorted(_referenced(view.sql))) or ("__qp_none",)
         try:
-            query = checked_query(view.name, view.sql, reads[0], reads, RulePolicy())
+            query = checked_query(view.name, view.sql, names[0], names, RulePolicy())
         except QualityError as err:
             raise _error(f"view {view.name!r}: {err.message.split(': ', 1)[-1]}") from None
         frame = spark.sql(to_sql(query))
-    elif view.format == "table":
-        frame = spark.table(str(view.source))
+    elif view.format == "table":  # the views file is the operator's: its sources are read
+        frame = reads.table(spark, str(view.source))
     else:
-        reader = spark.read.format(str(view.format))
-        if view.format == "csv":
-            reader = reader.option("header", "true").option("inferSchema", "true")
-        frame = reader.load(str(view.source))
+        csv = {"header": "true", "inferSchema": "true"} if view.format == "csv" else None
+        frame = reads.files(spark, str(view.format), str(view.source), options=csv)
     if condition is None:
         return frame
     from pyspark.sql import functions as F
@@ -335,7 +334,7 @@ def load_views(
     for m in maps:
         try:
             spark.sql(map_view_sql(m.name, m.view, m.key, m.value))
-            frame = spark.table(m.name)
+            frame = reads.table(spark, m.name)
             stats = frame.agg(F.count(KEY).alias("n"), F.count_distinct(KEY).alias("keys")).first()
         except (AnalysisException, ParseException, ValueError) as err:
             spark.catalog.dropTempView(m.name)

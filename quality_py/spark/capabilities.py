@@ -11,6 +11,7 @@ import contextlib
 import uuid
 import weakref
 
+from quality_py.gate import reads
 from quality_py.model.types import SparkSession
 from quality_py.sql.snippets import table_name
 
@@ -30,7 +31,7 @@ def has_delta(spark: SparkSession) -> bool:
         pass
     probe = f"/qp-no-such-path-{uuid.uuid4().hex}"
     try:
-        spark.read.format("delta").load(probe).schema  # noqa: B018 - analysed on the server
+        reads.files(spark, "delta", probe).schema  # noqa: B018 - analysed on the server
         answer = True
     except Exception as err:
         answer = not any(word in str(err) for word in _MISSING_SOURCE)

@@ -12,6 +12,8 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quality_py.gate import reads
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -60,16 +62,12 @@ def load_sample(spark: SparkSession, name: str) -> DataFrame:
         raise ValueError(f"unknown sample {name!r}; known: {', '.join(SAMPLES)}")
     data = _package_data()
     for view in SAMPLE_VIEWS[name]:
-        ref = (
-            spark.read.option("header", True)
-            .option("inferSchema", True)
-            .csv(str(data / f"{view}.csv"))
-        )
+        guess = {"header": True, "inferSchema": True}
+        ref = reads.files(spark, "csv", str(data / f"{view}.csv"), options=guess)
         ref.createOrReplaceTempView(view)
-    return (
-        spark.read.option("header", True)
-        .option("nullValue", "NA")  # the package writes R's NA for missing values
-        .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ssX")
-        .schema(FLIGHTS_SCHEMA)
-        .csv(str(_flights_csv()))
-    )
+    options: dict[str, str | bool] = {
+        "header": True,
+        "nullValue": "NA",  # the package writes R's NA for missing values
+        "timestampFormat": "yyyy-MM-dd'T'HH:mm:ssX",
+    }
+    return reads.files(spark, "csv", str(_flights_csv()), options=options, schema=FLIGHTS_SCHEMA)

@@ -8,6 +8,7 @@ from typing import Any
 from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.checks import Check, as_predicate
 from quality_py.errors import QualityError
+from quality_py.gate.names import reference_name
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import DataFrame
 from quality_py.validation.report import Finding
@@ -54,6 +55,11 @@ def check_findings(
                     add("CheckError", label, err.message)
                     continue
             analyzer = constraint.analyzer
+            for name in getattr(analyzer, "references", lambda: ())():
+                try:  # the gate a run reads it through, asked now
+                    reference_name(name, policy, what=label)
+                except QualityError as err:
+                    add("PolicyError", label, err.message.removeprefix(f"{label} "))
             missing = [
                 c for c in _columns(analyzer) if paths is not None and c.lower() not in paths
             ]

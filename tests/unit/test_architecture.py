@@ -328,3 +328,40 @@ def test_the_command_modules_share_only_common() -> None:
             if path.stem in commands and target != "common":
                 wrong.append(f"{path.name} -> {node.module}")
     assert wrong == []
+
+
+# --- the boundary (issue 38) ------------------------------------------------------------------
+#: The one module that reads data by name: every other reader goes through it.
+DATA_GATE = "gate/reads.py"
+
+
+def _data_reads(tree: ast.AST) -> list[int]:
+    """Lines calling ``<x>.table(...)`` or using ``<x>.read.<y>`` / ``<x>.readStream`` (Spark's
+    readers by name); a file's ``.read()`` is a call, not an attribute chain, and is not one."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            gate = isinstance(node.func.value, ast.Name) and node.func.value.id == "reads"
+            if node.func.attr == "table" and not gate:
+                lines.append(node.lineno)
+        if isinstance(node, ast.Attribute):
+            inner = node.value
+            if isinstance(inner, ast.Attribute) and inner.attr == "read":
+                lines.append(node.lineno)
+            if node.attr == "readStream":
+                lines.append(node.lineno)
+    return lines
+
+
+def test_data_is_read_by_name_only_through_the_gate() -> None:
+    """``spark.table`` / ``spark.read`` only in ``gate/reads.py``: a reader elsewhere could read
+    a name a ruleset wrote without asking the policy (a check probing a table no policy lists)."""
+    found = {
+        f"{path.relative_to(PACKAGE).as_posix()}:{line}"
+        for _, path in _modules()
+        if path.relative_to(PACKAGE).as_posix() != DATA_GATE
+        for line in _data_reads(ast.parse(path.read_text()))
+    }
+    assert not found, f"read data through quality_py.gate.reads: {sorted(found)}"
+    gate = ast.parse((PACKAGE / DATA_GATE).read_text())
+    assert _data_reads(gate), "the gate itself reads (else this test checks nothing)"

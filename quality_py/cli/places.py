@@ -1,0 +1,73 @@
+"""Which command-line options name what a command reads and what it writes, and the refusal,
+before anything starts, of an output that is, is inside or contains an input or another output
+(``--json`` over the input file, ``--valid`` equal to ``--input``, a quarantine in the input's
+folder). Every option of every command is classified here; ``tests/unit/test_cli_places.py``
+fails on an option that is not, so a new option cannot slip past the rule.
+
+The library repeats the check on what Spark says a frame reads (``actions.outputs.require_apart``,
+with tables by their qualified names and folders): this one needs no Spark and also covers the
+files the command line alone writes (``--json``, ``--notify``, ``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+
+from quality_py.cli.common import input_table
+from quality_py.gate.locations import Location, location, require_disjoint
+
+#: Options naming what a command reads (a ruleset, rule tables, data, reference data).
+READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "outputs", "meta_rule_sets", "views",
+         "view", "previous")  # fmt: skip
+#: Options naming what a command writes (a history is written by the runs that keep one).
+WRITES = ("output", "valid", "quarantine", "stats", "json", "notify", "history", "out", "site",
+          "suggest", "dest")  # fmt: skip
+#: Options that name no place (values, switches, SQL, the Spark to use).
+NOT_PLACES = (
+    "suite", "format", "master", "remote", "conf", "tag", "run_id", "schema", "where", "webhook",
+    "name", "layout", "strict", "key", "hide_column", "publish", "quarantine_detail", "var",
+    "output_format", "sample", "rule", "samples", "rules_only", "print", "evaluate",
+    "max_categories", "since", "until", "title", "dataset_tag", "site_url", "site_dataset",
+    "from_format", "mode", "help",
+)  # fmt: skip
+
+
+def _values(args: argparse.Namespace, dest: str) -> Iterator[str]:
+    value = getattr(args, dest, None)
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, str) or not item.strip():
+            continue
+        if dest == "view":  # NAME=PATH
+            item = item.partition("=")[2]
+        if item.startswith("sample:") or not item.strip():
+            continue
+        yield item
+
+
+def _place(dest: str, text: str) -> Location:
+    """A path unless the text is a table (``table:NAME``, or a dotted name that is no file)."""
+    table = dest != "dest" and dest not in ("json", "notify", "out", "site", "suggest")
+    return location(text, table=table and input_table(text) is not None)
+
+
+def option_label(dest: str) -> str:
+    """How the user wrote the option (``--run-id``; positional ones by name)."""
+    if dest in ("source", "ruleset", "old", "new", "dest"):
+        return dest
+    return "--" + dest.replace("_", "-")
+
+
+def require_separate(args: argparse.Namespace) -> None:
+    """Refuse a command whose outputs overlap its inputs or each other (no Spark needed).
+
+    >>> args = argparse.Namespace(input="data/in.csv", json="data/./in.csv")
+    >>> try:
+    ...     require_separate(args)
+    ... except Exception as err:
+    ...     print(err.message.split(":")[0])
+    the --json output data/./in.csv is the --input data/in.csv
+    """
+    inputs = [(option_label(d), _place(d, v)) for d in READS for v in _values(args, d)]
+    outputs = [(option_label(d), _place(d, v)) for d in WRITES for v in _values(args, d)]
+    require_disjoint(inputs, outputs)
