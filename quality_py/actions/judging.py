@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from quality_py.errors import ModelError
+from quality_py.gate.numbers import check_fields, number, numeric
 from quality_py.history.anomaly_checks import NOT_JUDGED
 from quality_py.history.records import Metric
 
@@ -29,11 +31,21 @@ class ErrorRates:
     {'101': 0.01}
     """
 
-    run: float | None = None
+    run: float | None = field(default=None, metadata=numeric(0, 1, optional=True))
     rules: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rules", {str(k): float(v) for k, v in self.rules.items()})
+        check_fields(self)
+        if not isinstance(self.rules, Mapping):
+            raise ModelError(f"error_rates rules are {{rule id: share}}, not {self.rules!r}")
+        rules = {}
+        for key, value in self.rules.items():
+            try:
+                rules[str(key)] = number(value, name=f"rule {key}'s error rate", low=0, high=1)
+            except ModelError as err:
+                err.parameter = f"rules.{key}"  # type: ignore[attr-defined]
+                raise
+        object.__setattr__(self, "rules", rules)
 
     def exceeded(self, summary: RunSummary) -> list[Metric]:
         """One ``alert`` metric per exceeded threshold.

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from types import TracebackType
 
 from quality_py.actions.publish import Move, Publication, RunOutputError
-from quality_py.errors import OutputOverlapError
 from quality_py.gate import reads
 from quality_py.gate.locations import (
     dataset_roots,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+from collections.abc import Callable
 
 from quality_py.cli.common import FORMATS, OUTPUT_FORMATS
 from quality_py.cli.convert import convert_command
@@ -17,6 +18,8 @@ from quality_py.cli.rules import (
     validate_command,
 )
 from quality_py.cli.run import run
+from quality_py.errors import ModelError
+from quality_py.gate.numbers import number
 from quality_py.io.imports import FORMATS as IMPORT_FORMATS
 from quality_py.version import __version__
 
@@ -54,6 +57,19 @@ _INPUT_HELP = (
     "the data: a parquet/CSV/JSON/Delta path or URI, a table (catalog.schema.table or "
     "table:NAME), or sample:flights"
 )
+
+
+def count(low: int) -> Callable[[str], int]:
+    """An option's whole number of at least ``low``, read by the one typed parser of numbers
+    (:func:`quality_py.gate.numbers.number`): ``--samples nan`` or ``-3`` is refused."""
+
+    def parse(text: str) -> int:
+        try:
+            return int(number(text, name="the value", low=low, integer=True))
+        except ModelError as err:
+            raise argparse.ArgumentTypeError(err.message) from None
+
+    return parse
 
 
 def _source(p: argparse.ArgumentParser, name: str = "source") -> None:
@@ -225,7 +241,7 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     _source(v)
     _with_data(v)
-    v.add_argument("--sample", type=int, default=0, help="also run on N rows of --input")
+    v.add_argument("--sample", type=count(0), default=0, help="also run on N rows of --input")
     _spark(v)
     v.set_defaults(func=validate_command)
     e = _command(
@@ -286,7 +302,7 @@ def _diff_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     _input(d, True)
     _reference(d)
     d.add_argument("--key", action="append", help="columns sample rows show (repeatable, a,b)")
-    d.add_argument("--samples", type=int, default=5, help="sample rows per rule and direction")
+    d.add_argument("--samples", type=count(0), default=5, help="sample rows per rule and direction")
     d.add_argument("--json", help="also write the preview as JSON to this file")
     _spark(d)
     d.set_defaults(func=diff_command)
@@ -347,7 +363,9 @@ def _over_time_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--where", help="profile only the rows matching this SQL condition")
     p.add_argument("--suggest", help="write the suggested ruleset (YAML) here")
     p.add_argument("--evaluate", action="store_true", help="test suggestions on held-out rows")
-    p.add_argument("--max-categories", type=int, default=120, help="value counts up to N values")
+    p.add_argument(
+        "--max-categories", type=count(1), default=120, help="value counts up to N values"
+    )
     _history(p, "keep the profile in this history")
     p.add_argument("--suite", help="the suite the profile belongs with (e.g. 1.1)")
     _spark(p)

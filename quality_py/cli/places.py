@@ -18,8 +18,8 @@ from quality_py.cli.common import input_table
 from quality_py.gate.locations import Location, location, require_disjoint
 
 #: Options naming what a command reads (a ruleset, rule tables, data, reference data).
-READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "outputs", "meta_rule_sets", "views",
-         "view", "previous")  # fmt: skip
+READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "outputs",
+         "meta_rule_sets", "views", "view", "previous")  # fmt: skip
 #: Options naming what a command writes (a history is written by the runs that keep one).
 WRITES = ("output", "valid", "quarantine", "stats", "json", "notify", "history", "out", "site",
           "suggest", "dest")  # fmt: skip

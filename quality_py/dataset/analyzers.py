@@ -25,6 +25,7 @@ from quality_py.dataset.states import (
     TypeCountsState,
 )
 from quality_py.errors import ModelError
+from quality_py.gate.numbers import number
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.snippets import quoted, regexp_like
@@ -414,7 +415,7 @@ class HistogramBinned(Analyzer):
     where: str | None = None
 
     def __post_init__(self) -> None:
-        edges = tuple(float(e) for e in self.edges)
+        edges = tuple(number(e, name="a histogram edge") for e in self.edges)
         if len(edges) < 2 or list(edges) != sorted(set(edges)) or len(edges) > 1001:
             raise ModelError(
                 f"histogram edges must be 2 to 1001 increasing numbers, got {list(self.edges)}"

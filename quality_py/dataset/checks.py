@@ -70,7 +70,15 @@ def _parse_bound(text: str) -> None:
     import datetime as dt
 
     text = text.strip("'")
-    for parse in (float, parse_datetime, dt.date.fromisoformat):
+    try:
+        value: float | None = float(text)
+    except ValueError:
+        value = None
+    if value is not None:
+        if not math.isfinite(value):  # 1e999: a bound every value meets, or none
+            raise ModelError(f"the bound {text!r} is not a finite number")
+        return
+    for parse in (parse_datetime, dt.date.fromisoformat):
         try:
             parse(text)
             return

@@ -44,6 +44,7 @@ from quality_py.dataset.grouping import (
 )
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.errors import ModelError
+from quality_py.gate.numbers import number
 from quality_py.model.types import DataFrame
 from quality_py.sql.snippets import in_list, quoted
 
@@ -198,6 +199,7 @@ class ConstraintBuilders:
         'month in [1, 12]'
         """
         c = _quoted(column)
+        low, high = number(low, name="low"), number(high, name="high")
         pred = f"{c} IS NULL OR ({c} >= {low!r} AND {c} <= {high!r})"
         return self._add(
             f"{column} in [{low}, {high}]", Compliance(f"{column} range", pred), "== 1"
@@ -292,6 +294,7 @@ class ConstraintBuilders:
         >>> check.constraints[-1].description
         'approx quantile(dep_delay, 0.5)'
         """
+        quantile = number(quantile, name="quantile", low=0, high=1)
         return self._add(
             f"approx quantile({column}, {quantile})", ApproxQuantile(column, quantile), assertion
         )

@@ -41,7 +41,7 @@ def parameter_error(name: str, message: str) -> ModelError:
 
 def _range_text(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
     if low is not None and high is not None:
-        return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
     if low is not None:
         return f"{'above' if low_open else 'at least'} {low:g}"
     if high is not None:

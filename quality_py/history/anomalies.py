@@ -33,10 +33,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from quality_py.errors import ModelError
+from quality_py.gate.numbers import check_fields, numeric
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,13 @@ class SimpleThresholds:
     [1, 3]
     """
 
-    lower: float | None = None
-    upper: float | None = None
+    lower: float | None = field(default=None, metadata=numeric(optional=True))
+    upper: float | None = field(default=None, metadata=numeric(optional=True))
     #: earlier points the strategy needs to judge the last one
     min_history = 0
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if self.lower is None and self.upper is None:
             raise _parameter_error("upper", "simple thresholds need a lower or an upper bound")
         if self.lower is not None and self.upper is not None and self.lower > self.upper:
@@ -131,14 +133,15 @@ def _differences(values: Sequence[float], order: int) -> list[float]:
 class _ChangeBounds:
     """Bounds on a change between a value and the one ``order`` runs before it."""
 
-    max_decrease: float | None = None
-    max_increase: float | None = None
-    order: int = 1
+    max_decrease: float | None = field(default=None, metadata=numeric(optional=True))
+    max_increase: float | None = field(default=None, metadata=numeric(optional=True))
+    order: int = field(default=1, metadata=numeric(0, integer=True))
 
     #: the smallest order the strategy takes (Deequ: 0 for differences, 1 for ratios)
     _min_order = 0
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if isinstance(self.order, bool) or not isinstance(self.order, int):
             raise _parameter_error("order", f"the order is a whole number, not {self.order!r}")
         if self.order < self._min_order:
@@ -297,13 +300,14 @@ class OnlineNormal:
     [3]
     """
 
-    lower_factor: float | None = 3.0
-    upper_factor: float | None = 3.0
-    ignore_start: float = 0.1
+    lower_factor: float | None = field(default=3.0, metadata=numeric(0, optional=True))
+    upper_factor: float | None = field(default=3.0, metadata=numeric(0, optional=True))
+    ignore_start: float = field(default=0.1, metadata=numeric(0, 1))
     ignore_anomalies: bool = True
     include_current: bool = True
 
     def __post_init__(self) -> None:
+        check_fields(self)
         _check_factors(self.lower_factor, self.upper_factor)
         if not 0 <= self.ignore_start <= 1:
             raise _parameter_error(
@@ -370,13 +374,14 @@ class BatchNormal:
     [5]
     """
 
-    lower_factor: float | None = 3.0
-    upper_factor: float | None = 3.0
+    lower_factor: float | None = field(default=3.0, metadata=numeric(0, optional=True))
+    upper_factor: float | None = field(default=3.0, metadata=numeric(0, optional=True))
     include_interval: bool = False
     #: earlier points the strategy needs to judge the last one (a mean and a deviation)
     min_history = 2
 
     def __post_init__(self) -> None:
+        check_fields(self)
         _check_factors(self.lower_factor, self.upper_factor)
 
     def detect(
@@ -432,9 +437,10 @@ class HoltWinters:
     [21]
     """
 
-    periodicity: int = 7
+    periodicity: int = field(default=7, metadata=numeric(2, integer=True))
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if isinstance(self.periodicity, bool) or not isinstance(self.periodicity, int):
             raise _parameter_error("periodicity", f"a whole number, not {self.periodicity!r}")
         if self.periodicity < 2:

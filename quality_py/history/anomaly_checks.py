@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quality_py.errors import ModelError
+from quality_py.gate.numbers import check_fields, numeric
 from quality_py.history.records import Metric, RunRecord
 from quality_py.history.repository import MetricsRepository
 
@@ -93,9 +94,10 @@ class AnomalyCheck:
     level: str = "error"
     name: str | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
-    window: int | None = None
+    window: int | None = field(default=None, metadata=numeric(1, integer=True, optional=True))
 
     def __post_init__(self) -> None:
+        check_fields(self)
         object.__setattr__(self, "metric", metric_key(self.metric))
         if self.level not in ("error", "warning"):
             raise ModelError(f"an anomaly check's level is error or warning, not {self.level!r}")

@@ -66,7 +66,7 @@ def anomalies_from_node(node: yaml.Node | None, origin: str) -> tuple[AnomalyChe
                     level=str(spec.get("level", "error")),
                     name=None if spec.get("name") is None else str(spec["name"]),
                     tags={str(k): str(v) for k, v in (spec.get("tags") or {}).items()},
-                    window=None if spec.get("window") is None else int(spec["window"]),
+                    window=spec.get("window"),
                 )
             )
         except ModelError as err:
@@ -160,10 +160,16 @@ def error_rates_from_node(node: yaml.Node | None, origin: str) -> Any:
         return None
     if not isinstance(spec, dict) or set(spec) - {"run", "rules"}:
         raise _error(origin, node, "'error_rates' takes run: SHARE and rules: {ID: SHARE}")
+    assert node is not None  # a value came from it
     try:
         return ErrorRates(spec.get("run"), spec.get("rules") or {})
-    except (TypeError, ValueError, AttributeError) as err:
-        raise _error(origin, node, f"error_rates: {err}") from None
+    except ModelError as err:
+        parameter = str(getattr(err, "parameter", ""))
+        at = _value_node(node, parameter) or node
+        if parameter.startswith("rules."):
+            rules = _value_node(node, "rules")
+            at = (_value_node(rules, parameter[len("rules.") :]) if rules else None) or node
+        raise _error(origin, at, f"error_rates: {err.message}") from None
 
 
 def load_anomalies(path: str | Path) -> tuple[AnomalyCheck, ...]:

@@ -36,7 +36,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.dataset.checks import Check
-from quality_py.errors import QualityError, RulesetFormatError, Span
+from quality_py.errors import ModelError, QualityError, RulesetFormatError, Span
+from quality_py.gate.numbers import number
 from quality_py.io.schema import KEYS, did_you_mean
 from quality_py.io.variables import escape_variables, substitute_variables
 from quality_py.io.yaml_checks import checks_from_node, refuse_aliases
@@ -346,9 +347,9 @@ def suite_and_checks(
     probable_pass = 0.8
     if pp_node is not None:
         try:
-            probable_pass = float(_text(pp_node, ctx, "probable_pass"))
-        except ValueError:
-            raise ctx.error(pp_node, "probable_pass must be a number") from None
+            probable_pass = number(_text(pp_node, ctx, "probable_pass"), name="probable_pass")
+        except ModelError as err:
+            raise ctx.error(pp_node, err.message) from None
     desc = suite_fields.get("description")
     lambdas = [_lambda(n, ctx) for n in _sequence(fields.get("lambdas"), ctx, "lambdas")]
     outputs = _outputs(fields.get("outputs"), ctx)

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -232,8 +233,12 @@ class RuleSuite:
                     item_kind="suite",
                 )
         pp = self.probable_pass
-        if isinstance(pp, bool) or not isinstance(pp, (int, float)) or pp != pp:
-            raise ModelError("probable_pass must be a number", item_id=self.id, item_kind="suite")
+        if isinstance(pp, bool) or not isinstance(pp, (int, float)) or not math.isfinite(pp):
+            raise ModelError(
+                f"probable_pass must be a finite number, not {pp!r}",
+                item_id=self.id,
+                item_kind="suite",
+            )
         metas = tuple(self.meta_rule_sets)
         for meta in metas:
             if not isinstance(meta, MetaRuleSet):

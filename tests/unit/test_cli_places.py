@@ -48,7 +48,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "argv, said",
+    ("argv", "said"),
     [
         # --valid equal to --input, spelt another way
         ("run {R} --input {D}/in --valid {D}/x/../in", "the --valid output {D}/x/../in is the --input {D}/in"),
