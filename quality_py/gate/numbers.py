@@ -79,7 +79,7 @@ def number(
         raise parameter_error(name, f"{name} must be a number, not {value!r}") from None
     if not math.isfinite(as_float):
         raise parameter_error(name, f"{name} must be a finite number, not {value}")
-    out: float | int = as_float
+    out: float | int = value if isinstance(value, int) else as_float  # 12 stays 12
     if integer:
         if isinstance(value, int):
             out = value

@@ -45,6 +45,7 @@ def checked_query(
     the check's name when it is not one SELECT, reads anything but ``frames`` and the policy's
     views, or uses what the policy does not allow."""
     from quality_py.sql.enforce import enforce
+    from quality_py.sql.passes.contain_aggregates import contain_aggregates
 
     if len(text) > MAX_LENGTH:
         raise _refuse(name, text, f"the text is longer than {MAX_LENGTH:,} characters", "POLICY")
@@ -85,9 +86,12 @@ def checked_query(
         checked = checked.from_(frames[0])
     try:
         enforce(exp.Subquery(this=checked), checking, ctx)
+        # one value of the data must fail the check, never abort the job (sql/aggregates.py)
+        contained = contain_aggregates(query.copy(), ctx=ctx)
     except QualityError as err:
         raise _refuse(name, text, err.message, err.code) from None
-    return query
+    assert isinstance(contained, exp.Select)
+    return contained
 
 
 def bound_sql(query: exp.Select, views: Mapping[str, str]) -> str:

@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from quality_py.errors import PolicyError, did_you_mean
 from quality_py.model.policy import RulePolicy
+from quality_py.sql.aggregates import aggregate_refusal
 from quality_py.sql.allowed_functions import (
     ALLOWED_FUNCTIONS,
     AMPLIFIERS,
@@ -172,6 +173,13 @@ def _in_subquery(node: exp.Expr) -> bool:
     return False
 
 
+def _check_aggregate(node: exp.Func, name: str, ctx: PassContext) -> None:
+    """An aggregate must be in the catalogue of aggregates, with its literals in range."""
+    refused = aggregate_refusal(node, name, _args(node)[1:])
+    if refused is not None:
+        raise policy_error(ctx, refused[0], refused[1])
+
+
 def _check_function(
     node: exp.Func, policy: RulePolicy, lambdas: set[str], ctx: PassContext
 ) -> None:
@@ -207,6 +215,8 @@ def _check_function(
         ok = type(node) in allowed_classes() or name in policy.allowed_functions
         if not ok and isinstance(node, exp.AggFunc):
             ok = policy.allow_aggregates or _in_subquery(node)
+    if ok and is_aggregate(node):
+        _check_aggregate(node, name, ctx)
     if not ok:
         hint = ""
         if isinstance(node, exp.Anonymous):  # a name Spark may not know at all: a typo?

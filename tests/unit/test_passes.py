@@ -10,6 +10,7 @@ from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.parse import parse_expression
+from quality_py.sql.passes.contain_aggregates import contain_aggregates
 from quality_py.sql.passes import PASSES, run_passes
 from quality_py.sql.passes.bound_growth import bound_growth
 from quality_py.sql.passes.contain_errors import contain_errors
@@ -76,6 +77,7 @@ def test_passes_do_not_mutate_the_input_tree() -> None:
         contain_errors,
         contain_functions,
         contain_ranges,
+        contain_aggregates,
         library_functions,
     )
     assert order == PASSES
@@ -181,6 +183,15 @@ CONTAIN_CASES, _ = read_cases("passes/contain_errors.sql")
 @pytest.mark.parametrize("case", CONTAIN_CASES, ids=[c.title for c in CONTAIN_CASES])
 def test_contain_errors_golden(case) -> None:  # type: ignore[no-untyped-def]
     out = contain_errors(parse_expression(case.input), ctx=PassContext())
+    assert to_sql(out) == case.expected
+
+
+AGGREGATE_CASES, _ = read_cases("passes/contain_aggregates.sql")
+
+
+@pytest.mark.parametrize("case", AGGREGATE_CASES, ids=[c.title for c in AGGREGATE_CASES])
+def test_contain_aggregates_golden(case) -> None:  # type: ignore[no-untyped-def]
+    out = contain_aggregates(parse_expression(case.input), ctx=PassContext())
     assert to_sql(out) == case.expected
 
 

@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from quality_py.sql.context import PassContext
 from quality_py.sql.passes.bound_growth import bound_growth
+from quality_py.sql.passes.contain_aggregates import contain_aggregates
 from quality_py.sql.passes.contain_errors import contain_errors
 from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.contain_ranges import contain_ranges
@@ -20,14 +21,16 @@ from quality_py.sql.passes.library_functions import library_functions
 Pass = Callable[..., exp.Expr]
 
 #: User lambdas first (their bodies are user text too), then the bound on what values can grow
-#: to (a check on the inlined tree), the rewrites of ANSI-failing operations and functions (user
-#: text only), then library functions (our own SQL, which cannot fail).
+#: to (a check on the inlined tree), the rewrites of ANSI-failing operations, functions and
+#: aggregates and of subqueries that may give several rows (user text only), then library
+#: functions (our own SQL, which cannot fail).
 PASSES: tuple[Pass, ...] = (
     inline_lambdas,
     bound_growth,
     contain_errors,
     contain_functions,
     contain_ranges,
+    contain_aggregates,
     library_functions,
 )
 
