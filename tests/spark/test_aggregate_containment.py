@@ -1,0 +1,110 @@
+"""Reference data cannot abort a job: for every aggregate of the catalogue
+(``quality_py/sql/aggregates.py``), adversarial reference data derived from its argument kinds
+(bigints and decimals at their maximum twice, so sums overflow; NaN; nulls; a repeated key; a key
+with no row) is read by a rule's subquery and by a SQL check, with ANSI on and off. The job must
+complete, and the values must be what Python computes from the same rows: null exactly where the
+sum overflows or a lookup meets two rows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from quality_py.actions.sql_checks import SqlCheck, compile_check
+from quality_py.model.policy import RulePolicy
+from quality_py.sql.aggregates import AGGREGATES
+from quality_py.sql.build import to_sql
+from quality_py.sql.check_queries import bound_sql
+from quality_py.sql.compiler import compile_expression
+
+BIG = 9223372036854775807
+DEC = Decimal("9" * 38)
+#: k, l bigint, x decimal(38,0), d double, s string, b boolean
+REF = [
+    (1, BIG, DEC, 1.0, "a", True),
+    (1, BIG, DEC, 2.0, "b", False),
+    (2, 5, Decimal(5), float("nan"), "c", True),
+    (3, None, None, None, None, None),
+]
+COLUMNS = {"l": 1, "x": 2, "d": 3, "s": 4, "b": 5}
+POLICY = RulePolicy().with_views("qp_agg_ref")
+
+
+@pytest.fixture(scope="module", params=["true", "false"], ids=["ansi", "no-ansi"])
+def frames(spark: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", request.param)
+    ddl = "k int, l bigint, x decimal(38,0), d double, s string, b boolean"
+    spark.createDataFrame(REF, ddl).createOrReplaceTempView("qp_agg_ref")
+    # the input's key is named apart from the reference's (an unqualified k would be the view's)
+    yield spark.createDataFrame([(k,) for k in (1, 2, 3, 4)], "key int")
+    spark.conf.set("spark.sql.ansi.enabled", old)
+
+
+def _rows(k: int) -> list[tuple[Any, ...]]:
+    return [r for r in REF if r[0] == k]
+
+
+def _call(name: str) -> str:
+    spec = AGGREGATES[name]
+    args = ", ".join(f"qp_agg_ref.{kind}" for kind in spec.kinds)
+    return f"{spec.spark}({args}{spec.literals})"
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATES))
+def test_every_aggregate_completes_on_adversarial_reference_data(frames: Any, name: str) -> None:
+    rule = f"(SELECT {_call(name)} FROM qp_agg_ref WHERE qp_agg_ref.k = key)"
+    sql = to_sql(compile_expression(f"{rule} IS NULL OR true", policy=POLICY))
+    value = to_sql(compile_expression(rule, policy=POLICY)).strip()
+    # the whole job completes (the rule and the value itself)
+    got = {r.key: r.v for r in frames.selectExpr("key", f"{value} AS v", f"{sql} AS ok").collect()}
+    assert set(got) == {1, 2, 3, 4}
+    spec = AGGREGATES[name]
+    if spec.hazard == "overflow":
+        assert got[1] is None  # the sum of two maxima overflows: null, the row fails
+        column = COLUMNS[spec.kinds[0]]
+        values = [r[column] for r in _rows(2)]
+        assert Decimal(str(got[2])) == sum(values) / (1 if name.endswith("sum") else len(values))
+    if name in ("count", "count_if"):
+        assert got == {1: 2 if name == "count" else 1, 2: 1, 3: 0, 4: 0}
+
+
+def test_a_lookup_meeting_a_repeated_key_fails_that_row_only(frames: Any) -> None:
+    text = "(SELECT s FROM qp_agg_ref WHERE qp_agg_ref.k = key) = 'c'"
+    sql = to_sql(compile_expression(text, policy=POLICY))
+    got = {r.key: r.ok for r in frames.selectExpr("key", f"{sql} AS ok").collect()}
+    # k=1 meets two rows: null (fails), where Spark would abort the job; k=2 meets 'c'
+    assert got == {1: None, 2: True, 3: None, 4: None}
+
+
+@pytest.mark.parametrize("check", ["sum(l) > 0", "avg(x) > 0", "SELECT sum(l) > 0 FROM source"])
+def test_a_sql_check_whose_sum_overflows_fails_instead_of_aborting(frames: Any, check: str) -> None:
+    spark = frames.sparkSession
+    spark.table("qp_agg_ref").createOrReplaceTempView("qp_agg_source")
+    query = compile_check(SqlCheck("overflow", check, on="source"), POLICY)
+    value = spark.sql(bound_sql(query, {"source": "qp_agg_source"})).first()
+    assert value is not None and value[0] is None  # undefined: the check fails, the run goes on
+
+
+def test_the_values_python_computes() -> None:
+    # the expectations above, by hand: two maxima overflow a bigint and a decimal(38,0)
+    assert sum(r[1] for r in _rows(1)) > BIG and sum(r[2] for r in _rows(1)) > DEC
+    assert math.isnan(_rows(2)[0][3])
+
+
+def test_without_containment_spark_aborts_the_job(frames: Any) -> None:
+    """The control: the same reference data does abort a job written by hand (so the cases
+    above meet the hazards they claim to contain)."""
+    ansi = frames.sparkSession.conf.get("spark.sql.ansi.enabled") == "true"
+    lookup = "(SELECT s FROM qp_agg_ref WHERE qp_agg_ref.k = key)"
+    with pytest.raises(
+        Exception, match="(?i)more than one row|MULTI_VALUE|too many rows|aggregated"
+    ):
+        frames.selectExpr(f"{lookup} AS v").collect()
+    if ansi:
+        with pytest.raises(Exception, match="(?i)overflow"):
+            frames.selectExpr("(SELECT sum(l) FROM qp_agg_ref WHERE qp_agg_ref.k = key)").collect()
