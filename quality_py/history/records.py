@@ -98,6 +98,8 @@ class RunRecord:
     tags: Mapping[str, str] = field(default_factory=dict)
     metrics: tuple[Metric, ...] = ()
     message: str | None = None
+    #: when the repository kept it (set on save): a later record of the same run replaces it
+    recorded_at: datetime | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         when = self.run_time
@@ -108,6 +110,10 @@ class RunRecord:
             self, "tags", dict(sorted((str(k), str(v)) for k, v in self.tags.items()))
         )
         object.__setattr__(self, "metrics", tuple(self.metrics))
+        kept = self.recorded_at
+        if kept is not None:
+            kept = kept if kept.tzinfo else kept.replace(tzinfo=timezone.utc)
+            object.__setattr__(self, "recorded_at", kept.astimezone(timezone.utc))
 
     def value(self, kind: str, entity: str, name: str) -> float | None:
         """The value of one metric of this run (None when the run does not have it)."""
@@ -131,6 +137,7 @@ class RunRecord:
             "tags": dict(self.tags),
             "metrics": [m.to_dict() for m in self.metrics],
             "message": self.message,
+            **({"recorded_at": self.recorded_at.isoformat()} if self.recorded_at else {}),
         }
 
     @staticmethod
@@ -156,6 +163,7 @@ class RunRecord:
                 for m in data.get("metrics") or ()
             ),
             data.get("message"),
+            None if data.get("recorded_at") is None else parse_datetime(str(data["recorded_at"])),
         )
 
 

@@ -84,6 +84,12 @@ def _utc(when: datetime | date | str | None) -> datetime | None:
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+def _version_order(name: str) -> tuple[int, str]:
+    """``v2.json`` before ``v10.json`` (the order they were written in)."""
+    digits = name[1:].split(".", 1)[0]
+    return (int(digits) if digits.isdigit() else -1, name)
+
+
 def _suite_id(record: RunRecord) -> str | None:
     return None if record.suite is None else record.suite.split(".")[0]
 
@@ -97,11 +103,12 @@ def select(
     source: str | None = None,
 ) -> list[RunRecord]:
     """``records`` in ``[since, until)`` with all ``tags`` (and the suite, source), by time.
-    A suite without a version (``"7"``) selects every version of it."""
+    A suite without a version (``"7"``) selects every version of it. A run id recorded again
+    (a re-run) counts once: its latest record replaces the earlier ones, as its outputs do."""
     lo, hi = _utc(since), _utc(until)
     chosen = [
         r
-        for r in records
+        for r in latest_of_each_run(records)
         if (lo is None or r.run_time >= lo)
         and (hi is None or r.run_time < hi)
         and r.matches(tags)
@@ -109,6 +116,35 @@ def select(
         and (source is None or r.source == source)
     ]
     return sorted(chosen, key=lambda r: (r.run_time, r.run_id))
+
+
+def latest_of_each_run(records: Sequence[RunRecord]) -> list[RunRecord]:
+    """One record per run (source, suite id and run id): the one recorded last (by
+    ``recorded_at``; records kept before it was, by the order read), in the order read.
+
+    >>> first = RunRecord("r1", datetime(2026, 1, 2), "quality_run", "1.1", "success")
+    >>> again = RunRecord("r1", datetime(2026, 1, 3), "quality_run", "1.2", "failure")
+    >>> [r.status for r in latest_of_each_run([first, again])]
+    ['failure']
+    """
+    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    best: dict[tuple[str, str | None, str], tuple[tuple[datetime, int], int]] = {}
+    for i, record in enumerate(records):
+        key = (record.source, _suite_id(record), record.run_id)
+        rank = (record.recorded_at or oldest, i)
+        if key not in best or rank >= best[key][0]:
+            best[key] = (rank, i)
+    kept = sorted(i for _, i in best.values())
+    return [records[i] for i in kept]
+
+
+def stamped(record: RunRecord) -> RunRecord:
+    """``record`` with the time it is kept (unless it has one)."""
+    from dataclasses import replace
+
+    if record.recorded_at is not None:
+        return record
+    return replace(record, recorded_at=datetime.now(timezone.utc))
 
 
 class MetricsRepository(Protocol):
@@ -180,7 +216,7 @@ class FileMetricsRepository:
         """
         day = record.run_time.date().isoformat()
         try:
-            self._files.publish(day, encode(record), 1)
+            self._files.publish(day, encode(stamped(record)), 1)
         except OSError as err:
             raise HistoryError(
                 f"cannot write run record {record.run_id} under {self.root}: {err}",
@@ -220,7 +256,7 @@ class FileMetricsRepository:
         lo, hi = _utc(since), _utc(until)
         found = []
         for day in self._days(lo, hi):
-            for name in sorted(self._files.names(day)):
+            for name in sorted(self._files.names(day), key=_version_order):
                 if name.startswith("v") and name.endswith(".json"):
                     rel = f"{day}/{name}"
                     found.append(decode(self._files.read(rel), self._files.uri(rel)))
@@ -284,6 +320,7 @@ class TableMetricsRepository:
         [Row(name='input_rows', value=7.0)]
         >>> _ = spark.sql(f"DROP TABLE {repo.table}")
         """
+        record = stamped(record)
         day, payload = record.run_time.date(), encode(record).decode()
         if self._records_only():
             frame = self.spark.createDataFrame(

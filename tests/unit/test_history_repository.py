@@ -157,3 +157,24 @@ def test_times_read_alike_on_every_python(
     )
     (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("error:")]
     assert "cannot read the time 'yesterday'" in line
+
+
+def test_a_rerun_replaces_its_record(tmp_path: Path) -> None:
+    """A run id recorded again (a re-run) counts once, its latest record, in every reader: the
+    history's trends and anomaly baselines would otherwise count the run twice."""
+    from quality_py.history.records import Metric
+
+    repo = FileMetricsRepository(tmp_path)
+    day = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    for rows in (10.0, 12.0):  # the run, then its re-run with corrected input
+        repo.save(RunRecord("2026-03-01", day, "quality_run", "1.1", "success", {},
+                            (Metric("rows", "run", "input_rows", rows),)))  # fmt: skip
+    repo.save(RunRecord("2026-03-02", day, "quality_run", "1.1", "success"))
+    kept = repo.records()
+    assert [(r.run_id, r.value("rows", "run", "input_rows")) for r in kept] == [
+        ("2026-03-01", 12.0),
+        ("2026-03-02", None),
+    ]
+    # another suite's run of the same id is another run
+    repo.save(RunRecord("2026-03-01", day, "quality_run", "2.1", "success"))
+    assert len(repo.records()) == 3

@@ -10,9 +10,9 @@ from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import LambdaLibrary, PassContext
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.parse import parse_expression
-from quality_py.sql.passes.contain_aggregates import contain_aggregates
 from quality_py.sql.passes import PASSES, run_passes
 from quality_py.sql.passes.bound_growth import bound_growth
+from quality_py.sql.passes.contain_aggregates import contain_aggregates
 from quality_py.sql.passes.contain_errors import contain_errors
 from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.contain_ranges import contain_ranges
