@@ -102,9 +102,9 @@ def test_without_containment_spark_aborts_the_job(frames: Any) -> None:
     ansi = frames.sparkSession.conf.get("spark.sql.ansi.enabled") == "true"
     lookup = "(SELECT s FROM qp_agg_ref WHERE qp_agg_ref.k = key)"
     with pytest.raises(
-        Exception, match="(?i)more than one row|MULTI_VALUE|too many rows|aggregated"
+        Exception, match=r"(?i)more than one row|MULTI_VALUE|too many rows|aggregated"
     ):
         frames.selectExpr(f"{lookup} AS v").collect()
     if ansi:
-        with pytest.raises(Exception, match="(?i)overflow"):
+        with pytest.raises(Exception, match=r"(?i)overflow"):
             frames.selectExpr("(SELECT sum(l) FROM qp_agg_ref WHERE qp_agg_ref.k = key)").collect()
