@@ -14,12 +14,14 @@ the same policy as rules written here).
 
 from __future__ import annotations
 
-from quality_py.errors import RulesetFormatError
+from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.io.imports import dqx, soda, spark_expectations
-from quality_py.io.imports.common import FORMATS, ImportResult, Unmapped
+from quality_py.io.imports.common import FORMATS, SHAPE_ERRORS, ImportResult, Unmapped, malformed
 
 __all__ = ["FORMATS", "ImportResult", "Unmapped", "import_text"]
 
+#: The largest foreign rules file read (a rules file is kilobytes; this bounds the work).
+MAX_CHARS = 10_000_000
 _READERS = {"dqx": dqx.read, "spark-expectations": spark_expectations.read, "sodacl": soda.read}
 
 
@@ -29,4 +31,17 @@ def import_text(text: str, kind: str, origin: str = "<string>") -> ImportResult:
         raise RulesetFormatError(
             f"cannot import {kind!r}: use one of {', '.join(FORMATS)}", item_kind="ruleset"
         )
-    return _READERS[kind](text, origin)
+    if len(text) > MAX_CHARS:
+        raise RulesetFormatError(
+            f"{origin}: {len(text):,} characters; a rules file of another tool is read up to "
+            f"{MAX_CHARS:,}",
+            item_kind="ruleset",
+        )
+    try:
+        return _READERS[kind](text, origin)
+    except QualityError:
+        raise
+    except RecursionError:
+        raise malformed(origin, 1, "the file", "it nests deeper than a rules file does") from None
+    except SHAPE_ERRORS as err:  # the document's top level (items are checked one by one)
+        raise malformed(origin, 1, "the file", err) from None

@@ -8,7 +8,8 @@ from typing import Any
 
 import yaml
 
-from quality_py.errors import RulesetFormatError
+from quality_py.errors import QualityError, RulesetFormatError
+from quality_py.gate.names import name_parts
 from quality_py.io.ruleset_file import loads_ruleset_file
 from quality_py.io.variables import escape_variables
 from quality_py.io.yaml_checks import refuse_aliases
@@ -61,6 +62,16 @@ class Draft:
         else:
             shown = yaml.safe_dump(text, default_flow_style=True, width=10_000)
         self.unmapped.append(Unmapped(line, shown.strip(), reason))
+
+    def reference(self, name: object) -> str | None:
+        """Why the table ``name`` a foreign file names cannot be a check's reference (None: it
+        can). A run reads it only where the policy allows the view; a path or a quoted name
+        (Spark would read a file) is never one."""
+        try:
+            name_parts(name, what="the reference")
+        except QualityError as err:
+            return err.message
+        return None
 
     def check(self, level: str, constraint: str, args: dict[str, Any]) -> None:
         """A dataset constraint under an ``error`` or ``warning`` check."""
@@ -119,6 +130,48 @@ def _readable(text: str, origin: str) -> None:
             f"the ruleset imported from {origin} does not read back: {err.message}",
             item_kind="ruleset",
         ) from None
+
+
+#: Shape errors a reader meets on a value of the wrong kind (a list where a mapping belongs, ...).
+SHAPE_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError, StopIteration)
+
+
+def malformed(origin: str, line: int, what: str, err: BaseException | str) -> RulesetFormatError:
+    """One readable paragraph for a malformed item of a foreign file, with its file and line."""
+    why = err if isinstance(err, str) else _plain(err)
+    return RulesetFormatError(f"{origin}:{line}: {what} is malformed: {why}", item_kind="ruleset")
+
+
+def _plain(err: BaseException) -> str:
+    text = str(getattr(err, "message", err)).strip() or type(err).__name__
+    if isinstance(err, KeyError):
+        return f"it has no {text}"
+    if isinstance(err, TypeError | AttributeError):
+        return f"a value is not of the kind the format has there ({text})"
+    return text
+
+
+def each_item(draft: Draft, items: Any, what: str, handle: Any) -> None:
+    """``handle(line, item)`` for each ``(line, item)``: an item whose values are not of the
+    kinds the tool's format has is one error naming the file and line, never a traceback
+    (every reader walks its items through here)."""
+    for line, item in items:
+        try:
+            handle(line, item)
+        except SHAPE_ERRORS as err:
+            raise malformed(draft.origin, line, what, err) from None
+
+
+def mapping(value: Any, origin: str, line: int, what: str) -> dict[str, Any]:
+    """``value`` when it is a mapping (``{}`` for nothing), else a malformed-item error."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        shown = type(value).__name__
+        raise malformed(
+            origin, line, what, f"it must be a mapping of names to values, not a {shown}"
+        )
+    return value
 
 
 def nodes_with_lines(text: str, origin: str) -> yaml.Node | None:

@@ -9,13 +9,17 @@ their earlier names (``column`` / ``col_name``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from quality_py.io.imports.common import (
     Draft,
     ImportResult,
     assemble,
+    each_item,
     line_of,
+    malformed,
+    mapping,
     nodes_with_lines,
     value,
 )
@@ -89,6 +93,9 @@ def _dataset(draft: Draft, level: str, fn: str, args: dict[str, Any]) -> str | N
         draft.check(level, "is_unique", {"column": columns})
         return None
     if fn == "foreign_key" and args.get("ref_table") and columns:
+        refused = draft.reference(args["ref_table"])
+        if refused:
+            return refused
         refs = args.get("ref_columns") or columns
         draft.check(
             level,
@@ -110,13 +117,20 @@ def _dataset(draft: Draft, level: str, fn: str, args: dict[str, Any]) -> str | N
     return f"the function {fn} has no counterpart here"
 
 
+def _arguments(draft: Draft, spec: dict[str, Any], line: int) -> dict[str, Any]:
+    """A check's ``arguments``: a mapping of names to values (DQX's format)."""
+    return dict(
+        mapping(spec["check"].get("arguments"), draft.origin, line, "this check's arguments")
+    )
+
+
 def _rule(draft: Draft, spec: dict[str, Any], fn: str, column: str | None, line: int) -> None:
-    args = dict((spec.get("check") or {}).get("arguments") or {})
+    args = _arguments(draft, spec, line)
     if column is not None:
         args["column"] = column
     if fn == "sql_expression":
         body = args.get("expression")
-        if not body:
+        if not str(body or "").strip():
             draft.skip(line, spec, "sql_expression without an expression")
             return
         expression = f"({body}) IS NOT {'TRUE' if args.get('negate') else 'FALSE'}"
@@ -140,6 +154,33 @@ def _rule(draft: Draft, spec: dict[str, Any], fn: str, column: str | None, line:
     draft.rules.append(rule)
 
 
+def _check(draft: Draft, line: int, spec: Any) -> None:
+    """One DQX check: rules for a row-level function, dataset checks for the others."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("check"), dict):
+        draft.skip(line, spec, "a check needs check: {function: ..., arguments: ...}")
+        return
+    fn = str(spec["check"].get("function", ""))
+    if spec.get("user_metadata"):
+        draft.skip(line, {"user_metadata": spec["user_metadata"]}, "user metadata is not kept")
+    columns = spec["check"].get("for_each_column") or spec.get("for_each_column") or [None]
+    if not isinstance(columns, list):
+        raise malformed(draft.origin, line, "this check", "for_each_column must be a list")
+    level = "error" if spec.get("criticality", "error") == "error" else "warning"
+    for column in columns:
+        if fn in ROW_CHECKS or fn == "sql_expression":
+            _rule(draft, spec, fn, None if column is None else str(column), line)
+            continue
+        args = _arguments(draft, spec, line)
+        if column is not None:
+            args["column"] = str(column)
+        if spec.get("filter"):
+            draft.skip(line, spec, "a filter on a dataset-level check has no counterpart")
+            continue
+        reason = _dataset(draft, level, fn, args)
+        if reason:
+            draft.skip(line, spec, reason)
+
+
 def read(text: str, origin: str) -> ImportResult:
     """Our ruleset from DQX checks YAML."""
     root = nodes_with_lines(text, origin)
@@ -148,28 +189,6 @@ def read(text: str, origin: str) -> ImportResult:
     if root is not None and not isinstance(value(root), list):
         draft.skip(1, "the file", "DQX checks are a list of checks")
         items = []
-    for node in items:
-        spec, line = value(node), line_of(node)
-        if not isinstance(spec, dict) or not isinstance(spec.get("check"), dict):
-            draft.skip(line, spec, "a check needs check: {function: ..., arguments: ...}")
-            continue
-        fn = str(spec["check"].get("function", ""))
-        if spec.get("user_metadata"):
-            draft.skip(line, {"user_metadata": spec["user_metadata"]}, "user metadata is not kept")
-        columns = spec["check"].get("for_each_column") or spec.get("for_each_column") or [None]
-        level = "error" if spec.get("criticality", "error") == "error" else "warning"
-        for column in columns:
-            if fn in ROW_CHECKS or fn == "sql_expression":
-                _rule(draft, spec, fn, None if column is None else str(column), line)
-                continue
-            args = dict(spec["check"].get("arguments") or {})
-            if column is not None:
-                args["column"] = str(column)
-            if spec.get("filter"):
-                draft.skip(line, spec, "a filter on a dataset-level check has no counterpart")
-                continue
-            reason = _dataset(draft, level, fn, args)
-            if reason:
-                draft.skip(line, spec, reason)
+    each_item(draft, ((line_of(n), value(n)) for n in items), "this check", partial(_check, draft))
     stem = origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return assemble(draft, stem or "dqx")

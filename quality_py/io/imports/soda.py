@@ -10,13 +10,18 @@ time checks, and anything else are listed with their line."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
+
+import yaml
 
 from quality_py.io.imports.common import (
     Draft,
     ImportResult,
     assemble,
+    each_item,
     line_of,
+    malformed,
     nodes_with_lines,
     value,
 )
@@ -108,7 +113,7 @@ def _invalid(draft: Draft, column: str, config: dict[str, Any]) -> str | None:
 
 def _failed_rows(draft: Draft, config: dict[str, Any]) -> str | None:
     condition = config.get("fail condition")
-    if not condition:
+    if not str(condition or "").strip():
         return "failed rows with a fail query read tables by name"
     rule: dict[str, Any] = {
         "name": draft.name(str(config.get("name") or "failed_rows")),
@@ -142,7 +147,9 @@ def _one(draft: Draft, node: Any) -> None:
         reason = _failed_rows(draft, config)
     elif text == "schema":
         reason = _schema(draft, config)
-    elif m := _REFERENCE.match(text):
+    elif (m := _REFERENCE.match(text)) and draft.reference(m.group(2)):
+        reason = draft.reference(m.group(2))
+    elif m:
         draft.check(
             "error",
             "has_referential_integrity",
@@ -159,6 +166,10 @@ def _one(draft: Draft, node: Any) -> None:
         draft.skip(line, spec, reason)
 
 
+def _node(draft: Draft, line: int, node: Any) -> None:
+    _one(draft, node)
+
+
 def read(text: str, origin: str) -> ImportResult:
     """Our ruleset from a SodaCL file."""
     root = nodes_with_lines(text, origin)
@@ -170,8 +181,10 @@ def read(text: str, origin: str) -> ImportResult:
             draft.skip(line_of(key), key.value, "only 'checks for DATASET' sections are read")
             continue
         datasets.append(m.group(1))
-        for item in getattr(node, "value", []) or []:
-            _one(draft, item)
+        items = getattr(node, "value", []) or []
+        if items and not isinstance(node, yaml.SequenceNode):
+            raise malformed(origin, line_of(node), f"checks for {m.group(1)}", "not a list")
+        each_item(draft, ((line_of(n), n) for n in items), "this check", partial(_node, draft))
     if len(datasets) > 1:
         draft.skip(1, ", ".join(datasets), "several datasets: their checks are in one ruleset")
     return assemble(draft, datasets[0] if datasets else "sodacl")

@@ -13,13 +13,20 @@ from __future__ import annotations
 
 import csv
 import io
+from functools import partial
 from typing import Any
 
+import yaml
+
+from quality_py.gate.numbers import number
 from quality_py.io.imports.common import (
     Draft,
     ImportResult,
     assemble,
+    each_item,
     line_of,
+    malformed,
+    mapping,
     nodes_with_lines,
     value,
 )
@@ -38,14 +45,23 @@ def _rows(text: str, origin: str) -> tuple[list[tuple[int, dict[str, Any]]], dic
     """``(line, rule)`` pairs, the defaults every rule takes, and the product id."""
     if origin.lower().endswith(".csv"):
         reader = csv.DictReader(io.StringIO(text))
-        return [(i + 2, dict(r)) for i, r in enumerate(reader)], {}, None
+        rows = []
+        try:
+            for row in reader:  # a row's line is where it ends (a cell may span lines)
+                rows.append((reader.line_num, dict(row)))
+        except csv.Error as err:  # a field over the csv module's limit, a stray quote, ...
+            raise malformed(origin, reader.line_num + 1, "this CSV row", str(err)) from None
+        return rows, {}, None
     root = nodes_with_lines(text, origin)
-    doc = value(root) or {}
+    doc = mapping(value(root), origin, 1, "the rules file")
     rules_node = next((v for k, v in getattr(root, "value", []) if k.value == "rules"), None)
+    if rules_node is not None and not isinstance(rules_node, yaml.SequenceNode):
+        raise malformed(origin, line_of(rules_node), "rules", "it must be a list of rules")
     pairs = [(line_of(n), value(n)) for n in getattr(rules_node, "value", []) or []]
-    envs = doc.get("dq_env") or {}
+    envs = mapping(doc.get("dq_env"), origin, 1, "dq_env")
     defaults = next(iter(envs.values())) if len(envs) == 1 else {}
-    return pairs, defaults or {}, (doc.get("product_id"), len(envs))
+    defaults = mapping(defaults, origin, 1, "the dq_env environment")
+    return pairs, defaults, (doc.get("product_id"), len(envs))
 
 
 def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
@@ -69,7 +85,8 @@ def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         out["active"] = False
     draft.rules.append(out)
     if _flag(rule.get("enable_error_drop_alert"), False):
-        share = float(rule.get("error_drop_threshold") or 0) / 100
+        threshold = rule.get("error_drop_threshold") or 0
+        share = number(threshold, name="error_drop_threshold", low=0, high=100) / 100
         draft.error_rates[id_from_name(name)] = share
 
 
@@ -93,22 +110,27 @@ def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         )
 
 
+def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
+    """One rule of the file, its environment's defaults under it."""
+    given = mapping(raw, draft.origin, line, "this rule")
+    rule = {**defaults, **{k: v for k, v in given.items() if v not in (None, "")}}
+    kind = str(rule.get("rule_type") or "row_dq")
+    if not str(rule.get("expectation") or "").strip():
+        draft.skip(line, raw, "a rule without an expectation")
+    elif kind == "row_dq":
+        _row_rule(draft, rule, line)
+    elif kind == "agg_dq":
+        _agg_rule(draft, rule, line)
+    else:
+        draft.skip(line, raw, f"{kind} reads tables by name: write it as a SQL check")
+
+
 def read(text: str, origin: str) -> ImportResult:
     """Our ruleset from Spark-Expectations rules."""
     pairs, defaults, product = _rows(text, origin)
     draft = Draft(origin)
     if product and product[1] > 1:
         draft.skip(1, "dq_env", f"{product[1]} environments: no environment's defaults applied")
-    for line, raw in pairs:
-        rule = {**defaults, **{k: v for k, v in (raw or {}).items() if v not in (None, "")}}
-        kind = str(rule.get("rule_type") or "row_dq")
-        if not rule.get("expectation"):
-            draft.skip(line, raw, "a rule without an expectation")
-        elif kind == "row_dq":
-            _row_rule(draft, rule, line)
-        elif kind == "agg_dq":
-            _agg_rule(draft, rule, line)
-        else:
-            draft.skip(line, raw, f"{kind} reads tables by name: write it as a SQL check")
+    each_item(draft, pairs, "this rule", partial(_rule, draft, defaults))
     name = (product[0] if product else None) or origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return assemble(draft, str(name) or "spark_expectations")
