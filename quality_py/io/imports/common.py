@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +152,12 @@ def _plain(err: BaseException) -> str:
     return text
 
 
-def each_item(draft: Draft, items: Any, what: str, handle: Any) -> None:
+def each_item(
+    draft: Draft,
+    items: Iterable[tuple[int, object]],
+    what: str,
+    handle: Callable[[int, object], None],
+) -> None:
     """``handle(line, item)`` for each ``(line, item)``: an item whose values are not of the
     kinds the tool's format has is one error naming the file and line, never a traceback
     (every reader walks its items through here)."""
@@ -162,7 +168,7 @@ def each_item(draft: Draft, items: Any, what: str, handle: Any) -> None:
             raise malformed(draft.origin, line, what, err) from None
 
 
-def mapping(value: Any, origin: str, line: int, what: str) -> dict[str, Any]:
+def mapping(value: object, origin: str, line: int, what: str) -> dict[str, Any]:
     """``value`` when it is a mapping (``{}`` for nothing), else a malformed-item error."""
     if value is None:
         return {}
