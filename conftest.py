@@ -15,8 +15,9 @@ import pytest
 from hypothesis import settings
 
 # CI runs the same examples every time (--hypothesis-profile=ci in scripts/test.sh), so a red
-# run is repeatable; locally the default profile keeps exploring new examples.
-settings.register_profile("ci", derandomize=True)
+# run is repeatable; locally the default profile keeps exploring new examples. Examples are
+# bounded by count, never by wall time (no deadline): a busy machine runs the same examples.
+settings.register_profile("ci", derandomize=True, deadline=None)
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

@@ -23,6 +23,7 @@ from quality_py.actions.publish import (
     recover,
     recovered,
 )
+from tests.kill_points import kill_at
 
 PARTS = 3  # part files of the valid output
 
@@ -146,57 +147,30 @@ def test_a_live_holder_blocks_and_its_death_releases(tmp_path: Path) -> None:
     assert snapshot(tmp_path)["valid"] == ["A"] * PARTS
 
 
-_KILLER = """
-import os, signal, sys
+_SETUP = """
 sys.path.insert(0, {tests!r})
 from test_publish import publish
 from pathlib import Path
 import quality_py.actions.publish as target
 
-root, stop_at, run, label = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-seen = 0
+TARGETS = {{target.__file__}}
 
-def tracer(frame, event, arg):
-    global seen
-    if frame.f_code.co_filename != target.__file__:
-        return tracer
-    if event == "line":
-        seen += 1
-        if seen == stop_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-    return tracer
-
-sys.settrace(tracer)
-publish(root, run, label)
-sys.settrace(None)
-print("lines", seen)
+def act(root, run, label):
+    publish(Path(root), run, label)
 """
 
 
 @pytest.mark.long
+@pytest.mark.timeout(1800)  # bounded by its count of kill points (forks), not by wall time
 @pytest.mark.parametrize("run", ["b", "a"], ids=["new-run-id", "rerun-of-a-run-id"])
 def test_killed_at_every_line_of_a_publication_readers_see_one_whole_run(
     tmp_path: Path, run: str
 ) -> None:
-    script = tmp_path / "killer.py"
-    script.write_text(_KILLER.format(tests=str(Path(__file__).parent)))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-
-    def kill_at(root: Path, stop_at: int) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, str(script), str(root), str(stop_at), run, "N"],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-        )
-
+    setup = _SETUP.format(tests=str(Path(__file__).parent))
     probe = tmp_path / "probe"
     publish(probe, "a", "A")
-    full = kill_at(probe, 0)
-    assert full.returncode == 0, full.stderr
-    total = int(full.stdout.split()[-1])
-    assert total > 40
+    ((code, total),) = kill_at(setup, [(0, [str(probe), run, "N"])])
+    assert code == 0 and total is not None and total > 40
     before = {
         "valid": ["A"] * PARTS,
         "quarantine": {"qp_run_id=a": "A"},
@@ -205,13 +179,15 @@ def test_killed_at_every_line_of_a_publication_readers_see_one_whole_run(
     after_partitions = {"qp_run_id=a": "A", f"qp_run_id={run}": "N"}
     after = {"valid": ["N"] * PARTS, "quarantine": after_partitions, "stats": after_partitions}
     assert snapshot(probe) == after
-    outcomes = set()
     # every 8th executed line (a different eighth for each case): about 70 kills per case
-    for stop_at in range(1 if run == "b" else 5, total + 1, 8):
+    stops = list(range(1 if run == "b" else 5, total + 1, 8))
+    for stop_at in stops:
+        publish(tmp_path / f"r{stop_at}", "a", "A")
+    results = kill_at(setup, [(s, [str(tmp_path / f"r{s}"), run, "N"]) for s in stops])
+    outcomes = set()
+    for stop_at, (code, _) in zip(stops, results, strict=True):
         root = tmp_path / f"r{stop_at}"
-        publish(root, "a", "A")
-        died = kill_at(root, stop_at)
-        assert died.returncode == -9, (stop_at, died.stderr)
+        assert code == -9, stop_at
         # every single output is whole even before recovery (directory renames are atomic)
         direct = snapshot(root)
         assert direct["valid"] in (before["valid"], after["valid"]), (stop_at, direct)

@@ -29,6 +29,7 @@ from quality_py.dataset.states import (
     SumState,
 )
 from quality_py.dataset.store import FileStateStore, StateStoreError
+from tests.kill_points import kill_at
 
 floats = st.floats(allow_nan=True, allow_infinity=True)
 counts = st.integers(0, 2**40)
@@ -136,66 +137,36 @@ def test_a_crash_at_any_write_point_leaves_old_or_new(
     assert store.load("k").metrics[Size()] == 3.0
 
 
-_KILLER = r"""
-import os, sys
+_SETUP = """
 from quality_py.dataset.analyzers import Size
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.states import SizeState
 from quality_py.dataset import store as store_module
 from quality_py import storage as storage_module
 
-root, stop_at = sys.argv[1], int(sys.argv[2])
-store = store_module.FileStateStore(root)
 # the save runs in the store and in the shared durable-file module that publishes its bytes
-targets = {store_module.__file__, storage_module.__file__}
-seen = 0
+TARGETS = {store_module.__file__, storage_module.__file__}
 
-def tracer(frame, event, arg):
-    global seen
-    if frame.f_code.co_filename not in targets:
-        return tracer
-    if event == "line":
-        seen += 1
-        if seen == stop_at:
-            os._exit(137)  # dies like SIGKILL: no finally blocks, no flushing of Python buffers
-    return tracer
-
-sys.settrace(tracer)
-store.save("k", AnalysisResult({Size(): SizeState(2)}))
-sys.settrace(None)
-print("lines", seen)
+def act(root):
+    store_module.FileStateStore(root).save("k", AnalysisResult({Size(): SizeState(2)}))
 """
 
 
 @pytest.mark.long
+@pytest.mark.timeout(1800)  # bounded by its count of kill points (forks), not by wall time
 def test_killed_at_every_line_of_a_save_loads_old_or_new(tmp_path: Path) -> None:
     """A real process dies at each executed line of ``save``; every later load is old or new."""
-    import subprocess
-    import sys
-
-    script = tmp_path / "killer.py"
-    script.write_text(_KILLER)
-
-    def run(root: Path, stop_at: int) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, str(script), str(root), str(stop_at)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-
     FileStateStore(tmp_path / "probe").save("k", AnalysisResult({Size(): SizeState(1)}))
-    full = run(tmp_path / "probe", 0)  # count the lines a complete second save executes
-    assert full.returncode == 0, full.stderr
-    total = int(full.stdout.split()[-1])
-    assert total > 10
+    ((code, total),) = kill_at(_SETUP, [(0, [str(tmp_path / "probe")])])
+    assert code == 0 and total is not None and total > 10  # a complete second save's lines
+    stops = list(range(1, total + 1))
+    for stop_at in stops:
+        FileStateStore(tmp_path / f"r{stop_at}").save("k", AnalysisResult({Size(): SizeState(1)}))
+    results = kill_at(_SETUP, [(s, [str(tmp_path / f"r{s}")]) for s in stops])
     outcomes = set()
-    for stop_at in range(1, total + 1):
-        root = tmp_path / f"r{stop_at}"
-        FileStateStore(root).save("k", AnalysisResult({Size(): SizeState(1)}))
-        died = run(root, stop_at)
-        assert died.returncode == 137, (stop_at, died.stderr)
-        size = FileStateStore(root).load("k").metrics[Size()]
+    for stop_at, (code, _) in zip(stops, results, strict=True):
+        assert code == -9, stop_at
+        size = FileStateStore(tmp_path / f"r{stop_at}").load("k").metrics[Size()]
         assert size in (1.0, 2.0), (stop_at, size)
         outcomes.add(size)
     assert outcomes == {1.0, 2.0}  # killed both before and after the publishing link
