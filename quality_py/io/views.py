@@ -319,7 +319,9 @@ def load_views(
     from pyspark.errors import AnalysisException, ParseException
     from pyspark.sql import functions as F
 
-    existing = {t.name.lower() for t in spark.catalog.listTables()}
+    # a SQL view reads views declared here or registered in this session (temporary views),
+    # never a catalog table it merely names: declare that as a source (format: table)
+    existing = {t.name.lower() for t in spark.catalog.listTables() if t.isTemporary}
     order = load_order(views, maps, existing - {v.name.lower() for v in views})
     loaded = []
     for view in order:
