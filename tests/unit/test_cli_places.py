@@ -97,3 +97,17 @@ def test_a_symlink_to_the_input_is_the_input(
         ]
     )
     assert code == 2 and "is the --input" in capsys.readouterr().err
+
+
+def test_reference_data_of_a_views_file_is_an_input(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (folder / "ref").mkdir()
+    (folder / "ref" / "airports.csv").write_text("faa\nJFK\n")
+    (folder / "views.yaml").write_text("views: [{name: airports, source: ref/airports.csv}]\n")
+    target = folder / "ref" / "airports.csv"
+    argv = ["run", str(folder / "rules.yaml"), "--input", str(folder / "data.csv"),
+            "--views", str(folder / "views.yaml"), "--valid", str(target)]  # fmt: skip
+    assert main(argv) == 2
+    assert f"is the view 'airports' of --views {target}" in capsys.readouterr().err
+    assert target.read_text() == "faa\nJFK\n"
