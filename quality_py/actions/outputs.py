@@ -145,7 +145,7 @@ def require_apart(frame: DataFrame, destinations: Sequence[tuple[str, str | None
     >>> frame = spark.read.parquet(f"{folder}/in")
     >>> try:
     ...     require_apart(frame, [("valid", f"{folder}/x/../in/valid")])
-    ... except OutputOverlapError as err:
+    ... except Exception as err:
     ...     print(err.code, err.message.split(":")[0].replace(folder, "D"))
     OUTPUT_OVERLAP the valid output D/x/../in/valid is inside the input D/in
     """

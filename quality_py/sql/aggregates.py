@@ -1,5 +1,9 @@
 """The aggregates a subquery or a SQL check may call, each with what can go wrong with it.
 
+(The expression runners evaluate a rule over the whole input, as the original does: their
+top-level aggregates are the rule itself and are not limited by this catalogue; an overflowing
+``sum`` is contained there too.)
+
 A rule's subquery reads reference data, and reference data is data: one value in it must fail
 the rows that meet it, never the job. So each aggregate is listed here with its failure mode and
 how it is contained (``sql/passes/contain_aggregates.py`` applies it), and an aggregate that is

@@ -215,7 +215,7 @@ def _check_function(
         ok = type(node) in allowed_classes() or name in policy.allowed_functions
         if not ok and isinstance(node, exp.AggFunc):
             ok = policy.allow_aggregates or _in_subquery(node)
-    if ok and is_aggregate(node):
+    if ok and is_aggregate(node) and _in_subquery(node):  # reading reference data, or a check
         _check_aggregate(node, name, ctx)
     if not ok:
         hint = ""
