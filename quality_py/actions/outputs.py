@@ -90,17 +90,6 @@ def write_frame(
     """Write ``frame``; with ``partition``, replace only the partition ``partition = value``.
     A destination that is, is inside or contains what ``frame`` reads is refused first."""
     require_apart(frame, [("output", destination)])
-    _described_write(frame, destination, mode, fmt, partition, value)
-
-
-def _described_write(
-    frame: DataFrame,
-    destination: str,
-    mode: str,
-    fmt: str,
-    partition: str | None = None,
-    value: str | None = None,
-) -> None:
     with describing(frame.sparkSession, f"writing {destination}"):
         _write_frame(frame, destination, mode, fmt, partition, value)
 
@@ -294,7 +283,8 @@ class OutputWriter:
         """Write (or stage) ``frame``; with ``partition``, it replaces only that partition."""
         publication = self.publication
         if publication is None:
-            _described_write(frame, destination, mode, self.fmt, partition, value)
+            with describing(frame.sparkSession, f"writing {destination}"):
+                _write_frame(frame, destination, mode, self.fmt, partition, value)
             return
         fmt = output_format(frame.sparkSession, destination, self.fmt)
         target = publication.dest(destination)

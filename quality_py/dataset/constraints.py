@@ -82,6 +82,9 @@ def _label(reference: DataFrame | str) -> str:
 
 
 def _in_list(column: str, values: Sequence[Any]) -> str:
+    for value in values:  # NaN is in no list and equal to nothing: a typo, never meant
+        if isinstance(value, float):
+            number(value, name="a listed value")
     return in_list(column, values)
 
 
