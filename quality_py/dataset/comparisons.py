@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from quality_py.errors import ModelError
 from quality_py.gate import reads
+from quality_py.gate.names import name_parts
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import DataFrame
 from quality_py.sql.snippets import quoted
@@ -68,10 +69,12 @@ class DirectAnalyzer:
         """The metric on ``df``."""
         raise NotImplementedError
 
-    def references(self) -> tuple[str, ...]:
+    def references(self) -> tuple[object, ...]:
         """The views or tables it reads by name (the policy must allow each)."""
-        reference = getattr(self, "reference", None)
-        return (reference,) if isinstance(reference, str) else ()
+        if not hasattr(self, "reference"):
+            return ()
+        reference = self.reference
+        return () if _is_frame(reference) else (reference,)
 
     @property
     def name(self) -> str:
@@ -82,9 +85,22 @@ class DirectAnalyzer:
 def _reference(
     reference: DataFrame | str, df: DataFrame, policy: RulePolicy, what: str
 ) -> DataFrame:
-    if isinstance(reference, str):
-        return reads.reference(df.sparkSession, reference, policy, what=what)
-    return reference
+    if _is_frame(reference):
+        return reference  # type: ignore[return-value]
+    # a name (or anything else a ruleset wrote): the gate reads it or says why not
+    return reads.reference(df.sparkSession, reference, policy, what=what)
+
+
+def _require_reference(reference: object) -> None:
+    """A reference is a DataFrame or a table name (whether the policy allows it is asked when
+    the check is validated or run)."""
+    if not _is_frame(reference):
+        name_parts(reference, what="a check's reference")
+
+
+def _is_frame(value: object) -> bool:
+    """A DataFrame (classic or Connect) the caller passed, as opposed to a name."""
+    return hasattr(value, "sparkSession") and hasattr(value, "schema")
 
 
 def _label(reference: DataFrame | str) -> str:
@@ -165,6 +181,9 @@ class SizeRatio(DirectAnalyzer):
 
     reference: DataFrame | str
 
+    def __post_init__(self) -> None:
+        _require_reference(self.reference)
+
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         other = _reference(self.reference, df, policy, self.name).count()
         return None if other == 0 else df.count() / other
@@ -183,6 +202,9 @@ class ReferentialIntegrity(DirectAnalyzer):
     columns: tuple[str, ...]
     reference: DataFrame | str
     reference_columns: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _require_reference(self.reference)
 
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         from pyspark.sql import functions as F
@@ -217,6 +239,9 @@ class DatasetMatch(DirectAnalyzer):
     reference: DataFrame | str
     keys: tuple[str, ...]
     compare: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _require_reference(self.reference)
 
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         from pyspark.sql import functions as F

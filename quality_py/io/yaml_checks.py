@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from quality_py.dataset.checks import Check
-from quality_py.errors import ModelError, RulesetFormatError, Span
+from quality_py.errors import ModelError, QualityError, RulesetFormatError, Span
 from quality_py.io.schema import CONSTRAINTS, KEYS, did_you_mean
 
 
@@ -67,8 +67,10 @@ def _constraint(check: Check, spec: Any, node: Any, origin: str, where: str) -> 
         else:
             built = method(args)
         return built
-    except (TypeError, ModelError) as err:
+    except TypeError as err:
         raise _error(origin, node, f"{where}: {name}: {err}") from None
+    except QualityError as err:  # a bad value (a number, a reference): its own words
+        raise _error(origin, node, f"{where}: {name}: {err.message}") from None
 
 
 def loads_checks(text: str, origin: str = "<string>") -> tuple[Check, ...]:

@@ -49,25 +49,48 @@ def _rows(k: int) -> list[tuple[Any, ...]]:
     return [r for r in REF if r[0] == k]
 
 
-def _call(name: str) -> str:
+NUMERIC = ("l", "x", "d")
+
+
+def _cases() -> list[tuple[str, tuple[str, ...]]]:
+    """Each aggregate with its catalogued kinds, and a numeric one with every numeric kind."""
+    out = []
+    for name, spec in sorted(AGGREGATES.items()):
+        if spec.kinds[0] in NUMERIC:
+            out += [(name, (kind, *spec.kinds[1:])) for kind in NUMERIC]
+        else:
+            out.append((name, spec.kinds))
+    return out
+
+
+def _call(name: str, kinds: tuple[str, ...]) -> str:
     spec = AGGREGATES[name]
-    args = ", ".join(f"qp_agg_ref.{kind}" for kind in spec.kinds)
+    args = ", ".join(f"qp_agg_ref.{kind}" for kind in kinds)
     return f"{spec.spark}({args}{spec.literals})"
 
 
-@pytest.mark.parametrize("name", sorted(AGGREGATES))
-def test_every_aggregate_completes_on_adversarial_reference_data(frames: Any, name: str) -> None:
-    rule = f"(SELECT {_call(name)} FROM qp_agg_ref WHERE qp_agg_ref.k = key)"
+def _overflows(name: str, kind: str) -> bool:
+    """Whether Spark's result type overflows on key 1's two maxima (by hand: a sum of bigints or
+    decimals, the average of decimals; an average of bigints is a double)."""
+    if name in ("sum", "try_sum"):
+        return kind in ("l", "x")
+    return name in ("avg", "mean", "try_avg") and kind == "x"
+
+
+@pytest.mark.parametrize(("name", "kinds"), _cases(), ids=[f"{n}-{k[0]}" for n, k in _cases()])
+def test_every_aggregate_completes_on_adversarial_reference_data(
+    frames: Any, name: str, kinds: tuple[str, ...]
+) -> None:
+    rule = f"(SELECT {_call(name, kinds)} FROM qp_agg_ref WHERE qp_agg_ref.k = key)"
     sql = to_sql(compile_expression(f"{rule} IS NULL OR true", policy=POLICY))
     value = to_sql(compile_expression(rule, policy=POLICY)).strip()
     # the whole job completes (the rule and the value itself)
     got = {r.key: r.v for r in frames.selectExpr("key", f"{value} AS v", f"{sql} AS ok").collect()}
     assert set(got) == {1, 2, 3, 4}
-    spec = AGGREGATES[name]
-    if spec.hazard == "overflow":
+    if _overflows(name, kinds[0]):
         assert got[1] is None  # the sum of two maxima overflows: null, the row fails
-        column = COLUMNS[spec.kinds[0]]
-        values = [r[column] for r in _rows(2)]
+    if AGGREGATES[name].hazard == "overflow" and kinds[0] in ("l", "x"):
+        values = [r[COLUMNS[kinds[0]]] for r in _rows(2)]
         assert Decimal(str(got[2])) == sum(values) / (1 if name.endswith("sum") else len(values))
     if name in ("count", "count_if"):
         assert got == {1: 2 if name == "count" else 1, 2: 1, 3: 0, 4: 0}

@@ -34,6 +34,8 @@ def test_a_reference_is_read_only_when_the_policy_allows_it(spark: Any, countrie
         verify(df, [check])
     result = verify(df, [check], policy=RulePolicy().with_views(countries))
     assert result.results[0].metric == 0.5  # FR found, XX not: 1 of 2 by hand
+    with pytest.raises(DataNameError, match="names no table"):  # YAML wrote a mapping there
+        verify(df, [Check("error", "p").matches_dataset({"a": 1}, "c")])  # type: ignore[arg-type]
     for name in ("text.`/etc/passwd`", "csv.data", "a.b.c.d", "x; DROP"):
         with pytest.raises(DataNameError, match=r"no table name|read that as the file"):
             verify(df, [Check("error", "p").has_size_ratio(name, "> 0")],
