@@ -50,6 +50,11 @@ class RulePolicy:
     #: random and unique ids (rng, rng_id, rng_bytes, unique_id): a rerun gives other values, so
     #: the safe policy refuses every rule Spark finds nondeterministic
     allow_random: bool = False
+    #: subqueries (lookups, maps, IN and EXISTS over views) in one suite: Spark joins each
+    #: correlated one into the suite's one plan, and past about 150 of them (measured on Spark
+    #: 4.3, local[2]) an executor's stack overflows and the JVM ends; 64 leaves room for
+    #: smaller stacks
+    max_subqueries: int = 64
     #: bloom filters rules may test with ``probability_in`` (loaded by ``io.blooms.load_bloom``)
     blooms: frozenset[BloomSpec] = frozenset()
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, QualityError, RuleSyntaxError
+from quality_py.errors import ModelError, PolicyError, QualityError, RuleSyntaxError
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
@@ -393,10 +393,35 @@ def compile_suite(
             )
             if done is not None:
                 compiled.append(done)
+    _few_subqueries(compiled, policy, issues)
     outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
     return CompiledSuite(
         suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())
     )
+
+
+def _few_subqueries(
+    rules: list[CompiledRule], policy: RulePolicy, issues: list[CompileIssue] | None
+) -> None:
+    """Refuse the rule by which a suite's subqueries pass ``policy.max_subqueries``: each is a
+    join in the suite's one plan, and too many end the JVM (a stack overflow in an executor)."""
+    total = 0
+    for rule in rules:
+        total += sum(1 for _ in rule.tree.find_all(exp.Select))
+        if total <= policy.max_subqueries:
+            continue
+        error = PolicyError(
+            f"the suite's rules hold more than {policy.max_subqueries} subqueries (lookups, maps, "
+            "IN and EXISTS over views) by this rule: Spark joins each into the suite's one plan, "
+            "and too many overflow an executor's stack and end the JVM; join the reference data "
+            "into the input first, or split the suite",
+            item_id=rule.rule_id,
+            source=rule.source,
+        )
+        if issues is None:
+            raise error
+        issues.append(CompileIssue(error, "rule", rule.rule_id, rule.source))
+        return
 
 
 def _compile_rule(

@@ -29,6 +29,7 @@ LONGEST_FIRST = (
     "test_publish_killed.py",  # ~60 s
     "test_dataset_sketches_grouping.py",
     "test_result_coding.py",
+    "test_aggregate_containment.py",
     "test_edit_preview.py",
     "test_convert_round_trip.py",
 )

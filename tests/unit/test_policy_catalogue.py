@@ -322,3 +322,26 @@ def test_single_view_lookups_stay_allowed() -> None:
         "(SELECT max(alt) FROM (SELECT alt FROM airports WHERE faa = origin) t) > 0",
     ):
         compile_expression(text, policy=policy)
+
+
+def test_a_suite_holds_a_bounded_number_of_subqueries() -> None:
+    """Each correlated subquery is a join in the suite's one plan: 160 of them overflowed an
+    executor's stack and ended the JVM (Spark 4.3, local[2]); past ``max_subqueries`` (64) the
+    rule that crosses it is refused, by name, before any job."""
+    from quality_py import Id, Rule, RulePolicy, RuleSet, RuleSuite
+    from quality_py.errors import PolicyError
+    from quality_py.sql.compiler import compile_suite
+
+    policy = RulePolicy().with_views("ref")
+    rules = [Rule(Id(100 + i, 1), f"(SELECT max(v) FROM ref WHERE ref.k = k{i}) > 0")
+             for i in range(65)]  # fmt: skip
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)], policy=policy)
+    with pytest.raises(PolicyError, match="more than 64 subqueries") as caught:
+        compile_suite(suite)
+    assert caught.value.item_id == Id(164, 1)  # the 65th
+    assert (
+        len(
+            compile_suite(RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules[:64])], policy=policy)).rules
+        )
+        == 64
+    )
