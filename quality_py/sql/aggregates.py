@@ -14,6 +14,9 @@ not listed is refused by the policy (``sql/enforce.py``), like a function outsid
   which give null (the rule's row fails) in both modes;
 * ``literal``: percentiles abort the job on a percentage outside ``[0, 1]`` or an accuracy that
   is not a positive literal: their extra arguments must be literals in range (the policy checks);
+* ``division``: ``corr`` divides by the columns' spread, which is zero when a column does not
+  vary: Spark 4 gives null, Spark 3.5 with ANSI aborts the job, so it is refused before Spark 4
+  (``since``);
 * ``none``: nothing in the data can make them fail (counts, extremes, moments in double, ...).
 
 A subquery used as a value (``(SELECT v FROM ref WHERE ref.k = k)``) aborts the job when it meets
@@ -39,7 +42,7 @@ values fail.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -61,6 +64,8 @@ class AggregateSpec:
     contained: str | None = None
     #: literal arguments after the columns (percentiles: ``0.5``)
     literals: str = ""
+    #: the oldest Spark major version on which nothing in the data makes it abort the job
+    since: int = 3
 
 
 def _specs(*rows: tuple[str, str, str, str, str | None, str]) -> dict[str, AggregateSpec]:
@@ -90,7 +95,7 @@ AGGREGATES: dict[str, AggregateSpec] = _specs(
     ("variance_pop", "var_pop", "d", "none", None, ""),
     ("kurtosis", "kurtosis", "d", "none", None, ""),
     ("skewness", "skewness", "d", "none", None, ""),
-    ("corr", "corr", "d d", "none", None, ""),
+    ("corr", "corr", "d d", "division", None, ""),
     ("covar_pop", "covar_pop", "d d", "none", None, ""),
     ("covar_samp", "covar_samp", "d d", "none", None, ""),
     ("logical_and", "bool_and", "b", "none", None, ""),
@@ -129,6 +134,22 @@ REFUSED_AGGREGATES: dict[str, str] = {
 }
 
 
+#: On Spark 3.5 with ANSI, ``corr`` of a column whose values do not vary divides by zero and
+#: aborts the job (found by the aggregate fuzz); Spark 4 gives null.
+_SINCE = {"corr": 4}
+for _name, _since in _SINCE.items():
+    AGGREGATES[_name] = replace(AGGREGATES[_name], since=_since)
+
+
+def _spark_major() -> int:
+    """The major version of this PySpark (a library without it is checked as the newest)."""
+    try:
+        import pyspark
+    except ImportError:
+        return 99
+    return int(pyspark.__version__.split(".")[0])
+
+
 def aggregate_problem(name: str) -> str | None:
     """Why the policy refuses the aggregate ``name`` (its canonical name), or None.
 
@@ -138,6 +159,12 @@ def aggregate_problem(name: str) -> str | None:
     'product is not an aggregate the policy knows (its failure modes are not catalogued)'
     """
     if name in AGGREGATES:
+        since = AGGREGATES[name].since
+        if _spark_major() < since:
+            return (
+                f"{AGGREGATES[name].spark} aborts the job on some values before Spark {since} "
+                "(a division by zero under ANSI); it is refused on this Spark"
+            )
         return None
     if name in REFUSED_AGGREGATES:
         return REFUSED_AGGREGATES[name]
