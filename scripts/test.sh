@@ -42,34 +42,26 @@ ready() {  # a venv prepared in the background, or its log and a failure
   wait "$1" || { cat "$2"; return 1; }
 }
 # processes killed at every line and derandomized fuzzing: independent tests that mostly wait on
-# the processes they kill, so four at a time on two cores (about 25-40 s; kill points fork from one
-# driver each, tests/kill_points.py)
+# the processes they kill, so four at a time on two cores (two: 92 s, four: 77 s)
 step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4
 # two workers, each with its own local Spark; a file's tests stay on one worker
 step "spark + doctests" $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci -n 2 --dist loadfile
 # the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
-# tests in one process, the pyspark 3.5 tier is CPU-bound: the three side by side share the two
-# cores (one after the other: ~240 s + ~310 s; every test is bounded by count, not wall time)
-last_tiers() {
+# tests in one process: side by side they share the two cores (one after the other: ~280 s)
+cluster_and_client() {
   ready "$prepare_client" "$prepared/client"
-  ready "$prepare35" "$prepared/spark35"
-  local cluster_log oldest_log rc=0 t0=$SECONDS
-  cluster_log=$(mktemp)
-  oldest_log=$(mktemp)
-  $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster >"$cluster_log" 2>&1 &
+  local log rc=0
+  log=$(mktemp)
+  $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster >"$log" 2>&1 &
   local cluster=$!
-  bash scripts/test-spark35.sh >"$oldest_log" 2>&1 &
-  local oldest=$!
   bash scripts/test-client.sh || rc=$?
-  echo "   [connect-only client: $((SECONDS - t0)) s]"
   wait "$cluster" || rc=$?
-  echo "-- standalone cluster ($((SECONDS - t0)) s):"
-  cat "$cluster_log"
-  wait "$oldest" || rc=$?
-  echo "-- Python 3.10, pyspark 3.5 ($((SECONDS - t0)) s):"
-  cat "$oldest_log"
-  rm -f "$cluster_log" "$oldest_log"
+  echo "-- standalone cluster:"
+  cat "$log"
+  rm -f "$log"
   return "$rc"
 }
-step "standalone cluster + connect-only client (newest Python) + Python 3.10 with pyspark 3.5" last_tiers
+step "standalone cluster + connect-only client, newest Python" cluster_and_client
+ready "$prepare35" "$prepared/spark35"
+step "Python 3.10, pyspark 3.5" bash scripts/test-spark35.sh
 echo "== all passed in $((SECONDS - started)) s"
