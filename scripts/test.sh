@@ -42,7 +42,8 @@ ready() {  # a venv prepared in the background, or its log and a failure
   wait "$1" || { cat "$2"; return 1; }
 }
 # processes killed at every line and derandomized fuzzing: independent tests that mostly wait on
-# the processes they kill, so four at a time on two cores (two: 92 s, four: 77 s)
+# the processes they kill, so four at a time on two cores (about 25-40 s: each kill point is a
+# fork from one driver, tests/kill_points.py)
 step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4
 # two workers, each with its own local Spark; a file's tests stay on one worker
 step "spark + doctests" $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci -n 2 --dist loadfile
