@@ -141,8 +141,9 @@ for _name, _since in _SINCE.items():
     AGGREGATES[_name] = replace(AGGREGATES[_name], since=_since)
 
 
-def _spark_major() -> int:
-    """The major version of this PySpark (a library without it is checked as the newest)."""
+def spark_major() -> int:
+    """The major version of this PySpark, which decides what a rule may call where a function
+    aborts on older Sparks (a library without PySpark is checked as for the newest)."""
     try:
         import pyspark
     except ImportError:
@@ -160,7 +161,7 @@ def aggregate_problem(name: str) -> str | None:
     """
     if name in AGGREGATES:
         since = AGGREGATES[name].since
-        if _spark_major() < since:
+        if spark_major() < since:
             return (
                 f"{AGGREGATES[name].spark} aborts the job on some values before Spark {since} "
                 "(a division by zero under ANSI); it is refused on this Spark"

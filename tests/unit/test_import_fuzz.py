@@ -116,6 +116,8 @@ def test_spark_expectations_csv_of_any_shape(rows: list[list[str]]) -> None:
          "r.yaml:2: this rule is malformed: error_drop_threshold must be a finite number"),
         ("checks for t: {row_count > 0: x}\n", "sodacl", "s.yml",
          "s.yml:1: checks for t is malformed: not a list"),
+        ("- check: {function: is_not_less_than, arguments: {column: a, limit: .nan}}\n",
+         "dqx", "d.yml", "d.yml:1: this check is malformed: a limit must be a finite number"),
         ("a: " + "[" * 100 + "]" * 100 + "\n", "dqx", "d.yml", "d.yml"),
         ("a: &x [1]\nb: *x\n", "sodacl", "s.yml", "aliases"),
     ],

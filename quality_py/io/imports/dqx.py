@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from quality_py.gate.numbers import number
 from quality_py.io.imports.common import (
     Draft,
     ImportResult,
@@ -36,7 +37,7 @@ def literal(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
-        return repr(v)
+        return repr(number(v, name="a limit"))  # NaN or inf would read as a column name
     return "'" + str(v).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 

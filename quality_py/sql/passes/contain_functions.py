@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from quality_py.sql.aggregates import spark_major
 from quality_py.sql.build import call, int_value, lit, paren, parsed_cast, rewrite_innermost
 from quality_py.sql.context import PassContext
 from quality_py.sql.enforce import policy_error
@@ -419,15 +420,9 @@ def _twin(node: exp.Expr) -> exp.Expr | None:
     return call(twin, *[a.copy() for a in _args(node)])
 
 
-def _spark4() -> bool:
-    import pyspark
-
-    return int(pyspark.__version__.split(".")[0]) >= 4
-
-
 def _contain_by_twin(node: exp.Expr, ctx: PassContext) -> exp.Expr:
     twin = _TRY_TWINS[_name(node)]
-    if twin in SPARK4_TWINS and not _spark4():
+    if twin in SPARK4_TWINS and spark_major() < 4:
         message = (
             f"{_name(node)} raises on a bad value and its contained form ({twin}) needs Spark "
             "4.0 or newer; it is refused on this Spark"
