@@ -27,7 +27,7 @@ from quality_py.actions import (
 )
 
 # --- quality over time ----------------------------------------------------------------------------
-from quality_py.actions.judging import ErrorRates
+from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck
 
 # --- dataset checks (Deequ) ---------------------------------------------------------------------

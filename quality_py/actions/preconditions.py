@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from quality_py.actions.judging import ErrorRates
+from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
 from quality_py.errors import InputError, ModelError

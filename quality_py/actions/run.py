@@ -10,179 +10,81 @@ Semantics (Spark-Expectations' hierarchy on our single data-quality column):
 
 Every input row is in valid or quarantine (both for ignore-only failures), exactly once each.
 
-Spark jobs: without ``fail`` rules or ``fail`` checks, :meth:`QualityRun.write` runs two (the
-quarantine write, which counts its own rows when it goes to a path, and the valid write, which
-carries every other count through ``observe``: actions/counting.py), plus one per
-grouping key of dataset checks. With them, one aggregation runs first (in :func:`run_quality`) so
-that a failing run writes nothing.
+The run is planned here (:func:`run_quality` returns a :class:`QualityRun`, a frozen
+:class:`~quality_py.actions.plan.RunPlan`) and executed by :mod:`quality_py.actions.execute`
+(``QualityRun.write`` delegates). With ``fail`` rules or ``fail`` checks, one aggregation runs
+first (in :func:`run_quality`) so that a failing run writes nothing.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from quality_py.actions.counting import RunCounts
-from quality_py.actions.flags import (
-    ANY,
-    DROP,
-    FAIL,
-    RuleRef,
-    failed_rules_sql,
-    fails_any_sql,
-    flag_rows,
+from quality_py.actions import stats as run_stats
+from quality_py.actions.error_rates import ErrorRates
+from quality_py.actions.execute import (
+    Destinations,
+    failures_reported,
+    measure,
+    write_plan,
 )
-from quality_py.actions.judging import ErrorRates, judge_written
+from quality_py.actions.flags import FAIL, fails_any_sql, flag_rows
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
+from quality_py.actions.plan import (
+    RunPlan,
+    action_of,
+    failed_check_messages,
+    quoted,
+    suite_name,
+)
+from quality_py.actions.plan import history_place as history_place  # public before the split
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
-    require_quarantine_detail,
     require_run_id,
     require_usable_input,
     split_checks,
 )
-from quality_py.actions.samples import sample_rows
 from quality_py.dataset.checks import Check, VerificationResult
-from quality_py.errors import QualityError
 from quality_py.history.over_time import OverTime
-from quality_py.history.recording import (
-    output_metrics,
-    rule_metrics,
-    sample_metrics,
-    save_or_raise,
-    save_quietly,
-    summary_record,
-)
 from quality_py.model.enums import RunStatus
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
-from quality_py.progress import describing
-from quality_py.runners.summary import stats_from_row
-from quality_py.spark.session import wide_plan_settings
 from quality_py.sql.compiler import CompiledSuite
 
 if TYPE_CHECKING:
     from quality_py.actions.sql_checks import SqlCheck
 
 
-def _suite_name(suite: RuleSuite) -> str:
-    return f"{suite.id.id}.{suite.id.version}"
-
-
 @dataclass
 class _Outcome:
-    """What a run learns as it goes: the precheck's verification and the written summary."""
+    """The summary of the run once written (kept for ``QualityRun.summary`` and ``.stats``)."""
 
-    precheck: VerificationResult | None = None
     summary: RunSummary | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class QualityRun:
+class QualityRun(RunPlan):
     """The outputs of :func:`run_quality`: lazy ``valid`` and ``quarantine``, and ``stats``.
 
-    ``write`` writes all three with the counts observed on the writes; ``stats`` read before a
-    write runs one aggregation of its own. Frozen: what the run learns (the precheck, the
-    summary) is kept in its outcome.
+    A :class:`~quality_py.actions.plan.RunPlan` (inspect it without writing) with the execution
+    one call away: ``write`` writes all three with the counts observed on the writes; ``stats``
+    read before a write runs one aggregation of its own.
     """
 
-    suite: RuleSuite
-    prepared: RuleSuite
-    source: Any  # the input: grouping analyzers read it (no rule is evaluated for them)
-    flagged: Any  # the input, hidden rule values and codes, the DataQuality column, the flags
-    column: str
-    refs: tuple[RuleRef, ...]
-    codes: tuple[str, ...]  # the hidden code column of each rule, in ``refs`` order
-    hidden: tuple[str, ...]
-    checks: tuple[Check, ...]
-    run_id: str
-    run_time: datetime
-    notifiers: tuple[Notifier, ...] = ()
     outcome: _Outcome = field(default_factory=_Outcome)
-    #: each rule's value family (``boolean`` rules are counted with fewer aggregates)
-    families: tuple[str | None, ...] = ()
-    #: where the run's record is kept (quality_py.history), its tags and anomaly checks
-    over_time: OverTime = field(default_factory=OverTime)
-    #: the columns shown as a failing row's keys (default: the first three)
-    keys: tuple[str, ...] = ()
-    sql_checks: tuple[SqlCheck, ...] = ()
-    error_rates: ErrorRates | None = None
-
-    @property
-    def precheck(self) -> VerificationResult | None:
-        """The dataset checks as the precheck found them (``fail`` checks), if it ran."""
-        return self.outcome.precheck
 
     @property
     def summary(self) -> RunSummary | None:
         """The summary of the written run (None before :meth:`write` or :attr:`stats`)."""
         return self.outcome.summary
-
-    @property
-    def input_columns(self) -> list[str]:
-        """The input's columns (the valid output has exactly these)."""
-        hidden = {FAIL, DROP, ANY, self.column, *self.hidden}
-        return [c for c in self.flagged.columns if c not in hidden]
-
-    @property
-    def valid(self) -> Any:
-        """Rows failing no ``drop`` rule, with the input's columns only."""
-        return self.flagged.where(f"NOT {DROP}").select(*[_q(c) for c in self.input_columns])
-
-    @property
-    def quarantine(self) -> Any:
-        """Rows failing any rule: input columns, the data-quality column and run metadata."""
-        return self._quarantine_of(self.flagged.where(ANY))
-
-    def _quarantine_of(self, rows: DataFrame, detail: str = "full") -> DataFrame:
-        """The quarantine's columns of ``rows`` (flagged rows failing a rule) in ``detail``."""
-        from pyspark.sql import functions as F
-
-        packed = detail == "ids"
-        refs_sql = failed_rules_sql(
-            self.refs, self.codes, self.prepared.probable_pass, self.families or None, packed
-        )
-        return rows.select(
-            *[_q(c) for c in self.input_columns],
-            *([] if packed else [_q(self.column)]),
-            F.lit(self.run_id).alias("qp_run_id"),
-            F.lit(self.run_time).cast("timestamp").alias("qp_run_time"),
-            F.expr(f"NOT {DROP}").alias("qp_kept_in_valid"),
-            F.expr(refs_sql).alias("qp_failed_rule_ids" if packed else "qp_failed_rules"),
-        )
-
-    @property
-    def counting(self) -> RunCounts:
-        """What the run counts on its valid write (quality_py.actions.counting)."""
-        return RunCounts(
-            self.codes, self.hidden[: len(self.codes)], self.families, self.prepared.probable_pass
-        )
-
-    def _observed_valid(self, quarantine_counted: bool = False) -> tuple[Any, Any, Any]:
-        from pyspark.sql import Observation
-
-        from quality_py.dataset.observe import observe_checks
-
-        counts = Observation(f"quality_py_run_{uuid.uuid4().hex}")
-        columns = self.counting.columns(quarantine_counted)
-        # Spark cannot prune a column through an observation: observed on ``flagged`` itself,
-        # the valid job would build the data-quality struct of every row only to drop it.
-        # (Checks read input columns only: _require_evaluable.)
-        observed = self.flagged.drop(self.column).observe(counts, *columns)
-        pending = list(self.checks) if self.precheck is None else []  # precheck: already known
-        observed, finish = observe_checks(
-            observed, pending, policy=self.suite.policy, grouping_source=self.source
-        )
-        valid = observed.where(f"NOT {DROP}").select(*[_q(c) for c in self.input_columns])
-        return valid, counts, (finish if pending else None)
 
     def write(
         self,
@@ -227,165 +129,20 @@ class QualityRun:
         >>> summary.valid_rows, summary.dropped_rows, spark.read.parquet(f"{out}/valid").count()
         (1, 1, 1)
         """
-        from quality_py.actions.outputs import OutputWriter, require_apart
-
-        require_quarantine_detail(quarantine_detail, self.prepared)
-        places = {"valid": target, "quarantine": quarantine, "stats": stats}
-        require_apart(self.source, [*places.items(), ("history", history_place(self.over_time))])
-        started = time.perf_counter()
-        outcomes: list[Any] = []
-        try:
-            spark = self.source.sparkSession
-            with (
-                OutputWriter([target, quarantine, stats], format, publish, spark) as out,
-                wide_plan_settings(spark),
-            ):
-                where = (target, quarantine)
-                how = (mode, partition_valid_by_run, quarantine_detail)
-                summary = self._write_rows(out, where, how, started)
-                summary, outcomes, failing = judge_written(self, summary)
-                if failing:  # an error-level anomaly or SQL check: nothing is published
-                    raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
-                self.outcome.summary = summary
-                if stats is not None:
-                    frame = self.stats_frame(summary)
-                    out.write(frame, stats, "overwrite", "qp_run_id", self.run_id)
-                out.commit()
-        except QualityRunFailed as err:
-            self._record(err.summary, outcomes)
-            notify_all(self.notifiers, "failure", err.summary)
-            raise
-        except Exception as err:
-            failed = RunSummary(
-                self.run_id, self.run_time, _suite_name(self.suite), RunStatus.FAILED
-            )
-            self._record(failed, (), message=f"{type(err).__name__}: {err}")
-            notify_all(self.notifiers, "failure", failed, error=err)
-            raise
-        written = {"valid": target, "quarantine": quarantine, "stats": stats}
-        return self._published(summary, [*outcomes, *output_metrics(written)])
-
-    def _write_rows(
-        self,
-        out: Any,
-        destinations: tuple[str | None, str | None],
-        how: tuple[str, bool, str],
-        started: float,
-    ) -> RunSummary:
-        """Write quarantine and valid rows and return the summary of their counts; ``how``: the
-        valid rows' mode, whether they are partitioned by run, and the quarantine's detail.
-
-        A quarantine written to a path counts its own rows (one aggregate over the failing rows
-        only), so the valid job needs no rule but the ``drop`` rules' codes for its counts."""
-        from pyspark.sql import Observation
-
-        from quality_py.gate.locations import is_path
-
-        target, quarantine = destinations
-        mode, by_run, detail = how
-        counted = quarantine is not None and is_path(quarantine)
-        valid, counts, finish = self._observed_valid(quarantine_counted=counted)
-        quarantined = Observation(f"quality_py_quarantine_{uuid.uuid4().hex}") if counted else None
-        if quarantine is not None:
-            rows = self.flagged.where(ANY)
-            if quarantined is not None:
-                rows = rows.observe(quarantined, *self.counting.quarantine_columns())
-            frame = self._quarantine_of(rows, detail)
-            out.write(frame, quarantine, "overwrite", "qp_run_id", self.run_id)
-        self._write_valid(out, valid, target, mode, by_run)
-        verification = finish() if finish is not None else self.precheck
-        values = {**counts.get, **(quarantined.get if quarantined is not None else {})}
-        return self._summary(values, verification, started)
-
-    def _write_valid(
-        self, out: Any, valid: DataFrame, target: str | None, mode: str, by_run: bool
-    ) -> None:
-        """The valid rows to ``target`` (partitioned by run id when ``by_run``), or to nowhere
-        when there is no target: every row is still read, so every count is observed."""
-        if target is None:
-            with describing(valid.sparkSession, "checking every row"):
-                valid.write.format("noop").mode("overwrite").save()
-        elif by_run:
-            from pyspark.sql import functions as F
-
-            frame = valid.withColumn("qp_run_id", F.lit(self.run_id))
-            out.write(frame, target, "overwrite", "qp_run_id", self.run_id)
-        else:
-            out.write(valid, target, mode)
-
-    def _published(self, summary: RunSummary, outcomes: list[Any]) -> RunSummary:
-        """After the outputs are published: keep the record (one that cannot be kept is an
-        error, raised after the notifications), alert, and notify success."""
-        lost: QualityError | None = None
-        try:
-            self._record(summary, outcomes, loud=True)
-        except QualityError as err:
-            lost = err
-        alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
-        if alerts:
-            notify_all(self.notifiers, "alert", summary, alerts=alerts)
-        notify_all(self.notifiers, "success", summary)
-        if lost is not None:
-            raise lost
+        to = Destinations(
+            target, quarantine, stats, mode, format, partition_valid_by_run, publish,
+            quarantine_detail,
+        )  # fmt: skip
+        summary = write_plan(self, to)
+        self.outcome.summary = summary
         return summary
-
-    def _record(
-        self, summary: RunSummary, outcomes: Any, message: str | None = None, loud: bool = False
-    ) -> None:
-        """Keep the run's record in the history (when the run has one), with each rule's action
-        and description and a few failing rows (actions/samples.py: one small job stopping at
-        ``over_time.sample_rows`` rows); ``loud``: a record that cannot be saved raises, else
-        the run's own error stands."""
-        if self.over_time.history is None:
-            return
-        samples: list[dict[str, Any]] = []
-        where = FAIL if summary.failing_rules else ANY if summary.quarantined_rows else None
-        if where is not None:
-            try:
-                samples = sample_rows(self, where)
-            except Exception:
-                samples = [{"keys": k, "values": {}, "failed": []} for k in summary.sample_keys]
-        extra = [*rule_metrics(self.refs), *sample_metrics(samples), *outcomes]
-        record = summary_record(summary, self.over_time.tags, extra, message)
-        (save_or_raise if loud else save_quietly)(self.over_time.history, record)
-
-    def _summary(
-        self, values: dict[str, Any], verification: VerificationResult | None, started: float
-    ) -> RunSummary:
-        values = RunCounts.read(values)
-        rows = int(values["rows"])
-        dropped = int(values["dropped"])
-        # a failing `fail` check stopped the run in the precheck: what is left is recorded only
-        failed_checks = (
-            () if verification is None else _failed_check_messages(self.checks, verification)
-        )
-        return RunSummary(
-            self.run_id,
-            self.run_time,
-            _suite_name(self.suite),
-            RunStatus.SUCCESS,
-            input_rows=rows,
-            valid_rows=rows - dropped,
-            quarantined_rows=int(values["quarantined"]),
-            dropped_rows=dropped,
-            failed_checks=failed_checks,
-            rules=stats_from_row(self.prepared, values),
-            checks=verification,
-            timings={"write_seconds": round(time.perf_counter() - started, 3)},
-        )
 
     @property
     def stats(self) -> Any:
         """The stats as a DataFrame (after :meth:`write`, from its counts; else one query)."""
-        summary = self.outcome.summary
-        if summary is None:
-            valid, counts, finish = self._observed_valid()
-            with wide_plan_settings(valid.sparkSession):
-                valid.write.format("noop").mode("overwrite").save()
-            verification = finish() if finish is not None else self.precheck
-            summary = self._summary(counts.get, verification, time.perf_counter())
-            self.outcome.summary = summary
-        return self.stats_frame(summary)
+        if self.outcome.summary is None:
+            self.outcome.summary = measure(self)
+        return self.stats_frame(self.outcome.summary)
 
     def stats_frame(self, summary: RunSummary) -> Any:
         """One row per count, rule and check of ``summary``.
@@ -399,37 +156,7 @@ class QualityRun:
         >>> sorted((r.name, r.value) for r in frame.where("kind = 'rows'").collect())[:2]
         [('dropped_rows', 1.0), ('input_rows', 2.0)]
         """
-        from quality_py.actions.stats import stats_frame
-
-        return stats_frame(self.flagged.sparkSession, self.suite, self.refs, summary)
-
-
-def history_place(over_time: OverTime) -> str | None:
-    """Where a run's history is written (a folder or ``table:NAME``), if it has one."""
-    history = over_time.history
-    root = getattr(history, "root", None)
-    if isinstance(root, str):
-        return root
-    table = getattr(history, "table", None)
-    return f"table:{table}" if isinstance(table, str) else None
-
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _action_of(checks: Sequence[Check], description: str) -> str:
-    return next((c.action for c in checks if c.description == description), "ignore")
-
-
-def _failed_check_messages(
-    checks: Sequence[Check], verification: VerificationResult
-) -> tuple[str, ...]:
-    return tuple(
-        f"[{_action_of(checks, r.check)}] {r.check}: {r.message}"
-        for r in verification.results
-        if not r.passed
-    )
+        return run_stats.stats_frame(self.flagged.sparkSession, self.suite, self.refs, summary)
 
 
 def run_quality(
@@ -478,9 +205,9 @@ def run_quality(
     run_id = run_id or uuid.uuid4().hex
     require_run_id(run_id)
     require_distinct_rule_ids(rules, over_time, error_rates)
-    started = RunSummary(run_id, datetime.now(timezone.utc), _suite_name(rules), RunStatus.RUNNING)
+    started = RunSummary(run_id, datetime.now(timezone.utc), suite_name(rules), RunStatus.RUNNING)
     notify_all(tuple(notifiers), "start", started)
-    with _failures_reported(over_time, tuple(notifiers), started):
+    with failures_reported(over_time, tuple(notifiers), started):
         dataset_checks, sql_checks = split_checks(checks, rules.policy)
         require_new_columns(df, name)
         require_evaluable(dataset_checks, df, rules)
@@ -505,34 +232,13 @@ def run_quality(
             error_rates=error_rates,
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
-            _precheck(run, keys)
+            run = replace(run, precheck=_precheck(run, keys))
     return run
 
 
-@contextmanager
-def _failures_reported(
-    over_time: OverTime, notifiers: tuple[Notifier, ...], started: RunSummary
-) -> Iterator[None]:
-    """A run that fails before it is written is kept in the history and notified, then raised."""
-    tags = dict(over_time.tags)
-    try:
-        yield
-    except QualityRunFailed as err:
-        if over_time.history is not None:
-            save_quietly(over_time.history, summary_record(err.summary, tags))
-        notify_all(notifiers, "failure", err.summary)
-        raise
-    except Exception as err:
-        if over_time.history is not None:
-            failed = replace(started, status=RunStatus.FAILED)
-            reason = f"{type(err).__name__}: {err}"
-            save_quietly(over_time.history, summary_record(failed, tags, (), reason))
-        notify_all(notifiers, "failure", started, error=err)
-        raise
-
-
-def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
-    """One aggregation: rows failing each ``fail`` rule plus every check's shareable metrics."""
+def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult | None:
+    """One aggregation: rows failing each ``fail`` rule plus every check's shareable metrics;
+    the checks' verification (None without checks), or :class:`QualityRunFailed`."""
     from pyspark.sql import functions as F
 
     from quality_py.dataset.observe import checks_aggregation
@@ -550,24 +256,23 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> None:
     verification = None
     if run.checks:
         verification = assess_from(row)
-        run.outcome.precheck = verification
     failing = tuple((r, n) for r, n in zip(fail_refs, counts, strict=True) if n > 0)
-    failed_checks = _failed_check_messages(run.checks, verification) if verification else ()
+    failed_checks = failed_check_messages(run.checks, verification) if verification else ()
     check_failed = verification is not None and any(
-        not r.passed and _action_of(run.checks, r.check) == "fail" for r in verification.results
+        not r.passed and action_of(run.checks, r.check) == "fail" for r in verification.results
     )
     if not failing and not check_failed:
-        return
+        return verification
     sample: tuple[dict[str, Any], ...] = ()
     if failing:
         shown = list(keys) if keys else run.input_columns[:3]
-        rows = run.flagged.where(FAIL).select(*[_q(c) for c in shown]).limit(5).collect()
+        rows = run.flagged.where(FAIL).select(*[quoted(c) for c in shown]).limit(5).collect()
         sample = tuple(r.asDict() for r in rows)
     raise QualityRunFailed(
         RunSummary(
             run.run_id,
             run.run_time,
-            _suite_name(run.suite),
+            suite_name(run.suite),
             RunStatus.FAILED,
             failing_rules=failing,
             failed_checks=failed_checks,

@@ -18,7 +18,7 @@ from quality_py.actions.flags import RuleRef, failed_rules_sql
 from quality_py.model.reads import columns_read
 
 if TYPE_CHECKING:
-    from quality_py.actions.run import QualityRun
+    from quality_py.actions.plan import RunPlan
 
 #: the most value columns one sampled row keeps
 MAX_COLUMNS = 24
@@ -37,7 +37,7 @@ def _shown(value: Any) -> Any:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
 
 
-def sample_rows(run: QualityRun, where: str) -> list[dict[str, Any]]:
+def sample_rows(run: RunPlan, where: str) -> list[dict[str, Any]]:
     """Up to ``run.over_time.sample_rows`` rows of ``run.flagged`` matching ``where`` (a flag),
     each ``{"keys": {...}, "values": {...}, "failed": ["101.1", ...]}`` (one small job that stops
     at that many rows)."""

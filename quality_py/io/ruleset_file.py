@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quality_py.actions.judging import ErrorRates
+from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.run import QualityRun, run_quality
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check

@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from quality_py.actions.judging import ErrorRates
+from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import sql_checks_from_specs
 from quality_py.errors import ModelError, QualityError
 from quality_py.history.anomalies import strategy_from_dict

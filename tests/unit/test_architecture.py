@@ -110,7 +110,7 @@ def test_library_families_import_only_the_registry() -> None:
 
 #: Modules that back-quote names themselves, and why that text never reaches Spark's SQL parser.
 OWN_QUOTING = {
-    "actions/run.py": "names for DataFrame.select (a Column name, never parsed as SQL)",
+    "actions/plan.py": "names for DataFrame.select (a Column name, never parsed as SQL)",
     "runners/staging.py": "names for F.col and type strings parsed by sqlglot, not Spark",
     "profile/suggest.py": "rule text of a suggested ruleset, compiled under the policy when read",
 }

@@ -1,0 +1,233 @@
+"""A quality run's execution: write a :class:`~quality_py.actions.plan.RunPlan`'s outputs, judge
+them, keep the record and notify, and return the summary (the plan is never changed).
+
+Spark jobs: without ``fail`` rules or ``fail`` checks, :func:`write_plan` runs two (the quarantine
+write, which counts its own rows when it goes to a path, and the valid write, which carries every
+other count through ``observe``: actions/counting.py), plus one per grouping key of dataset
+checks.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from quality_py.actions.counting import RunCounts
+from quality_py.actions.flags import ANY, FAIL
+from quality_py.actions.judging import judge_written
+from quality_py.actions.notify import Notifier, notify_all
+from quality_py.actions.outcome import QualityRunFailed, RunSummary
+from quality_py.actions.outputs import OutputWriter, require_apart
+from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
+from quality_py.actions.preconditions import require_quarantine_detail
+from quality_py.actions.samples import sample_rows
+from quality_py.actions.stats import stats_frame
+from quality_py.dataset.checks import VerificationResult
+from quality_py.errors import QualityError
+from quality_py.gate.locations import is_path
+from quality_py.history.over_time import OverTime
+from quality_py.history.recording import (
+    output_metrics,
+    rule_metrics,
+    sample_metrics,
+    save_or_raise,
+    save_quietly,
+    summary_record,
+)
+from quality_py.history.records import Metric
+from quality_py.model.enums import RunStatus
+from quality_py.model.types import DataFrame
+from quality_py.progress import describing
+from quality_py.runners.summary import stats_from_row
+from quality_py.spark.session import wide_plan_settings
+
+
+@dataclass(frozen=True)
+class Destinations:
+    """Where a run writes (paths, URIs or table names; None: not written) and how.
+
+    >>> Destinations("out/valid").places()["valid"]
+    'out/valid'
+    """
+
+    valid: str | None = None
+    quarantine: str | None = None
+    stats: str | None = None
+    mode: str = "overwrite"
+    format: str = "auto"
+    partition_valid_by_run: bool = False
+    publish: str = "atomic"
+    quarantine_detail: str = "full"
+
+    def places(self) -> dict[str, str | None]:
+        """Each output's place by its name."""
+        return {"valid": self.valid, "quarantine": self.quarantine, "stats": self.stats}
+
+
+def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
+    """Write, judge, record and notify ``plan``'s run to ``to``; its summary (or
+    :class:`QualityRunFailed` with nothing published). Documented on ``QualityRun.write``."""
+    require_quarantine_detail(to.quarantine_detail, plan.prepared)
+    require_apart(plan.source, [*to.places().items(), ("history", plan.history_place)])
+    started = time.perf_counter()
+    outcomes: list[Metric] = []
+    try:
+        spark = plan.source.sparkSession
+        with (
+            OutputWriter([to.valid, to.quarantine, to.stats], to.format, to.publish, spark) as out,
+            wide_plan_settings(spark),
+        ):
+            summary = _write_rows(plan, out, to, started)
+            summary, outcomes, failing = judge_written(plan, summary)
+            if failing:  # an error-level anomaly or SQL check: nothing is published
+                raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
+            if to.stats is not None:
+                frame = stats_frame(plan.flagged.sparkSession, plan.suite, plan.refs, summary)
+                out.write(frame, to.stats, "overwrite", "qp_run_id", plan.run_id)
+            out.commit()
+    except QualityRunFailed as err:
+        record_run(plan, err.summary, outcomes)
+        notify_all(plan.notifiers, "failure", err.summary)
+        raise
+    except Exception as err:
+        failed = RunSummary(plan.run_id, plan.run_time, suite_name(plan.suite), RunStatus.FAILED)
+        record_run(plan, failed, (), message=f"{type(err).__name__}: {err}")
+        notify_all(plan.notifiers, "failure", failed, error=err)
+        raise
+    return _published(plan, summary, [*outcomes, *output_metrics(to.places())])
+
+
+def _write_rows(plan: RunPlan, out: Any, to: Destinations, started: float) -> RunSummary:
+    """Write quarantine and valid rows and return the summary of their counts.
+
+    A quarantine written to a path counts its own rows (one aggregate over the failing rows
+    only), so the valid job needs no rule but the ``drop`` rules' codes for its counts."""
+    from pyspark.sql import Observation
+
+    counted = to.quarantine is not None and is_path(to.quarantine)
+    valid, counts, finish = plan.observed_valid(quarantine_counted=counted)
+    quarantined = Observation(f"quality_py_quarantine_{uuid.uuid4().hex}") if counted else None
+    if to.quarantine is not None:
+        rows = plan.flagged.where(ANY)
+        if quarantined is not None:
+            rows = rows.observe(quarantined, *plan.counting.quarantine_columns())
+        frame = plan.quarantine_of(rows, to.quarantine_detail)
+        out.write(frame, to.quarantine, "overwrite", "qp_run_id", plan.run_id)
+    _write_valid(plan, out, valid, to)
+    verification = finish() if finish is not None else plan.precheck
+    values = {**counts.get, **(quarantined.get if quarantined is not None else {})}
+    return summarize(plan, values, verification, started)
+
+
+def _write_valid(plan: RunPlan, out: Any, valid: DataFrame, to: Destinations) -> None:
+    """The valid rows to their place (partitioned by run id when asked), or to nowhere when
+    there is none: every row is still read, so every count is observed."""
+    if to.valid is None:
+        with describing(valid.sparkSession, "checking every row"):
+            valid.write.format("noop").mode("overwrite").save()
+    elif to.partition_valid_by_run:
+        from pyspark.sql import functions as F
+
+        frame = valid.withColumn("qp_run_id", F.lit(plan.run_id))
+        out.write(frame, to.valid, "overwrite", "qp_run_id", plan.run_id)
+    else:
+        out.write(valid, to.valid, to.mode)
+
+
+def measure(plan: RunPlan) -> RunSummary:
+    """The run's counts without writing anything (one job reading every row)."""
+    valid, counts, finish = plan.observed_valid()
+    with wide_plan_settings(valid.sparkSession):
+        valid.write.format("noop").mode("overwrite").save()
+    verification = finish() if finish is not None else plan.precheck
+    return summarize(plan, counts.get, verification, time.perf_counter())
+
+
+def _published(plan: RunPlan, summary: RunSummary, outcomes: list[Metric]) -> RunSummary:
+    """After the outputs are published: keep the record (one that cannot be kept is an error,
+    raised after the notifications), alert, and notify success."""
+    lost: QualityError | None = None
+    try:
+        record_run(plan, summary, outcomes, loud=True)
+    except QualityError as err:
+        lost = err
+    alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
+    if alerts:
+        notify_all(plan.notifiers, "alert", summary, alerts=alerts)
+    notify_all(plan.notifiers, "success", summary)
+    if lost is not None:
+        raise lost
+    return summary
+
+
+def record_run(
+    plan: RunPlan, summary: RunSummary, outcomes: Sequence[Metric], message: str | None = None,
+    loud: bool = False,
+) -> None:  # fmt: skip
+    """Keep the run's record in the history (when the run has one), with each rule's action
+    and description and a few failing rows (actions/samples.py: one small job stopping at
+    ``over_time.sample_rows`` rows); ``loud``: a record that cannot be saved raises, else the
+    run's own error stands."""
+    if plan.over_time.history is None:
+        return
+    samples: list[dict[str, Any]] = []
+    where = FAIL if summary.failing_rules else ANY if summary.quarantined_rows else None
+    if where is not None:
+        try:
+            samples = sample_rows(plan, where)
+        except Exception:
+            samples = [{"keys": k, "values": {}, "failed": []} for k in summary.sample_keys]
+    extra = [*rule_metrics(plan.refs), *sample_metrics(samples), *outcomes]
+    record = summary_record(summary, plan.over_time.tags, extra, message)
+    (save_or_raise if loud else save_quietly)(plan.over_time.history, record)
+
+
+def summarize(
+    plan: RunPlan, values: dict[str, Any], verification: VerificationResult | None, started: float
+) -> RunSummary:
+    """The summary of a run's observed ``values`` and its dataset checks' ``verification``."""
+    values = RunCounts.read(values)
+    rows = int(values["rows"])
+    dropped = int(values["dropped"])
+    # a failing `fail` check stopped the run in the precheck: what is left is recorded only
+    failed_checks = () if verification is None else failed_check_messages(plan.checks, verification)
+    return RunSummary(
+        plan.run_id,
+        plan.run_time,
+        suite_name(plan.suite),
+        RunStatus.SUCCESS,
+        input_rows=rows,
+        valid_rows=rows - dropped,
+        quarantined_rows=int(values["quarantined"]),
+        dropped_rows=dropped,
+        failed_checks=failed_checks,
+        rules=stats_from_row(plan.prepared, values),
+        checks=verification,
+        timings={"write_seconds": round(time.perf_counter() - started, 3)},
+    )
+
+
+@contextmanager
+def failures_reported(
+    over_time: OverTime, notifiers: tuple[Notifier, ...], started: RunSummary
+) -> Iterator[None]:
+    """A run that fails before it is written is kept in the history and notified, then raised."""
+    tags = dict(over_time.tags)
+    try:
+        yield
+    except QualityRunFailed as err:
+        if over_time.history is not None:
+            save_quietly(over_time.history, summary_record(err.summary, tags))
+        notify_all(notifiers, "failure", err.summary)
+        raise
+    except Exception as err:
+        if over_time.history is not None:
+            failed = replace(started, status=RunStatus.FAILED)
+            reason = f"{type(err).__name__}: {err}"
+            save_quietly(over_time.history, summary_record(failed, tags, (), reason))
+        notify_all(notifiers, "failure", started, error=err)
+        raise
