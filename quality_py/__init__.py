@@ -58,10 +58,11 @@ from quality_py.history import (
     TableMetricsRepository,
 )
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file, loads_ruleset_file
-
-# --- rule tables and YAML -----------------------------------------------------------------------
 from quality_py.io.tables import read_rule_tables, suite_to_tables, tables_to_suites
 from quality_py.io.yaml_rulesets import dump_ruleset, dumps_ruleset, load_ruleset, loads_ruleset
+
+# --- rule tables and YAML -----------------------------------------------------------------------
+from quality_py.jobs import JobResult, Outputs, QualityJob, SparkSettings, run_ruleset
 
 # --- the model ------------------------------------------------------------------------------------
 from quality_py.model.enums import CheckLevel, RowAction, RunStatus
@@ -187,6 +188,12 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "read_outputs",
     "run_quality",
     "with_quality",
+    # jobs: one request for the library, the command line and orchestrators
+    "JobResult",
+    "Outputs",
+    "QualityJob",
+    "SparkSettings",
+    "run_ruleset",
     # testing data in a test suite
     "assert_quality",
     # quality over time

@@ -34,12 +34,16 @@ LAYERS: dict[str, set[str]] = {
         "spark", "progress", "gate",
     },
     "io": {"errors", "model", "sql", "dataset", "history", "actions", "gate"},
+    "jobs": {
+        "errors", "model", "sql", "runners", "dataset", "history", "actions", "io", "gate",
+        "spark", "progress", "version",
+    },
     "testing": {"errors", "model", "dataset", "actions", "io"},
     "spark": {"errors", "model", "sql", "gate"},
     "cli": {
         "errors", "model", "sql", "runners", "dataset", "validation", "docgen", "io", "actions",
         "spark", "prepare", "history", "profile", "report", "progress", "version", "testing",
-        "gate",
+        "gate", "jobs",
     },
     "__main__": {"cli"},
 }  # fmt: skip

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from quality_py.cli.common import load_suite, others, session, variables
+from quality_py.cli.common import job_of
 from quality_py.errors import RulesetFormatError
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import is_yaml
@@ -19,6 +19,7 @@ from quality_py.io.tables import (
 )
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.io.yaml_rulesets import dumps_ruleset
+from quality_py.jobs.prepare import open_session
 from quality_py.model.rules import RuleSuite
 from quality_py.model.yaml_text import dump_yaml
 
@@ -105,8 +106,9 @@ def convert_command(args: argparse.Namespace) -> int:
     beside it when the suite has them); with ``--from``, another tool's rules into YAML."""
     if args.from_format:
         return _import(args)
-    spark = session(args)
-    suite = load_suite(args.source, args.suite, spark, others(args), variables(args))
+    prepared = job_of(args).prepare(compile=False)
+    spark = prepared.spark or open_session(prepared.job.spark)  # the tables are Spark's
+    suite = prepared.suite
     sections = yaml_sections(args.source) if is_yaml(args.source) else {}
     if is_yaml(args.dest):
         Path(args.dest).write_text(

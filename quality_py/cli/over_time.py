@@ -17,10 +17,9 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from quality_py.cli.common import keys, progress, read_input, session, tags
+from quality_py.cli.common import job_of, keys, progress
+from quality_py.gate.locations import local_path
 from quality_py.history import Metric, RunRecord, open_repository
-from quality_py.io.ruleset_file import is_yaml, load_ruleset_file
-from quality_py.io.views import filter_sql
 from quality_py.profile import evaluate, profile, suggest, suggested_ruleset
 from quality_py.profile.profiler import DatasetProfile
 from quality_py.progress import watching
@@ -55,10 +54,9 @@ def profile_record(
 
 def profile_command(args: argparse.Namespace) -> int:
     """``profile``: profile the input, suggest checks, keep the profile."""
-    spark = session(args)
-    df = read_input(spark, args.input, args.format)
-    if args.where:
-        df = df.where(filter_sql(args.where, what="--where"))  # through the rule policy
+    prepared = job_of(args).prepare(compile=False)
+    spark, df = prepared.spark, prepared.frame
+    assert spark is not None and df is not None
     started = time.perf_counter()
     with watching(spark, "profiling (at most three passes over the data)"):
         prof = profile(df, max_categories=args.max_categories)
@@ -94,23 +92,23 @@ def profile_command(args: argparse.Namespace) -> int:
                 print(f"  did not hold: {constraint}")
     if args.history:
         repo = open_repository(args.history, spark)
-        repo.save(profile_record(prof, args.run_id or uuid.uuid4().hex, tags(args.tag), args.suite))
+        run_id = args.run_id or uuid.uuid4().hex
+        repo.save(profile_record(prof, run_id, dict(prepared.job.tags), args.suite))
         print(f"kept the profile in {args.history}")
     return 0
 
 
 def report_command(args: argparse.Namespace) -> int:
     """``report``: the HTML report of a history."""
-    spark = None
-    if args.history.startswith("table:"):
-        spark = session(args)
-    if spark is None and "://" not in args.history and not Path(args.history).is_dir():
+    local = local_path(args.history)
+    if local is not None and not local.is_dir():
         print(f"error: no history at {args.history}: the folder does not exist", file=sys.stderr)
         return 2
     if not args.out and not args.site:
         print("error: report needs --site FOLDER or --out FILE.html (or both)", file=sys.stderr)
         return 2
-    repo = open_repository(args.history, spark)
+    prepared = job_of(args, ruleset=args.rules if args.site else None).prepare(compile=False)
+    repo = open_repository(args.history, prepared.spark)
     records = repo.records(since=args.since, until=args.until)
     if not records:
         print(f"error: no runs in {args.history} (in the given time range)", file=sys.stderr)
@@ -119,10 +117,7 @@ def report_command(args: argparse.Namespace) -> int:
         write_report(records, args.out, title=args.title)
         print(f"wrote {args.out} ({len(records)} runs)")
     if args.site:
-        suite = None
-        if args.rules:
-            reader = None if is_yaml(args.rules) else (spark or session(args))
-            suite = load_ruleset_file(args.rules, spark=reader).suite
+        suite = prepared.ruleset.suite if prepared.ruleset is not None else None
         index = write_site(
             records, args.site, title=args.title, suite=suite, dataset_tags=keys(args.dataset_tag)
         )

@@ -2,33 +2,29 @@
 
 A YAML file is read and parsed once, and every section (the suite, dataset checks, anomaly
 checks, SQL checks, error rates) is built from that one tree; rule tables hold the suite only.
-The command line and a notebook call the same loader:
+The command line and a notebook call the same loader; running a ruleset lives with the runs
+(:func:`quality_py.jobs.run_ruleset`, :class:`quality_py.jobs.QualityJob`):
 
 .. code-block:: python
 
-    from quality_py.io.ruleset_file import load_ruleset_file
+    from quality_py import load_ruleset_file, run_ruleset
 
     ruleset = load_ruleset_file("rulesets/flights.yaml")
-    run = ruleset.run(df, "2024-05", history=repository, tags={"month": "2024-05"})
+    run = run_ruleset(ruleset, df, "2024-05", history=repository, tags={"month": "2024-05"})
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from quality_py.actions.error_rates import ErrorRates
-from quality_py.actions.run import QualityRun, run_quality
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check
 from quality_py.history.anomaly_checks import AnomalyCheck
-from quality_py.history.over_time import OverTime
-from quality_py.history.repository import MetricsRepository
 from quality_py.model.rules import RuleSuite
-from quality_py.model.types import DataFrame, SparkSession
-from quality_py.sql.compiler import CompiledSuite
+from quality_py.model.types import SparkSession
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,43 +47,6 @@ class RulesetFile:
     sql_checks: tuple[SqlCheck, ...] = ()
     error_rates: ErrorRates | None = None
     origin: str = "<string>"
-
-    def run(
-        self,
-        df: DataFrame,
-        run_id: str | None = None,
-        *,
-        history: MetricsRepository | None = None,
-        tags: Mapping[str, Any] | None = None,
-        compiled: CompiledSuite | None = None,
-        hide_columns: Sequence[str] = (),
-        **options: Any,
-    ) -> QualityRun:
-        """A quality run of ``df`` with every section of the ruleset in one call: the suite
-        (``compiled``: its compilation done beforehand), its dataset checks, SQL checks and error
-        rates, and its anomaly checks, which judge the run against ``history`` (a metrics
-        repository, keeping the run's record with ``tags``; ``hide_columns``: columns its sample
-        failing rows never show). ``options`` go to ``run_quality``
-        (``keys``, ``notifiers``, ``layout``, ``name``).
-
-        >>> ruleset = loads_ruleset_file('''
-        ... suite: {id: 1}
-        ... rule_sets: [{id: 5, rules: [{id: 9, expression: "a > 0", action_if_failed: drop}]}]
-        ... ''')
-        >>> run = ruleset.run(spark.createDataFrame([(0,), (2,)], "a int"))
-        >>> [r.a for r in run.valid.collect()]
-        [2]
-        """
-        over_time = OverTime.of(history, tags, self.anomaly_checks, hide_columns)
-        return run_quality(
-            df,
-            compiled or self.suite,
-            [*self.checks, *self.sql_checks],
-            run_id,
-            over_time=over_time,
-            error_rates=self.error_rates,
-            **options,
-        )
 
 
 def loads_ruleset_file(

@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from quality_py import Id, Rule, RuleSet, RuleSuite, assert_quality, load_ruleset_file
+from quality_py import (
+    Id,
+    Rule,
+    RuleSet,
+    RuleSuite,
+    assert_quality,
+    load_ruleset_file,
+    run_ruleset,
+)
 from quality_py.cli import main
 from quality_py.dataset import Check, verify
 from quality_py.spark.capabilities import has_delta
@@ -57,7 +65,7 @@ def test_a_ruleset_runs_in_one_call(connect: Any, tmp_path: Path) -> None:
     (tmp_path / "rules.yaml").write_text(RULESET)
     df = connect.createDataFrame(ROWS, "amount int, note string")
     ruleset = load_ruleset_file(tmp_path / "rules.yaml")
-    summary = ruleset.run(df, "c1").write(str(tmp_path / "valid"), str(tmp_path / "q"))
+    summary = run_ruleset(ruleset, df, "c1").write(str(tmp_path / "valid"), str(tmp_path / "q"))
     assert (summary.valid_rows, summary.quarantined_rows, summary.dropped_rows) == (
         VALID, QUARANTINED, DROPPED,
     )  # fmt: skip
