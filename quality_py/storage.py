@@ -1,5 +1,8 @@
-"""Durable files: atomic, never-overwriting publication of small files on a local path or any
-filesystem pyarrow opens by URI (the state store and the metrics history write this way).
+"""Durable files: atomic, never-overwriting publication of small files on a local path, a
+Databricks mount or any filesystem pyarrow opens by URI (the state store and the metrics
+history write this way). :func:`files_at` chooses by where the root lives, asking the one place
+that knows (:mod:`quality_py.gate.locations`): ``dbfs:/x`` is the mount ``/dbfs/x`` for every
+reader and writer, never a local folder named ``dbfs:``.
 
 On a local path a file is written to a temporary name, flushed and synced, then *linked* to the
 first free version name: ``os.link`` fails if the name exists, so concurrent writers never
@@ -14,6 +17,9 @@ import contextlib
 import os
 import uuid
 from pathlib import Path
+
+from quality_py.errors import InputError
+from quality_py.gate.locations import local_path, mounted_path
 
 
 class LocalFiles:
@@ -97,3 +103,53 @@ class ArrowFiles:
             with contextlib.suppress(Exception):  # a failed write leaves no temporary object
                 self.fs.delete_file(tmp)
             raise
+
+
+class MountedFiles(LocalFiles):
+    """A Databricks mount (``/dbfs``, ``/Volumes``, ``/Workspace``): file calls work, links do
+    not, and a rename is a copy. A temporary file is renamed to the first free name (as on an
+    object store, writers of one folder must be serialized by the caller)."""
+
+    def publish(self, rel: str, data: bytes, first: int) -> int:
+        folder = self.root / rel
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".tmp-{uuid.uuid4().hex}"
+        try:
+            tmp.write_bytes(data)
+            version = first
+            while (folder / f"v{version}.json").exists():
+                version += 1
+            os.rename(tmp, folder / f"v{version}.json")
+            return version
+        finally:
+            tmp.unlink(missing_ok=True)
+
+
+def files_at(root: str | Path) -> LocalFiles | ArrowFiles:
+    """The files under ``root``: this machine's disk, a Databricks mount (``dbfs:/x`` read
+    through ``/dbfs/x``), or a URI pyarrow opens (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``).
+
+    >>> import tempfile
+    >>> type(files_at(tempfile.mkdtemp())).__name__, type(files_at("file:/tmp/h")).__name__
+    ('LocalFiles', 'LocalFiles')
+    >>> try:
+    ...     files_at("dbfs:/mnt/dq/history")
+    ... except InputError as err:
+    ...     print(err.message.split(";")[0])
+    dbfs:/mnt/dq/history is read through the mount /dbfs/mnt/dq/history, which this machine has not
+    """
+    text = str(root)
+    local = local_path(text)
+    if local is not None:
+        return LocalFiles(str(local))
+    mounted = mounted_path(text)
+    if mounted is not None:
+        if not Path("/" + mounted.parts[1]).is_dir():
+            raise InputError(
+                f"{text} is read through the mount {mounted}, which this machine has not; on "
+                "Databricks give the path as it is, elsewhere a URI pyarrow opens (s3://, "
+                "abfs://, gs://) or a local path",
+                item_kind="path",
+            )
+        return MountedFiles(str(mounted))
+    return ArrowFiles(text)

@@ -21,7 +21,7 @@ LAYERS: dict[str, set[str]] = {
     "prepare": {"errors", "model", "sql"},
     "runners": {"errors", "model", "sql", "prepare"},
     "functions": {"errors", "model", "sql", "runners"},
-    "storage": {"errors"},
+    "storage": {"errors", "gate"},
     "gate": {"errors", "model"},
     "history": {"errors", "model", "storage", "gate"},
     "dataset": {"errors", "model", "sql", "storage", "history", "gate"},

@@ -4,7 +4,9 @@ before anything starts, of an output that is, is inside or contains an input or 
 folder). Every option of every command is classified here; ``tests/unit/test_cli_places.py``
 fails on an option that is not, so a new option cannot slip past the rule.
 
-The library repeats the check on what Spark says a frame reads (``actions.outputs.require_apart``,
+A views file's sources and blooms are checked by the job, which reads that file once
+(``quality_py.jobs.prepare.require_apart``). The library repeats the check on what Spark says a
+frame reads (``actions.outputs.require_apart``,
 with tables by their qualified names and folders): this one needs no Spark and also covers the
 files the command line alone writes (``--json``, ``--notify``, ``--out``).
 """
@@ -15,9 +17,7 @@ import argparse
 from collections.abc import Iterator
 
 from quality_py.cli.common import input_table
-from quality_py.errors import QualityError
 from quality_py.gate.locations import Location, location, require_disjoint
-from quality_py.io.views import bloom_files, load_view_file
 
 #: Options naming what a command reads (a ruleset, rule tables, data, reference data).
 READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "outputs",
@@ -60,22 +60,6 @@ def option_label(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def _declared_sources(args: argparse.Namespace) -> Iterator[tuple[str, Location]]:
-    """The files a ``--views`` file reads (its views' sources and blooms): a run must not write
-    over reference data either. A file that cannot be read is the command's to report."""
-    for text in _values(args, "views"):
-        try:
-            views, _ = load_view_file(text)
-            blooms = bloom_files(text)
-        except (QualityError, OSError, ValueError):
-            continue
-        for view in views:
-            if view.source and view.format != "table":
-                yield f"view {view.name!r} of --views", location(view.source, table=False)
-        for name, file in blooms:
-            yield f"bloom {name!r} of --views", location(file, table=False)
-
-
 def require_separate(args: argparse.Namespace) -> None:
     """Refuse a command whose outputs overlap its inputs or each other (no Spark needed).
 
@@ -87,6 +71,5 @@ def require_separate(args: argparse.Namespace) -> None:
     the --json output data/./in.csv is the --input data/in.csv
     """
     inputs = [(option_label(d), _place(d, v)) for d in READS for v in _values(args, d)]
-    inputs += list(_declared_sources(args))
     outputs = [(option_label(d), _place(d, v)) for d in WRITES for v in _values(args, d)]
     require_disjoint(inputs, outputs)

@@ -35,7 +35,7 @@ from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.states import STATE_FORMAT
 from quality_py.errors import QualityError
 from quality_py.gate import reads
-from quality_py.storage import ArrowFiles, LocalFiles
+from quality_py.storage import ArrowFiles, LocalFiles, files_at
 
 _VERSION = re.compile(r"^v(\d+)\.json$")
 #: The name each analyzer and state is stored under, written out (never derived from a class's
@@ -151,9 +151,7 @@ class FileStateStore:
     def __init__(self, root: str | Path) -> None:
         text = str(root)
         self.root = text
-        self._files: LocalFiles | ArrowFiles = (
-            ArrowFiles(text) if "://" in text else LocalFiles(text)
-        )
+        self._files: LocalFiles | ArrowFiles = files_at(text)
 
     def _rel(self, key: str) -> str:
         parts = key.split("/")

@@ -66,6 +66,25 @@ def local_path(destination: str) -> Path | None:
     return Path(destination)
 
 
+def mounted_path(destination: str) -> Path | None:
+    """The folder of this machine through which ``destination`` is object storage seen as files
+    (Databricks' mounts: ``/dbfs/x``, ``/Volumes/x``, ``/Workspace/x``, and ``dbfs:/x`` as
+    ``/dbfs/x``), or ``None`` for a local path or another filesystem. Files there are read and
+    written with file calls, but a rename is a copy and there are no links.
+
+    >>> mounted_path("dbfs:/mnt/dq"), mounted_path("dbfs:/Volumes/c/s/v/h")
+    (PosixPath('/dbfs/mnt/dq'), PosixPath('/Volumes/c/s/v/h'))
+    >>> mounted_path("/Volumes/c/s/v"), mounted_path("s3://b/k"), mounted_path("out/h")
+    (PosixPath('/Volumes/c/s/v'), None, None)
+    """
+    if destination.lower().startswith("dbfs:"):
+        rest = "/" + destination[len("dbfs:") :].lstrip("/")
+        return Path(rest if rest.startswith(("/Volumes/", "/Workspace/")) else "/dbfs" + rest)
+    if any(destination.startswith(root) for root in FUSE_ROOTS):
+        return Path(destination)
+    return None
+
+
 def is_path(destination: str) -> bool:
     """Whether ``destination`` names a path or URI (else a table): a ``/``, a scheme or a
     leading ``.``; ``table:NAME`` is a table.

@@ -197,13 +197,11 @@ class FileMetricsRepository:
     """
 
     def __init__(self, root: str | Path) -> None:
-        from quality_py.storage import ArrowFiles, LocalFiles
+        from quality_py.storage import ArrowFiles, LocalFiles, files_at
 
         text = str(root)
         self.root = text
-        self._files: LocalFiles | ArrowFiles = (
-            ArrowFiles(text) if "://" in text else LocalFiles(text)
-        )
+        self._files: LocalFiles | ArrowFiles = files_at(text)
 
     def save(self, record: RunRecord) -> None:
         """Write ``record`` as a new file of its day (never replacing another).

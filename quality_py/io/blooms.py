@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ReferenceDataError
+from quality_py.gate.locations import local_path, mounted_path
 from quality_py.model.blooms import BloomSpec
 from quality_py.sql.library.blooms import BLOOM_TYPES
 
@@ -92,15 +93,15 @@ def build_bloom(
 
 
 def _filesystem(path: str) -> tuple[Any, str]:
-    """pyarrow's filesystem of ``path`` (a URI, or a local path made absolute)."""
-    from pathlib import Path
-
+    """pyarrow's filesystem of ``path``: this machine's for a local path or a Databricks mount
+    (``dbfs:/x`` through ``/dbfs/x``), else the URI's."""
     from pyarrow import fs
 
-    if "://" in path:
-        filesystem, where = fs.FileSystem.from_uri(path)
-        return filesystem, str(where)
-    return fs.LocalFileSystem(), str(Path(path).resolve())
+    on_disk = local_path(path) or mounted_path(path)
+    if on_disk is not None:
+        return fs.LocalFileSystem(), str(on_disk.resolve())
+    filesystem, where = fs.FileSystem.from_uri(path)
+    return filesystem, str(where)
 
 
 def save_bloom(bloom: Bloom, path: str) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import PolicyError, QualityError, ReferenceDataError
 from quality_py.gate import reads
+from quality_py.gate.locations import has_scheme
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
@@ -123,7 +124,7 @@ def views_from_dicts(
             fmt = (fmt or Path(source).suffix.lstrip(".") or "parquet").lower()
             if fmt not in FORMATS:
                 raise _error(f"{where}: format {fmt!r} is not one of {', '.join(FORMATS)}")
-            if base is not None and fmt != "table" and "://" not in source:
+            if base is not None and fmt != "table" and not has_scheme(source):
                 path = Path(source)
                 source = str(path if path.is_absolute() else base / path)
         depends = item.get("depends_on") or ()
@@ -151,9 +152,27 @@ def views_from_dicts(
 def load_view_file(path: str | Path) -> tuple[tuple[ViewConfig, ...], tuple[MapConfig, ...]]:
     """Configs from a YAML file with ``views:`` and ``maps:`` lists (sources relative to it;
     its ``blooms:`` are read by :func:`bloom_files`)."""
+    views, maps, _ = read_view_file(path)
+    return views, maps
+
+
+def read_view_file(
+    path: str | Path,
+) -> tuple[tuple[ViewConfig, ...], tuple[MapConfig, ...], tuple[tuple[str, str], ...]]:
+    """Every section of a reference-data YAML file from one read: its views, its maps and its
+    blooms' ``(name, file)`` pairs (every path relative to the file).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "ref.yaml").write_text("views: [{name: a, source: a.csv}]")
+    >>> views, maps, blooms = read_view_file(folder / "ref.yaml")
+    >>> [(v.name, pathlib.Path(v.source).name) for v in views], maps, blooms
+    ([('a', 'a.csv')], (), ())
+    """
     path = Path(path).resolve()  # sources are read by Spark, whose working directory may differ
     data = _reference_yaml(path)
-    return views_from_dicts(data.get("views") or [], data.get("maps") or [], path.parent)
+    views, maps = views_from_dicts(data.get("views") or [], data.get("maps") or [], path.parent)
+    return views, maps, _blooms_of(data, path)
 
 
 def _reference_yaml(path: Path) -> dict[str, Any]:
@@ -178,12 +197,16 @@ def bloom_files(path: str | Path) -> tuple[tuple[str, str], ...]:
     [('planes', 'planes.qpbloom')]
     """
     path = Path(path).resolve()
+    return _blooms_of(_reference_yaml(path), path)
+
+
+def _blooms_of(data: dict[str, Any], path: Path) -> tuple[tuple[str, str], ...]:
     out = []
-    for i, item in enumerate(_reference_yaml(path).get("blooms") or []):
+    for i, item in enumerate(data.get("blooms") or []):
         if not isinstance(item, dict) or set(item) != {"name", "path"}:
             raise _error(f"bloom {i + 1}: expected a mapping with name and path")
         file = str(item["path"])
-        if "://" not in file and not Path(file).is_absolute():
+        if not has_scheme(file) and not Path(file).is_absolute():
             file = str(path.parent / file)
         out.append((str(item["name"]), file))
     return tuple(out)

@@ -1,8 +1,8 @@
 """Preparing a quality job, in one order for every caller (the command line's commands, a
 notebook, an orchestrator's task):
 
-1. the places it reads and writes are checked apart (no Spark);
-2. the reference data's declarations are read once (the views file, blooms: no Spark);
+1. the reference data's declarations are read once (the views file, blooms: no Spark);
+2. the places it reads and writes are checked apart (no Spark);
 3. a YAML ruleset is read and, for a run, compiled under the policy those views imply, so rule
    errors come before a JVM starts;
 4. the session: the one given, else the job's Spark settings (only when the job needs Spark);
@@ -70,10 +70,10 @@ def prepare(
 ) -> PreparedJob:
     """Prepare ``job`` (see the module's steps); ``compile``: compile a YAML ruleset before
     Spark starts (a run), or leave its errors to the caller to report (validate, docs)."""
-    require_apart(job)
     reference = ReferenceData.read(
         job.views, job.views_file, input=job.input_text, format=job.format
     )
+    require_apart(job, reference)
     ruleset, compiled = None, None
     if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.from_tables):
         ruleset, compiled = _with_policy(_read_ruleset(job, job.ruleset, None), reference, compile)
@@ -124,7 +124,7 @@ def _frame(job: JobSpec, spark: SparkSession, policy: RulePolicy) -> DataFrame |
         job.input if not isinstance(job.input, str) else read_input(spark, job.input, job.format)
     )
     if job.where:  # through the rule policy, as every SQL text we accept
-        frame = frame.where(filter_sql(job.where, what="where", policy=policy))
+        frame = frame.where(filter_sql(job.where, what="--where", policy=policy))
     return frame
 
 
@@ -143,14 +143,15 @@ def open_session(settings: SparkSettings) -> SparkSession:
     return spark
 
 
-def require_apart(job: JobSpec) -> None:
-    """Refuse a job whose outputs overlap what it reads or each other (no Spark needed)."""
+def require_apart(job: JobSpec, reference: ReferenceData) -> None:
+    """Refuse a job whose outputs overlap what it reads (its input, ruleset, views file and the
+    files its reference data reads) or each other, naming both (no Spark needed)."""
 
     def place(text: str) -> Location:
         return location(text, table=input_table(text) is not None)
 
     reads = [("input", job.input_text), ("views file", job.views_file)]
-    reads += [(f"view {n!r}", p) for n, p in job.views]
+    reads += [*reference.sources(), *reference.bloom_sources()]
     if isinstance(job.ruleset, str):
         reads.append(("ruleset", job.ruleset))
     inputs = [(label, place(t)) for label, t in reads if t and not t.startswith("sample:")]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from quality_py.errors import InputError
 from quality_py.io.blooms import Bloom, read_bloom, register_bloom
-from quality_py.io.views import MapConfig, ViewConfig, bloom_files, load_view_file, load_views
+from quality_py.io.views import MapConfig, ViewConfig, load_views, read_view_file
 from quality_py.jobs.inputs import read_input
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import SparkSession
@@ -37,6 +37,8 @@ class ReferenceData:
     sample_views: tuple[str, ...] = ()
     #: the input format of views given by path (None: by suffix)
     format: str | None = None
+    #: the views file's blooms as ``(name, file)``
+    files: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def read(
@@ -56,16 +58,18 @@ class ReferenceData:
                 raise InputError(f"a view is NAME=PATH, not {name!r}={path!r}", item_kind="view")
         views: tuple[ViewConfig, ...] = ()
         maps: tuple[MapConfig, ...] = ()
+        files: tuple[tuple[str, str], ...] = ()
         blooms: list[Bloom] = []
         if views_file:
-            views, maps = load_view_file(views_file)
-            for name, file in bloom_files(views_file):
+            views, maps, files = read_view_file(views_file)  # the one read of the file
+            for name, file in files:
                 bloom = read_bloom(file)
                 blooms.append(Bloom(replace(bloom.spec, name=name), bloom.words))
         sample = ""
         if input and input.startswith("sample:"):
             sample = input.split(":", 1)[1]
-        return cls(pairs, views, maps, tuple(blooms), SAMPLE_VIEWS.get(sample, ()), format)
+        sample_views = SAMPLE_VIEWS.get(sample, ())
+        return cls(pairs, views, maps, tuple(blooms), sample_views, format, files)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -91,7 +95,8 @@ class ReferenceData:
         return tuple(names)
 
     def sources(self) -> tuple[tuple[str, str], ...]:
-        """``(label, path)`` of every file this reference data reads (none written over)."""
+        """``(label, path)`` of every file this reference data reads (none written over): the
+        views by path and the views file's sources (tables are names, not files)."""
         out = [(f"view {name!r}", path) for name, path in self.paths]
         out += [
             (f"view {v.name!r} of the views file", v.source)
@@ -99,3 +104,7 @@ class ReferenceData:
             if v.source and v.format != "table"
         ]
         return tuple(out)
+
+    def bloom_sources(self) -> tuple[tuple[str, str], ...]:
+        """``(label, file)`` of the views file's blooms."""
+        return tuple((f"bloom {name!r} of the views file", file) for name, file in self.files)

@@ -109,5 +109,5 @@ def test_reference_data_of_a_views_file_is_an_input(
     argv = ["run", str(folder / "rules.yaml"), "--input", str(folder / "data.csv"),
             "--views", str(folder / "views.yaml"), "--valid", str(target)]  # fmt: skip
     assert main(argv) == 2
-    assert f"is the view 'airports' of --views {target}" in capsys.readouterr().err
+    assert f"is the view 'airports' of the views file {target}" in capsys.readouterr().err
     assert target.read_text() == "faa\nJFK\n"
