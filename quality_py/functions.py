@@ -27,7 +27,8 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, RuleSuite
 from quality_py.sql.build import bigint, call, lit, to_sql
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary, PassContext
+from quality_py.sql.context import PassContext
+from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import run_passes
 

@@ -56,7 +56,7 @@ class QualityJob(JobSpec):
     ...                             "outputs": {"valid": "out/valid"}, "tags": {"m": "1"}})
     >>> job.outputs.valid, job.tags, job.needs_spark
     ('out/valid', (('m', '1'),), True)
-    >>> QualityJob(ruleset="rulesets/flights.yaml").prepare().suite.rule_count > 0
+    >>> QualityJob(ruleset="rulesets/flights.yaml").prepare(compile=False).suite.rule_count > 0
     True
     """
 

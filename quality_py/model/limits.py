@@ -1,5 +1,5 @@
-"""Size, nesting and token limits of rule text (the values; ``sql/scan.py`` checks them on the
-raw text before sqlglot sees it)."""
+"""Size, nesting and token limits of rule text (the values; ``sql/allowed/scan.py`` checks them on
+the raw text before sqlglot sees it)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ def _aggregates(tree: exp.Expr) -> bool:
     """Whether the rule aggregates the input: an aggregate function outside any subquery (a
     subquery's own aggregates are over what it reads)."""
     queries = (exp.Subquery, exp.Select, exp.Exists)
-    from quality_py.sql.enforce import is_aggregate
+    from quality_py.sql.allowed.enforce import is_aggregate
 
     return any(
         is_aggregate(node)

@@ -33,9 +33,9 @@ from quality_py.runners.staging import (
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import bigint, call, cast, field, if_, lit, named_struct, to_sql
 from quality_py.sql.compiler import TypeOracle, compile_output, compile_suite, rule_code
-from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.dq_struct import dq_struct, rendered
+from quality_py.sql.lambdas import LambdaLibrary
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

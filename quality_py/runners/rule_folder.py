@@ -34,8 +34,8 @@ from quality_py.runners.staging import (
 from quality_py.runners.triggers import salience_order
 from quality_py.sql.build import call, cast, field, if_, lit, named_struct, paren, to_sql
 from quality_py.sql.compiler import TypeOracle, compile_expression, compile_folder_output
-from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.dq_struct import dq_struct, rendered
+from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.passes.inline_lambdas import substitute_params
 from quality_py.sql.shapes import parse_shape
 

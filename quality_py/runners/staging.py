@@ -20,6 +20,7 @@ from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.frames import select_exprs
+from quality_py.sql.allowed.key_types import explain_guard_error
 from quality_py.sql.coding import family_of, result_code_sql
 from quality_py.sql.compiler import (
     CompiledRule,
@@ -28,7 +29,6 @@ from quality_py.sql.compiler import (
     compile_suite,
     fewer_collections,
 )
-from quality_py.sql.key_types import explain_guard_error
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -44,7 +44,7 @@ def checked_query(
     """The query of a SQL check (an aggregate becomes ``SELECT <it> FROM <on>``), refused with
     the check's name when it is not one SELECT, reads anything but ``frames`` and the policy's
     views, or uses what the policy does not allow."""
-    from quality_py.sql.enforce import enforce
+    from quality_py.sql.allowed.enforce import enforce
     from quality_py.sql.passes.contain_aggregates import contain_aggregates
 
     if len(text) > MAX_LENGTH:
@@ -86,7 +86,7 @@ def checked_query(
         checked = checked.from_(frames[0])
     try:
         enforce(exp.Subquery(this=checked), checking, ctx)
-        # one value of the data must fail the check, never abort the job (sql/aggregates.py)
+        # one value of the data must fail the check, never abort the job (sql/allowed/aggregates.py)
         contained = contain_aggregates(query.copy(), ctx=ctx)
     except QualityError as err:
         raise _refuse(name, text, err.message, err.code) from None

@@ -1,8 +1,8 @@
 """The compiler's front door: rule, lambda and output text to Spark-ready syntax trees.
 
 Every text goes the same way: the policy's limits on the raw text (one scan, before any parser
-runs), the parse, the policy's allowlist on the tree (:mod:`quality_py.sql.enforce`), then the
-passes (:mod:`quality_py.sql.passes`). Errors name the rule, lambda or output.
+runs), the parse, the policy's allowlist on the tree (:mod:`quality_py.sql.allowed.enforce`), then
+the passes (:mod:`quality_py.sql.passes`). Errors name the rule, lambda or output.
 
 * :func:`compile_expression` compiles one text;
 * :func:`compile_lambdas` builds a suite's lambda library;
@@ -31,9 +31,10 @@ from quality_py.model.layout import ResultLayout
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.results import Layout
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSuite
+from quality_py.sql.allowed.enforce import enforce
 from quality_py.sql.build import SUBSTITUTION, call, to_sql
-from quality_py.sql.context import LambdaLibrary, PassContext, check_callable_name
-from quality_py.sql.enforce import enforce
+from quality_py.sql.context import PassContext
+from quality_py.sql.lambdas import LambdaLibrary, check_callable_name
 from quality_py.sql.parse import (
     ParsedLambda,
     check_text,

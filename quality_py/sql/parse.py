@@ -17,8 +17,8 @@ from quality_py.model.ids import Id
 from quality_py.model.limits import HARD_LIMITS, Limits, strictest
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import LambdaFunction
+from quality_py.sql.allowed.scan import check_limits
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
-from quality_py.sql.scan import check_limits
 
 
 def _article(kind: str) -> str:

@@ -96,7 +96,7 @@ def spark_checks(
     from pyspark.errors import PySparkException
 
     from quality_py.runners.staging import input_frame
-    from quality_py.sql.key_types import explain_guard_error
+    from quality_py.sql.allowed.key_types import explain_guard_error
 
     todo = [i for i in items if i.sql is not None]
     if not todo:

@@ -11,8 +11,8 @@ from quality_py.model.rules import RuleSuite
 from quality_py.model.types import SchemaLike
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompileIssue, compile_suite
-from quality_py.sql.context import LambdaLibrary
 from quality_py.sql.doc_comments import parse_docs
+from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.names import unknown_names
 from quality_py.validation.report import Finding
 

@@ -17,7 +17,7 @@ import pytest
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.errors import PolicyError
 from quality_py.model.policy import RulePolicy
-from quality_py.sql.aggregates import AGGREGATES, aggregate_problem
+from quality_py.sql.allowed.aggregates import AGGREGATES, aggregate_problem
 from quality_py.sql.build import to_sql
 from quality_py.sql.check_queries import bound_sql
 from quality_py.sql.compiler import compile_expression

@@ -89,10 +89,10 @@ def test_rules_use_blooms_the_policy_names(spark: Any, bloom: Any, tmp_path: Pat
 
 def test_integral_values_are_widened_and_text_is_refused(spark: Any, bloom: Any) -> None:
     """An int meets a bigint bloom as the same number; text never meets numbers silently (the
-    compiler has no types here, so the SQL's guard makes Spark refuse it: sql/key_types.py)."""
+    compiler has no types here, so the SQL's guard makes Spark refuse it: sql/allowed/key_types.py)."""
     from quality_py import functions as Q
     from quality_py.model.policy import RulePolicy
-    from quality_py.sql.key_types import explain_guard_error
+    from quality_py.sql.allowed.key_types import explain_guard_error
 
     policy = RulePolicy().with_blooms(bloom.spec)
     df = spark.createDataFrame([(4, "4"), (6, "x")], "i int, s string")

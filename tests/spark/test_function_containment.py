@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from quality_py.errors import PolicyError
-from quality_py.sql.allowed_functions import ALLOWED_FUNCTIONS, REFUSED_FUNCTIONS
+from quality_py.sql.allowed.functions import ALLOWED_FUNCTIONS, REFUSED_FUNCTIONS
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
 
@@ -233,7 +233,7 @@ def test_every_datetime_pattern_the_policy_accepts_runs_on_spark(ansi: Any) -> N
     against Spark itself: every run it accepts formats without aborting, under ANSI."""
     import string
 
-    from quality_py.sql.enforce import _PATTERN_RUNS, pattern_problem
+    from quality_py.sql.allowed.enforce import _PATTERN_RUNS, pattern_problem
 
     accepted, refused = [], []
     for letter in string.ascii_letters + "#{}[]":

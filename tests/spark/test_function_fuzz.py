@@ -1,6 +1,6 @@
 """Every allowlisted function contained or refused, proven by generation (issue 24, item 5).
 
-For each function of the catalogue (``sql/catalogue.py``, which *is* the allowlist) and each of
+For each function of the catalogue (``sql/allowed/catalogue.py``, which *is* the allowlist) and each of
 its declared signatures, the fuzzer derives adversarial arguments from the argument kinds:
 extremes and overflow for numbers, NaN and infinities, invalid text for every parse, empty and
 null-holding arrays, duplicate keys, bad patterns, formats, zones and lambdas that return null.
@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from quality_py.errors import QualityError
+from quality_py.sql.allowed.catalogue import SPECS
 from quality_py.sql.build import to_sql
-from quality_py.sql.catalogue import SPECS
 from quality_py.sql.compiler import compile_expression
 
 #: Data kinds: the column type and hostile values of it (literals valid in that type).

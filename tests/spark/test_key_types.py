@@ -1,4 +1,4 @@
-"""Reference data is looked up in its own key type, or the rule is refused (sql/key_types.py).
+"""Reference data is looked up in its own key type, or the rule is refused (sql/allowed/key_types.py).
 
 Expected values by hand: a map keyed by the text '01' holds no key equal to the number 1, so a
 rule that compares the two is refused naming the rule, the map and both types, in every runner,
@@ -16,7 +16,7 @@ from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality, rule_runn
 from quality_py.errors import LibraryFunctionError
 from quality_py.io.blooms import build_bloom, register_bloom
 from quality_py.io.views import MapConfig, load_views
-from quality_py.sql.key_types import explain_guard_error
+from quality_py.sql.allowed.key_types import explain_guard_error
 
 
 @pytest.fixture(params=["true", "false"])

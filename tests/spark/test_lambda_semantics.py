@@ -14,7 +14,7 @@ from quality_py.model.policy import RulePolicy
 from quality_py.runners.data_quality import add_data_quality
 from quality_py.runners.rule_engine import rule_engine_with_struct
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.lambdas import LambdaLibrary
 
 GEN_MAX = LambdaFunction("genMax", "x -> (select max(i) from qp_lam_t t where t.i > x)", Id(7, 1))
 

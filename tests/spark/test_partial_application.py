@@ -17,7 +17,7 @@ from quality_py import (
 )
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.lambdas import LambdaLibrary
 
 LAMBDAS = [
     LambdaFunction("plus", "(a, b, c) -> a + b + c", Id(1, 1)),

@@ -9,7 +9,7 @@ import random
 import time
 from typing import Any
 
-from quality_py.sql.regex_safety import unsafe_reason
+from quality_py.sql.allowed.regex_safety import unsafe_reason
 
 PIECES = ["a", "b", "ab", "[ab]", "[a-z]", "\\d", "\\w", ".", "x", "(ab)", "(?:a|b)", "(a|xb)", "-"]
 QUANTIFIERS = ["", "", "*", "+", "?", "{2}", "{1,5}", "{2,}"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from quality_py.model import Id, LambdaFunction
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.lambdas import LambdaLibrary
 
 TRUSTED = RulePolicy.trusted_policy()
 

@@ -8,7 +8,7 @@ from quality_py import Id, LambdaFunction
 from quality_py.errors import LambdaError
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.lambdas import LambdaLibrary
 
 LIB = [
     LambdaFunction("plus", "(a, b, c) -> a + b + c", Id(1, 1)),

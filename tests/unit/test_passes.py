@@ -7,7 +7,8 @@ from quality_py.model.blooms import BloomSpec
 from quality_py.model.policy import RulePolicy
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary, PassContext
+from quality_py.sql.context import PassContext
+from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.passes import PASSES, run_passes

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from quality_py.sql.regex_safety import unsafe_reason
+from quality_py.sql.allowed.regex_safety import unsafe_reason
 
 
 @pytest.mark.parametrize(

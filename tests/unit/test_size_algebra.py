@@ -16,14 +16,14 @@ from sqlglot import exp
 
 from quality_py import Id, PolicyError
 from quality_py.model.policy import RulePolicy
-from quality_py.sql.catalogue import LIBRARY_SIZES, SPECS, size_rule
+from quality_py.sql.allowed.catalogue import LIBRARY_SIZES, SPECS, size_rule
+from quality_py.sql.allowed.size_bounds import additive, fixed_size, rule_of, value_size
+from quality_py.sql.allowed.sizes import Poly
 from quality_py.sql.compiler import compile_expression
 from quality_py.sql.context import PassContext
 from quality_py.sql.dialect import DIALECT
 from quality_py.sql.library import REGISTRY
 from quality_py.sql.parse import parse_expression
-from quality_py.sql.size_bounds import additive, fixed_size, rule_of, value_size
-from quality_py.sql.sizes import Poly
 
 
 def test_every_allowlisted_function_declares_its_size_and_signatures() -> None:

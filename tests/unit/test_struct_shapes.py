@@ -7,7 +7,7 @@ import pytest
 from quality_py.errors import QualityError
 from quality_py.model import Id, LambdaFunction
 from quality_py.sql.compiler import compile_expression
-from quality_py.sql.context import LambdaLibrary
+from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.shapes import literal_shape
 

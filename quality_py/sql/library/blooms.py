@@ -19,9 +19,9 @@ from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
 from quality_py.model.blooms import BloomSpec
+from quality_py.sql.allowed.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
 from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
 from quality_py.sql.library.registry import expand, library_error, register
 
 #: Types a bloom may be built from (its header names one; nothing else reaches the SQL).
@@ -54,7 +54,7 @@ def _spec(args: list[exp.Expr], ctx: PassContext, fn: str) -> BloomSpec:
 
 def _typed_value(value: exp.Expr, spec: BloomSpec, ctx: PassContext, fn: str) -> exp.Expr:
     """``value`` in the bloom's type. A value of another type is refused when Spark's type is
-    known (sql/key_types.py); when it is not, the SQL carries the struct guard, which Spark
+    known (sql/allowed/key_types.py); when it is not, the SQL carries the struct guard, which Spark
     analyses only for a compatible type (its result is the same either way)."""
     kind = ctx.type_of(to_sql(value)) if ctx.type_of is not None else None
     if kind is not None and not compatible(kind, spec.value_type):

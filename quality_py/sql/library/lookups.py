@@ -17,9 +17,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.errors import LibraryFunctionError
+from quality_py.sql.allowed.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
 from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
-from quality_py.sql.key_types import KEY_TYPE, compatible, mismatch_message, struct_guard
 from quality_py.sql.library.registry import expand, library_error, register
 
 #: The columns of a loaded map's view (reserved names: see the module docs).
@@ -28,7 +28,8 @@ KEY, VALUE = "__qp_key", "__qp_value"
 
 def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Table, exp.Expr, bool]:
     """The view of the map named by ``args[0]``, the key expression, and whether the key's type
-    was checked against the map's (otherwise the SQL must carry a guard: sql/key_types.py)."""
+    was checked against the map's (otherwise the SQL must carry a guard:
+    sql/allowed/key_types.py)."""
     name_node = args[0]
     if not (isinstance(name_node, exp.Literal) and name_node.is_string):
         raise _error(ctx, f"{fn} takes the map's name as a string literal", name_node)

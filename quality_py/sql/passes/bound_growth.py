@@ -2,8 +2,9 @@
 
 Spark evaluates a rule per row; a rule that builds a huge value kills the executor (Java heap)
 long before a timeout could help. Each amplifier (``repeat``, ``space``, ``lpad``/``rpad``,
-``array_repeat``, ``sequence``) is capped one by one in ``sql/enforce.py``; this pass bounds what
-they become together, after user lambdas are inlined (growth can be split across lambdas):
+``array_repeat``, ``sequence``) is capped one by one in ``sql/allowed/enforce.py``; this pass
+bounds what they become together, after user lambdas are inlined (growth can be split across
+lambdas):
 
 * **Nesting multiplies.** An amplifier inside the lambda of a higher-order function runs once
   per element of that function's array; inside ``repeat``/``array_repeat`` it is copied once per
@@ -20,19 +21,18 @@ they become together, after user lambdas are inlined (growth can be split across
   Numbers cannot grow (arithmetic and comparisons keep a fixed size), nor can a value reduced to
   a size, a substring of literal length or a pad; of ``CASE``/``IF``/``coalesce`` branches only
   one is taken, so the largest counts.
-* **Every value is bounded by the algebra of sizes** (``sql/size_bounds.py``): each function
-  declares how its value grows (``sql/catalogue.py``); a value that can grow with the square of
-  the data, or more than ``max_amplification`` times it (``hex(hex(...))``), is refused.
+* **Every value is bounded by the algebra of sizes** (``sql/allowed/size_bounds.py``): each
+  function declares how its value grows (``sql/allowed/catalogue.py``); a value that can grow
+  with the square of the data, or more than ``max_amplification`` times it (``hex(hex(...))``),
+  is refused.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from quality_py.sql.build import int_value
-from quality_py.sql.context import PassContext
-from quality_py.sql.enforce import policy_error
-from quality_py.sql.size_bounds import (
+from quality_py.sql.allowed.enforce import policy_error
+from quality_py.sql.allowed.size_bounds import (
     FIXED_TYPES,
     additive,
     amplifier_size,
@@ -42,6 +42,8 @@ from quality_py.sql.size_bounds import (
     name_of,
     value_size,
 )  # fmt: skip
+from quality_py.sql.build import int_value
+from quality_py.sql.context import PassContext
 
 #: More than this many copies means "unbounded" in the fold analysis.
 _MANY = 1 << 30
@@ -130,7 +132,8 @@ def _foldname_of(node: exp.Expr) -> str:
 def bound_growth(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     """Refuse ``tree`` when a value it builds can outgrow ``ctx.policy.max_amplification``.
 
-    >>> from quality_py.sql.context import PassContext, LambdaLibrary
+    >>> from quality_py.sql.context import PassContext
+    >>> from quality_py.sql.lambdas import LambdaLibrary
     >>> from quality_py.sql.parse import parse_expression
     >>> ctx = PassContext(None, "rule", "", LambdaLibrary())
     >>> text = "aggregate(sequence(1, 100), 'a', (acc, x) -> concat(acc, acc))"

@@ -2,10 +2,10 @@
 
 Containment of functions stops at a subquery's edge; this pass covers what lies inside it:
 
-* an aggregate with a failure mode in the catalogue (``sql/aggregates.py``) becomes its contained
-  form: ``sum`` -> ``try_sum``, ``avg``/``mean`` -> ``try_avg`` (an overflowing bigint or decimal
-  sum gives null, and the row's rule fails, where ANSI would abort the job and non-ANSI would
-  wrap around to a wrong sum);
+* an aggregate with a failure mode in the catalogue (``sql/allowed/aggregates.py``) becomes its
+  contained form: ``sum`` -> ``try_sum``, ``avg``/``mean`` -> ``try_avg`` (an overflowing bigint
+  or decimal sum gives null, and the row's rule fails, where ANSI would abort the job and
+  non-ANSI would wrap around to a wrong sum);
 * a subquery used as a value must give one row; two rows (a key repeated in the reference) abort
   the job. A query that is not one row by construction (an aggregate without GROUP BY, or
   ``LIMIT 1``) is made one: ``SELECT v FROM ref WHERE ...`` becomes
@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from quality_py.sql.aggregates import AGGREGATES
-from quality_py.sql.allowed_functions import function_name
+from quality_py.sql.allowed.aggregates import AGGREGATES
+from quality_py.sql.allowed.enforce import is_aggregate, policy_error
+from quality_py.sql.allowed.functions import function_name
 from quality_py.sql.build import call, lit
 from quality_py.sql.context import PassContext
-from quality_py.sql.enforce import is_aggregate, policy_error
 
 
 def _contained_call(node: exp.Func) -> exp.Expr | None:

@@ -4,8 +4,8 @@ Each such call becomes a form that gives null instead (the row's rule is then Fa
 error that aborts the job: Spark's ``try_`` twin where it has one, else a guard on the argument
 that makes it fail. Spark's own definitions are kept exactly; only the failing inputs change
 their outcome. Calls that cannot be contained this way are refused by the policy instead
-(``sql/enforce.py``). Runs after ``contain_errors`` (user text only; library expansions cannot
-fail) and is skipped when the policy's ``contain_errors`` is off.
+(``sql/allowed/enforce.py``). Runs after ``contain_errors`` (user text only; library expansions
+cannot fail) and is skipped when the policy's ``contain_errors`` is off.
 
 ``tests/spark/test_function_containment.py`` holds one failing input per function of the
 allowlist that can raise, and checks that the job completes and exactly the bad rows fail.
@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from quality_py.sql.aggregates import spark_major
+from quality_py.sql.allowed.aggregates import spark_major
+from quality_py.sql.allowed.enforce import policy_error
 from quality_py.sql.build import call, int_value, lit, paren, parsed_cast, rewrite_innermost
 from quality_py.sql.context import PassContext
-from quality_py.sql.enforce import policy_error
 
 #: Functions with a ``try_`` twin of the same arguments (Spark 3.5 has the first two).
 _TRY_TWINS: dict[str, str] = {

@@ -25,9 +25,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from quality_py.errors import LambdaError
+from quality_py.sql.allowed.enforce import policy_error
 from quality_py.sql.build import paren
-from quality_py.sql.context import LambdaLibrary, PassContext
-from quality_py.sql.enforce import policy_error
+from quality_py.sql.context import Lambdas, PassContext
 from quality_py.sql.parse import ParsedLambda
 
 
@@ -134,7 +134,7 @@ def _rename_params(lam: ParsedLambda, body: exp.Expr, ctx: PassContext) -> tuple
 
 
 def _expand_body(
-    lam: ParsedLambda, lib: LambdaLibrary, ctx: PassContext, stack: list[ParsedLambda]
+    lam: ParsedLambda, lib: Lambdas, ctx: PassContext, stack: list[ParsedLambda]
 ) -> tuple[tuple[str, ...], exp.Expr]:
     """The lambda's body with every nested call inlined, over fresh parameter names."""
     key = (lam.name.lower(), lam.arity)
@@ -173,7 +173,7 @@ def _growth(
     params: tuple[str, ...],
     body: exp.Expr,
     args: list[exp.Expr],
-    lib: LambdaLibrary,
+    lib: Lambdas,
 ) -> int:
     """Nodes one inlined call adds, computed before it is built: the body, plus each argument
     copied once per use of its parameter."""
@@ -189,9 +189,7 @@ def _growth(
     return size + sum(n * _size(a) for n, a in zip(uses_per_param, args, strict=True))
 
 
-def _inline(
-    tree: exp.Expr, lib: LambdaLibrary, ctx: PassContext, stack: list[ParsedLambda]
-) -> exp.Expr:
+def _inline(tree: exp.Expr, lib: Lambdas, ctx: PassContext, stack: list[ParsedLambda]) -> exp.Expr:
     calls = [
         n
         for n in tree.walk(bfs=False)
@@ -238,6 +236,7 @@ def inline_lambdas(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
 
     >>> from quality_py.model import Id, LambdaFunction
     >>> from quality_py.sql.parse import parse_expression
+    >>> from quality_py.sql.lambdas import LambdaLibrary
     >>> lib = LambdaLibrary([LambdaFunction("isPositive", "x -> x > 0", Id(200, 1))])
     >>> inline_lambdas(parse_expression("isPositive(b + 1)"), ctx=PassContext(lambdas=lib)).sql()
     '((b + 1) > 0)'
@@ -282,7 +281,7 @@ def _is_placeholder(node: exp.Expr) -> bool:
     return isinstance(node, exp.Anonymous) and node.this == "_"
 
 
-def _function_value(node: exp.Expr, lib: LambdaLibrary) -> exp.Anonymous | None:
+def _function_value(node: exp.Expr, lib: Lambdas) -> exp.Anonymous | None:
     while isinstance(node, exp.Paren):
         node = node.this
     if (
@@ -295,7 +294,7 @@ def _function_value(node: exp.Expr, lib: LambdaLibrary) -> exp.Anonymous | None:
     return None
 
 
-def _applicable(node: exp.Expr, lib: LambdaLibrary) -> bool:
+def _applicable(node: exp.Expr, lib: Lambdas) -> bool:
     return (
         isinstance(node, exp.Anonymous)
         and str(node.this).lower() in _APPLY
@@ -337,7 +336,7 @@ def _canonical(node: exp.Anonymous) -> str:
     return str(node.this).lower().replace("_", "")
 
 
-def _extract_aggregate_lambdas(tree: exp.Expr, lib: LambdaLibrary) -> None:
+def _extract_aggregate_lambdas(tree: exp.Expr, lib: Lambdas) -> None:
     """``agg_expr(ddl, filter, myinc(_()), myretsum(_(), _()))``, as the original documents it:
     a function value given as agg_expr's sum or result is that lambda (``_lambda_`` of it)."""
     for node in list(tree.walk()):

@@ -1,14 +1,14 @@
 """Is a regular-expression or LIKE literal safe to run on every row?
 
-The proof lives in :mod:`quality_py.sql.regex_linear`: a pattern must belong to a subset that
-Java reads as it is written and whose every match attempt is linear (no repeated group that is
+The proof lives in :mod:`quality_py.sql.allowed.regex_linear`: a pattern must belong to a subset
+that Java reads as it is written and whose every match attempt is linear (no repeated group that is
 not a fixed sequence, no two variable parts competing for the same text). Everything else is
 refused with the reason, whatever its spelling: there is no list of bad shapes here.
 """
 
 from __future__ import annotations
 
-from quality_py.sql.regex_linear import like_linear_reason, linear_reason
+from quality_py.sql.allowed.regex_linear import like_linear_reason, linear_reason
 
 
 def like_unsafe_reason(pattern: str) -> str | None:

@@ -8,8 +8,8 @@ from sqlglot import exp
 
 from quality_py.errors import PolicyError, did_you_mean
 from quality_py.model.policy import RulePolicy
-from quality_py.sql.aggregates import aggregate_refusal
-from quality_py.sql.allowed_functions import (
+from quality_py.sql.allowed.aggregates import aggregate_refusal
+from quality_py.sql.allowed.functions import (
     ALLOWED_FUNCTIONS,
     AMPLIFIERS,
     ARITHMETIC,
@@ -22,10 +22,10 @@ from quality_py.sql.allowed_functions import (
     allowed_classes,
     function_name,
 )
+from quality_py.sql.allowed.regex_safety import like_unsafe_reason, unsafe_reason
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.library.aggregates import HELPERS
-from quality_py.sql.regex_safety import like_unsafe_reason, unsafe_reason
 
 #: agg_expr's helpers (sum_with, inc ...): read by agg_expr, not library functions themselves.
 AGG_HELPERS = frozenset(canonical(h) for h in HELPERS)
@@ -297,7 +297,7 @@ def _check_replacement(
     text = str(replacement.this)
     groups = None
     if isinstance(pattern, exp.Literal) and pattern.is_string:
-        from quality_py.sql.regex_linear import capturing_groups
+        from quality_py.sql.allowed.regex_linear import capturing_groups
 
         groups = capturing_groups(pattern.this)
     i = 0

@@ -1,6 +1,6 @@
 """What we know of every Spark function a rule may call: its signatures and how its size grows.
 
-This table *is* the allowlist (``sql/allowed_functions.py`` reads its names): a function with no
+This table *is* the allowlist (``sql/allowed/functions.py`` reads its names): a function with no
 entry cannot be called, so every callable function has both a declaration of size, which the
 growth pass (``sql/passes/bound_growth.py``) computes with, and signatures, from which
 ``tests/spark/test_function_fuzz.py`` derives adversarial arguments and checks on Spark that

@@ -7,7 +7,8 @@ top-level aggregates are the rule itself and are not limited by this catalogue; 
 A rule's subquery reads reference data, and reference data is data: one value in it must fail
 the rows that meet it, never the job. So each aggregate is listed here with its failure mode and
 how it is contained (``sql/passes/contain_aggregates.py`` applies it), and an aggregate that is
-not listed is refused by the policy (``sql/enforce.py``), like a function outside the catalogue:
+not listed is refused by the policy (``sql/allowed/enforce.py``), like a function outside the
+catalogue:
 
 * ``overflow``: ``sum`` and ``avg`` abort the job under ANSI when a bigint or decimal sum
   overflows (and silently wrap around without ANSI): they become ``try_sum`` / ``try_avg``,

@@ -15,10 +15,10 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from quality_py.sql.catalogue import SPECS
+from quality_py.sql.allowed.catalogue import SPECS
 
 #: Every function a rule may call: the names of the catalogue, where each declares its
-#: signatures and how its size grows (``sql/catalogue.py``).
+#: signatures and how its size grows (``sql/allowed/catalogue.py``).
 ALLOWED_FUNCTIONS: frozenset[str] = frozenset(SPECS)
 
 #: Functions Spark has but a rule may not call, with the reason: each raises on some value of

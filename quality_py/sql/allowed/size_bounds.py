@@ -1,9 +1,9 @@
 """Sizes of SQL values: each node's size rule and a bound on its value (used by the growth pass).
 
 Every function a rule may call declares how the size of its value grows with its arguments'
-(``sql/catalogue.py``); the syntax (comparisons, arithmetic, ``CASE``, casts, subqueries) is
+(``sql/allowed/catalogue.py``); the syntax (comparisons, arithmetic, ``CASE``, casts, subqueries) is
 declared here. :func:`value_size` computes, bottom up, a polynomial bound of a value's size in
-``N`` (the size of the largest value the data holds) with :mod:`quality_py.sql.sizes`:
+``N`` (the size of the largest value the data holds) with :mod:`quality_py.sql.allowed.sizes`:
 
 * a column or a subquery's value is ``N``; a literal its length; a value of fixed size 64;
 * ``sum`` adds the arguments, ``scale K`` multiplies their sum by K, ``product I`` multiplies
@@ -30,12 +30,10 @@ import sqlglot
 from sqlglot import exp
 
 from quality_py.errors import PolicyError
-from quality_py.sql.allowed_functions import ARITHMETIC
-from quality_py.sql.build import int_value
-from quality_py.sql.catalogue import SPECS, size_rule
-from quality_py.sql.context import PassContext
-from quality_py.sql.enforce import policy_error
-from quality_py.sql.sizes import (
+from quality_py.sql.allowed.catalogue import SPECS, size_rule
+from quality_py.sql.allowed.enforce import policy_error
+from quality_py.sql.allowed.functions import ARITHMETIC
+from quality_py.sql.allowed.sizes import (
     Poly,
     add,
     bound_max,
@@ -50,6 +48,8 @@ from quality_py.sql.sizes import (
     split,
     var,
 )  # fmt: skip
+from quality_py.sql.build import int_value
+from quality_py.sql.context import PassContext
 
 #: Higher-order functions sqlglot parses to their own nodes (array argument ``this``).
 HOF_NODES: tuple[type, ...] = (exp.Transform, exp.ArrayFilter, exp.ArraySort, exp.Reduce)
@@ -181,7 +181,7 @@ def fixed_size(node: exp.Expr) -> bool:
     """Whether the value of ``node`` has a fixed size whatever its arguments' sizes."""
     if isinstance(node, exp.Substring) and int_value(node.args.get("length")) is not None:
         return True
-    if isinstance(node, exp.Pad):  # exactly the literal length sql/enforce.py requires
+    if isinstance(node, exp.Pad):  # exactly the literal length sql/allowed/enforce.py requires
         return True
     return isinstance(node, _FIXED_SIZE_NODES) or rule_of(node) == "fixed"
 
@@ -280,7 +280,7 @@ class _Sizer:
                 raise self.refuse(
                     child,
                     f"has no size declaration, and {why}: its growth is unknown (declare it in "
-                    "sql/catalogue.py or compute it outside)",
+                    "sql/allowed/catalogue.py or compute it outside)",
                 )
             out.append(found)
         return out
