@@ -2,6 +2,7 @@
 arrows, and for each main entry point the cross-unit import edges a reader follows from it.
 
     python scripts/import_metrics.py [package_dir]
+    python scripts/import_metrics.py --trace   # also walk the CLI's run on the flights sample
 
 An *arrow* is an ordered pair of top-level units with at least one import between them
 (imports inside functions count: a reader follows them too). A *move* on a path is an import
@@ -185,6 +186,13 @@ def code_metrics(root: Path) -> None:
                 )
     found = circles(runtime)
     print(f"circles (module-level imports) {len(found)}: {found}")
+    every = {m: imports(p, known) - _parents(m) - {m} for m, p in known.items()}
+    print(f"circles (every import: inside functions, for types) {len(circles(every))}: "
+          f"{circles(every)}")  # fmt: skip
+    for module in ("actions.run", "cli.run", "cli.common", "jobs.prepare"):
+        if module in known:
+            lines = len(known[module].read_text().splitlines())
+            print(f"  {module}: {lines} lines, {len(every[module])} of our modules imported")
     print(f"private names imported across units {private}; bare-Any public parameters {anys}")
     print(
         f"longest function {longest[0]} ({longest[1]} lines); most parameters {most[0]} ({most[1]})"
@@ -196,6 +204,61 @@ def _parents(module: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts))}
 
 
+def trace_cli_run(root: Path) -> None:
+    """Walk the data's trip through ``run`` (the flights sample, one month, valid and quarantine
+    written) and count, among calls from one of our files into another: the distinct moves
+    (caller file, callee file), the climbs among them (to a unit of the same or a higher layer
+    than the caller's), the files entered, and how often each cli/ module is entered from
+    another file."""
+    import tempfile
+
+    sys.path.insert(0, str(root.resolve().parent))
+    from quality_py.cli import main as cli_main
+
+    base = str(root.resolve()) + "/"
+    rank = {u: i for i, u in enumerate(ORDER)}
+    moves: set[tuple[str, str]] = set()
+    entered: dict[str, int] = {}
+
+    def profile(frame, event, arg):  # type: ignore[no-untyped-def]
+        if event != "call":
+            return
+        callee = frame.f_code.co_filename
+        caller = frame.f_back.f_code.co_filename if frame.f_back else ""
+        if callee.startswith(base) and caller.startswith(base) and callee != caller:
+            a, b = caller[len(base) :], callee[len(base) :]
+            moves.add((a, b))
+            if b.startswith("cli/"):
+                entered[b] = entered.get(b, 0) + 1
+
+    out = tempfile.mkdtemp()
+    argv = ["run", "rulesets/flights.yaml", "--input", "sample:flights", "--where", "month = 1",
+            "--valid", f"{out}/valid", "--quarantine", f"{out}/quarantine"]  # fmt: skip
+    sys.setprofile(profile)
+    try:
+        code = cli_main(argv)
+    finally:
+        sys.setprofile(None)
+
+    def unit_of(file: str) -> str:
+        first = file.split("/")[0]
+        return first.removesuffix(".py")
+
+    climbs = {(a, b) for a, b in moves if rank.get(unit_of(b), 99) >= rank.get(unit_of(a), 99)
+              and unit_of(a) != unit_of(b)}  # fmt: skip
+    files = {f for pair in moves for f in pair}
+    units = {(unit_of(a), unit_of(b)) for a, b in moves if unit_of(a) != unit_of(b)}
+    print(
+        f"CLI run route (exit {code}): {len(moves)} moves between {len(files)} files, "
+        f"{len(units)} between units, {len(climbs)} climbs; cli/ entered from another file: "
+        f"{dict(sorted(entered.items()))}"
+    )
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "quality_py"))
-    code_metrics(Path(sys.argv[1] if len(sys.argv) > 1 else "quality_py"))
+    args = [a for a in sys.argv[1:] if a != "--trace"]
+    root = Path(args[0] if args else "quality_py")
+    main(root)
+    code_metrics(root)
+    if "--trace" in sys.argv:
+        trace_cli_run(root)

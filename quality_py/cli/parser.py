@@ -17,7 +17,7 @@ from quality_py.cli.rules import (
     schema_command,
     validate_command,
 )
-from quality_py.cli.run import run
+from quality_py.cli.run import job_command, run
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import number
 from quality_py.io.imports import FORMATS as IMPORT_FORMATS
@@ -42,6 +42,7 @@ EXAMPLES = (
       --quarantine out/quarantine --stats out/stats --json out/run.json
   %(prog)s run rules.yaml --input main.sales.orders --valid main.dq.orders_valid \\
       --quarantine main.dq.orders_quarantine --history table:main.dq.history
+  %(prog)s job orders-job.yaml --json out/run.json
   %(prog)s validate rules.yaml --schema 'id INT, amount DOUBLE'
   %(prog)s docs rules.yaml --out rules.html
 
@@ -231,6 +232,20 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     r.set_defaults(func=run)
 
 
+def _job_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    j = _command(
+        sub,
+        "job",
+        "run the quality job a YAML file describes",
+        "Run a quality job: a YAML file of QualityJob's fields (ruleset, input, views, outputs, "
+        "history, tags, spark, ...: docs/jobs.md). A notebook or an orchestrator that calls "
+        "QualityJob.from_yaml(FILE).run() runs exactly this.",
+    )
+    j.add_argument("file", help="the job's YAML file")
+    j.add_argument("--json", metavar="FILE", help="write the run's whole result here as JSON")
+    j.set_defaults(func=job_command)
+
+
 def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     v = _command(
         sub,
@@ -412,6 +427,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _run_parser(sub)
+    _job_parser(sub)
     _rule_parsers(sub)
     _docs_parser(sub)
     _schema_parser(sub)

@@ -21,7 +21,7 @@ from quality_py.gate.locations import Location, location, require_disjoint
 
 #: Options naming what a command reads (a ruleset, rule tables, data, reference data).
 READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "outputs",
-         "meta_rule_sets", "views", "view", "previous")  # fmt: skip
+         "meta_rule_sets", "views", "view", "previous", "file")  # fmt: skip
 #: Options naming what a command writes (a history is written by the runs that keep one).
 WRITES = ("output", "valid", "quarantine", "stats", "json", "notify", "history", "out", "site",
           "suggest", "dest")  # fmt: skip
@@ -49,13 +49,13 @@ def _values(args: argparse.Namespace, dest: str) -> Iterator[str]:
 
 def _place(dest: str, text: str) -> Location:
     """A path unless the text is a table (``table:NAME``, or a dotted name that is no file)."""
-    table = dest != "dest" and dest not in ("json", "notify", "out", "site", "suggest")
+    table = dest not in ("dest", "file", "json", "notify", "out", "site", "suggest")
     return location(text, table=table and input_table(text) is not None)
 
 
 def option_label(dest: str) -> str:
     """How the user wrote the option (``--run-id``; positional ones by name)."""
-    if dest in ("source", "ruleset", "old", "new", "dest"):
+    if dest in ("source", "ruleset", "old", "new", "dest", "file"):
         return dest
     return "--" + dest.replace("_", "-")
 

@@ -20,9 +20,17 @@ from quality_py.runners.summary import format_summary
 
 def run(args: argparse.Namespace) -> int:
     """The ``run`` command."""
-    job = QualityJob.from_yaml(args.job) if getattr(args, "job", None) else job_of(args)
+    return _run(args, job_of(args))
+
+
+def job_command(args: argparse.Namespace) -> int:
+    """The ``job`` command: run the job a YAML file describes (its fields are QualityJob's)."""
+    return _run(args, QualityJob.from_yaml(args.file))
+
+
+def _run(args: argparse.Namespace, job: QualityJob) -> int:
     require_runnable(job)  # before Spark starts
-    prepared = job.prepare()
+    prepared = job.prepare(also_writes=[("--json", args.json)] if args.json else [])
     try:
         result = run_prepared(prepared)
     except QualityRunFailed as err:

@@ -21,7 +21,7 @@ Databricks job runs ``quality-py run --job job.yaml``, or calls ``from_yaml(...)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,16 +88,23 @@ class QualityJob(JobSpec):
             raise InputError(f"{path}{where}: not YAML: {problem}", item_kind="job") from None
         return cls.from_dict(document or {}, str(path))
 
-    def prepare(self, spark: SparkSession | None = None, *, compile: bool = True) -> PreparedJob:
+    def prepare(
+        self,
+        spark: SparkSession | None = None,
+        *,
+        compile: bool = True,
+        also_writes: Sequence[tuple[str, str]] = (),
+    ) -> PreparedJob:
         """The job ready to run (:func:`quality_py.jobs.prepare.prepare`): ``spark``, else the
-        job's Spark settings when it needs Spark at all.
+        job's Spark settings when it needs Spark at all; ``also_writes``: ``(label, path)`` of
+        files the caller writes too (kept apart from what the job reads).
 
         >>> prepared = QualityJob(ruleset="rulesets/flights.yaml", input="sample:flights",
         ...                       where="month = 1").prepare(spark)
         >>> prepared.frame.where("month <> 1").count(), "airports" in prepared.policy.allowed_views
         (0, True)
         """
-        return prepare(self, spark, compile=compile)
+        return prepare(self, spark, compile=compile, also_writes=also_writes)
 
     def run(self, spark: SparkSession | None = None) -> JobResult:
         """Prepare and run the job; its result (a failing quality run raises

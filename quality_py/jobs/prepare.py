@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from quality_py.errors import InputError
@@ -66,14 +67,20 @@ class PreparedJob:
 
 
 def prepare(
-    job: JobSpec, spark: SparkSession | None = None, *, compile: bool = True
+    job: JobSpec,
+    spark: SparkSession | None = None,
+    *,
+    compile: bool = True,
+    also_writes: Sequence[tuple[str, str]] = (),
 ) -> PreparedJob:
     """Prepare ``job`` (see the module's steps); ``compile``: compile a YAML ruleset before
-    Spark starts (a run), or leave its errors to the caller to report (validate, docs)."""
+    Spark starts (a run), or leave its errors to the caller to report (validate, docs);
+    ``also_writes``: ``(label, path)`` of files the caller writes beside the job's outputs (a
+    result document), kept apart from what the job reads like its outputs."""
     reference = ReferenceData.read(
         job.views, job.views_file, input=job.input_text, format=job.format
     )
-    require_apart(job, reference)
+    require_apart(job, reference, also_writes)
     ruleset, compiled = None, None
     if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.from_tables):
         ruleset, compiled = _with_policy(_read_ruleset(job, job.ruleset, None), reference, compile)
@@ -143,7 +150,9 @@ def open_session(settings: SparkSettings) -> SparkSession:
     return spark
 
 
-def require_apart(job: JobSpec, reference: ReferenceData) -> None:
+def require_apart(
+    job: JobSpec, reference: ReferenceData, also_writes: Sequence[tuple[str, str]] = ()
+) -> None:
     """Refuse a job whose outputs overlap what it reads (its input, ruleset, views file and the
     files its reference data reads) or each other, naming both (no Spark needed)."""
 
@@ -157,4 +166,5 @@ def require_apart(job: JobSpec, reference: ReferenceData) -> None:
     inputs = [(label, place(t)) for label, t in reads if t and not t.startswith("sample:")]
     writes = [*job.outputs.places(), *([("history", job.history)] if job.history else [])]
     writes += [("notify", n) for n in job.notify]
+    writes += list(also_writes)
     require_disjoint(inputs, [(label, place(t)) for label, t in writes])

@@ -87,6 +87,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "dataset-checks.md",
         "deployment.md",
         "functions.md",
+        "jobs.md",
         "over-time.md",
         "rule-tables.md",
         "security.md",
@@ -223,6 +224,25 @@ def test_over_time_doc(notebook: dict[str, Any]) -> None:
     rule = next(Path("out/site/rules").glob("*-101-*.html")).read_text(encoding="utf-8")
     assert "amount &gt; 0" in rule and "<svg" in rule  # the rule's text, from the suite
     assert ns["over_time"].hide_columns == ("note",)
+
+
+def test_jobs_doc(notebook: dict[str, Any]) -> None:
+    """The orders: amount = id - 100 <= 0 for ids 0..100 (101 rows dropped), a null note for every
+    id divisible by 10 (120 rows), 11 rows failing both: 101 + 120 - 11 = 210 quarantined."""
+    ns = run_file(ROOT / "docs" / "jobs.md", notebook)
+    for summary in (ns["summary"], ns["nightly"].summary):
+        assert (summary.input_rows, summary.valid_rows, summary.dropped_rows) == (1200, 1099, 101)
+        assert summary.quarantined_rows == 210
+    spark = notebook["spark"]
+    here = Path.cwd()  # Spark's own working directory is not the notebook's
+    assert spark.read.parquet(str(here / "out/orders_valid")).count() == 1099
+    assert spark.read.parquet(str(here / "out/job/orders_quarantine")).count() == 210
+    document = ns["document"]
+    assert (document["status"], document["exit_code"], document["input"]) == (
+        "success", 0, "table:orders",
+    )  # fmt: skip
+    assert {r["rule"]: r["failed"] for r in document["rules"]} == {"101.1": 101, "102.1": 120}
+    assert Path("out/job/history").is_dir()
 
 
 def test_writing_rules_doc(notebook: dict[str, Any]) -> None:

@@ -365,3 +365,166 @@ def test_data_is_read_by_name_only_through_the_gate() -> None:
     assert not found, f"read data through quality_py.gate.reads: {sorted(found)}"
     gate = ast.parse((PACKAGE / DATA_GATE).read_text())
     assert _data_reads(gate), "the gate itself reads (else this test checks nothing)"
+
+
+# --- a run is a value (issue 39) --------------------------------------------------------------
+#: Import circles among modules counting every import (inside functions, under TYPE_CHECKING),
+#: each with why it stays. The list may only shrink: a new circle fails, and a circle that is
+#: gone must be removed here.
+CIRCLES_ALLOWED: dict[frozenset[str], str] = {
+    frozenset({"errors", "model.ids"}): "type-only: an error names the Id of its rule",
+    frozenset({"dataset.checks", "dataset.constraints"}): (
+        "type-only: a constraint builder returns the Check it extends"
+    ),
+}
+
+
+def _every_import_graph() -> dict[str, set[str]]:
+    """Our modules and every module of ours each imports, wherever the import stands."""
+    paths = {_module_name(p): p for _, p in _modules()}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        package = path.name == "__init__.py"
+        parents = {".".join(module.split(".")[:i]) for i in range(len(module.split(".")))}
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = _imported(node, module, package)
+                rels = {n.removeprefix("quality_py").lstrip(".") for n in names}
+                found |= {r for r in rels if r in paths and r.startswith("quality_py") is False}
+        graph[module] = found - parents - {module}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """Strongly connected groups of two or more modules (Tarjan, iterative enough for us)."""
+    import sys
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[frozenset[str]] = []
+
+    def visit(m: str) -> None:
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        for n in graph.get(m, ()):
+            if n not in index:
+                visit(n)
+                low[m] = min(low[m], low[n])
+            elif n in stack:
+                low[m] = min(low[m], index[n])
+        if low[m] == index[m]:
+            group = set()
+            while True:
+                n = stack.pop()
+                group.add(n)
+                if n == m:
+                    break
+            if len(group) > 1:
+                out.append(frozenset(group))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    return out
+
+
+def test_import_circles_counting_every_import_are_listed() -> None:
+    """No new circle of imports, even one an import inside a function or for types only hides
+    (it is still a loop a reader follows); the listed ones may only go."""
+    found = set(_circles(_every_import_graph()))
+    assert sorted(map(sorted, found - set(CIRCLES_ALLOWED))) == [], "a new import circle"
+    assert sorted(map(sorted, set(CIRCLES_ALLOWED) - found)) == [], "gone: remove it from the list"
+
+
+#: What preparing a run means, kept out of the command line: it builds a QualityJob and calls it.
+RUN_PREPARATION = {
+    "quality_py.gate.reads": "reading data by name",
+    "quality_py.io.ruleset_file.load_ruleset_file": "reading a ruleset",
+    "quality_py.io.views": "reading reference data",
+    "quality_py.io.blooms": "reading blooms",
+    "quality_py.jobs.inputs.read_input": "reading the input",
+    "quality_py.actions.run": "planning a quality run",
+    "quality_py.actions.run.run_quality": "planning a quality run",
+    "quality_py.sql.compiler": "compiling rules",
+    "quality_py.model.policy": "choosing the rule policy",
+    "quality_py.spark.session.job_session": "starting Spark",
+    "quality_py.jobs.reference": "registering reference data",
+}
+
+
+def test_the_command_line_prepares_runs_only_through_the_job() -> None:
+    """cli/ parses, builds a QualityJob, calls it and prints: a notebook or an orchestrator that
+    builds the same job runs exactly what the command runs."""
+    wrong = []
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        module = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for name in _imported(node, module, False):
+                    if name in RUN_PREPARATION:
+                        wrong.append(f"cli/{path.name}: {name} ({RUN_PREPARATION[name]})")
+    assert wrong == []
+
+
+#: The one module that decides where a path lives (a local disk, a Databricks mount, a URI).
+WHERE_PATHS_LIVE = "gate/locations.py"
+
+
+def _path_spellings(tree: ast.AST) -> list[int]:
+    """Lines of string constants (not docstrings) that decide where a path lives by its
+    spelling: ``"://"``, ``dbfs:``, ``/dbfs``, ``/Volumes``, ``/Workspace``, ``file:``."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    prefixes = ("dbfs:", "/dbfs", "/Volumes", "/Workspace", "file:")
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and (node.value == "://" or node.value.startswith(prefixes))
+    ]
+
+
+def test_where_a_path_lives_is_decided_in_one_place() -> None:
+    """Four spellings once disagreed (``dbfs:/x`` remote to the publisher, a local folder named
+    ``dbfs:`` to the history): only gate/locations.py reads a path's spelling."""
+    found = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{line}"
+        for _, path in _modules()
+        if path.relative_to(PACKAGE).as_posix() != WHERE_PATHS_LIVE
+        for line in _path_spellings(ast.parse(path.read_text()))
+    ]
+    assert found == [], "ask quality_py.gate.locations (local_path, mounted_path, has_scheme)"
+    assert _path_spellings(ast.parse((PACKAGE / WHERE_PATHS_LIVE).read_text()))
+
+
+#: What the room of what is allowed (sql/allowed) may import from the room that compiles: the
+#: syntax it judges and the names of the library's functions.
+ALLOWED_ROOM_READS = {"sql.dialect", "sql.parse", "sql.build", "sql.context", "sql.library",
+                      "sql.library.registry", "sql.library.aggregates"}  # fmt: skip
+
+
+def test_sql_has_two_rooms() -> None:
+    """sql/allowed (what rule text may do) imports from the rest of sql only the syntax it
+    judges; how text becomes Spark SQL (passes, the compiler, the struct) stays out of it."""
+    graph = _every_import_graph()
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module.startswith("sql.allowed")
+        for target in targets
+        if target.startswith("sql.")
+        and not target.startswith("sql.allowed")
+        and target not in ALLOWED_ROOM_READS
+    )
+    assert wrong == []
