@@ -248,10 +248,12 @@ def trace_cli_run(root: Path) -> None:
               and unit_of(a) != unit_of(b)}  # fmt: skip
     files = {f for pair in moves for f in pair}
     units = {(unit_of(a), unit_of(b)) for a, b in moves if unit_of(a) != unit_of(b)}
+    from_cli = {(a, b) for a, b in moves if a.startswith("cli/") and not b.startswith("cli/")}
     print(
         f"CLI run route (exit {code}): {len(moves)} moves between {len(files)} files, "
         f"{len(units)} between units, {len(climbs)} climbs; cli/ entered from another file: "
-        f"{dict(sorted(entered.items()))}"
+        f"{dict(sorted(entered.items()))}; the command line's own calls out of cli/: "
+        f"{len(from_cli)} moves into {len({unit_of(b) for _, b in from_cli})} units"
     )
 
 

@@ -57,7 +57,7 @@ def loads_ruleset_file(
     >>> loads_ruleset_file("suite: {id: 3, version: 2}", "inline").suite.id
     Id(3, 2)
     """
-    from quality_py.io.yaml_anomalies import (
+    from quality_py.io.ruleset_sections import (
         anomalies_from_node,
         error_rates_from_node,
         section,

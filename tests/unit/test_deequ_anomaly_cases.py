@@ -310,7 +310,7 @@ def test_strategies_from_yaml_names() -> None:
 )  # fmt: skip
 def test_yaml_names_the_refused_parameter_with_its_position(params: str, parameter: str) -> None:
     from quality_py.errors import QualityError
-    from quality_py.io.yaml_anomalies import loads_anomalies
+    from quality_py.io.ruleset_sections import loads_anomalies
 
     text = f"suite: {{id: 1}}\nanomalies:\n  - metric: input_rows\n    {params}\n"
     with pytest.raises(QualityError) as err:

@@ -10,7 +10,7 @@ import yaml
 
 from quality_py import RulesetFile, load_ruleset_file, loads_ruleset_file
 from quality_py.errors import RulesetFormatError
-from quality_py.io.yaml_anomalies import load_anomalies, loads_error_rates, loads_sql_checks
+from quality_py.io.ruleset_sections import load_anomalies, loads_error_rates, loads_sql_checks
 from quality_py.io.yaml_rulesets import load_ruleset_and_checks
 
 RULESETS = sorted(Path("rulesets").glob("*.yaml"))

@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from quality_py.actions.error_rates import ErrorRates
-from quality_py.actions.sql_checks import sql_checks_from_specs
+from quality_py.actions.sql_checks import SqlCheck, sql_checks_from_specs
 from quality_py.errors import ModelError, QualityError
 from quality_py.history.anomalies import strategy_from_dict
 from quality_py.history.anomaly_checks import AnomalyCheck
@@ -102,7 +102,7 @@ def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, 
     )
 
 
-def _top(text: str, origin: str, key: str) -> Any:
+def _top(text: str, origin: str, key: str) -> tuple[yaml.Node | None, object]:
     refuse_aliases(text, origin)
     node = section(yaml.compose(text, Loader=yaml.SafeLoader), key)
     return node, _value(node)
@@ -115,11 +115,11 @@ def section(root: yaml.Node | None, key: str) -> yaml.Node | None:
     return next((v for k, v in root.value if k.value == key), None)
 
 
-def _value(node: yaml.Node | None) -> Any:
+def _value(node: yaml.Node | None) -> object:
     return None if node is None else yaml.SafeLoader("").construct_document(node)
 
 
-def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[Any, ...]:
+def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[SqlCheck, ...]:
     """The SQL checks of a YAML ruleset's text.
 
     >>> [(c.name, c.on) for c in loads_sql_checks(
@@ -130,7 +130,7 @@ def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[Any, ...]:
     return sql_checks_from_node(node, origin)
 
 
-def sql_checks_from_node(node: yaml.Node | None, origin: str) -> tuple[Any, ...]:
+def sql_checks_from_node(node: yaml.Node | None, origin: str) -> tuple[SqlCheck, ...]:
     """The SQL checks of a ``sql_checks:`` node."""
     specs = _value(node)
     if not specs:
@@ -143,7 +143,7 @@ def sql_checks_from_node(node: yaml.Node | None, origin: str) -> tuple[Any, ...]
         raise _error(origin, node, err.message) from None
 
 
-def loads_error_rates(text: str, origin: str = "<string>") -> Any:
+def loads_error_rates(text: str, origin: str = "<string>") -> ErrorRates | None:
     """The alert thresholds of a YAML ruleset's text (None when it has none).
 
     >>> loads_error_rates("error_rates: {run: 0.1, rules: {101: 0.02}}")
@@ -153,7 +153,7 @@ def loads_error_rates(text: str, origin: str = "<string>") -> Any:
     return error_rates_from_node(node, origin)
 
 
-def error_rates_from_node(node: yaml.Node | None, origin: str) -> Any:
+def error_rates_from_node(node: yaml.Node | None, origin: str) -> ErrorRates | None:
     """The alert thresholds of an ``error_rates:`` node (None when absent)."""
     spec = _value(node)
     if spec is None:
