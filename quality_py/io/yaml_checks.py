@@ -20,7 +20,6 @@ threshold strings (``">= 0.95"``, ``"between 1 and 12"``); code never comes from
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -173,9 +172,3 @@ def checks_from_node(checks_node: yaml.Node | None, origin: str) -> tuple[Check,
             check = _constraint(check, c, cnode, origin, f"{where}, constraint {j + 1}")
         out.append(check)
     return tuple(out)
-
-
-def load_checks(path: str | Path) -> tuple[Check, ...]:
-    """The checks of a YAML ruleset file (errors name the file, line and column)."""
-    p = Path(path)
-    return loads_checks(p.read_text(encoding="utf-8"), str(p))

@@ -56,8 +56,6 @@ class QualityJob(JobSpec):
     ...                             "outputs": {"valid": "out/valid"}, "tags": {"m": "1"}})
     >>> job.outputs.valid, job.tags, job.needs_spark
     ('out/valid', (('m', '1'),), True)
-    >>> QualityJob(ruleset="rulesets/flights.yaml").prepare(compile=False).suite.rule_count > 0
-    True
     """
 
     @classmethod
@@ -99,10 +97,9 @@ class QualityJob(JobSpec):
         job's Spark settings when it needs Spark at all; ``also_writes``: ``(label, path)`` of
         files the caller writes too (kept apart from what the job reads).
 
-        >>> prepared = QualityJob(ruleset="rulesets/flights.yaml", input="sample:flights",
-        ...                       where="month = 1").prepare(spark)
-        >>> prepared.frame.where("month <> 1").count(), "airports" in prepared.policy.allowed_views
-        (0, True)
+        >>> prepared = QualityJob(ruleset="rulesets/flights.yaml").prepare(compile=False)
+        >>> prepared.spark is None, prepared.frame is None, prepared.suite.rule_count > 0
+        (True, True, True)
         """
         return prepare(self, spark, compile=compile, also_writes=also_writes)
 
@@ -111,14 +108,16 @@ class QualityJob(JobSpec):
         :class:`~quality_py.actions.QualityRunFailed`, with nothing written).
 
         >>> import tempfile
+        >>> from quality_py import loads_ruleset_file
+        >>> rules = loads_ruleset_file('''
+        ... suite: {id: 1}
+        ... rule_sets: [{id: 5, rules: [{id: 9, expression: "a > 0", action_if_failed: drop}]}]
+        ... ''')
         >>> out = tempfile.mkdtemp()
-        >>> result = QualityJob(
-        ...     ruleset="rulesets/flights.yaml", input="sample:flights", where="day = 1",
-        ...     outputs=Outputs(valid=f"{out}/valid", quarantine=f"{out}/quarantine"),
-        ... ).run(spark)
-        >>> s = result.summary
-        >>> result.status, result.exit_code, s.valid_rows + s.dropped_rows == s.input_rows > 0
-        ('success', 0, True)
+        >>> result = QualityJob(ruleset=rules, input=spark.createDataFrame([(0,), (2,)], "a int"),
+        ...                     outputs=Outputs(valid=f"{out}/valid")).run(spark)
+        >>> result.status, result.summary.valid_rows, result.summary.dropped_rows
+        ('success', 1, 1)
         """
         require_runnable(self)
         return run_prepared(self.prepare(spark))

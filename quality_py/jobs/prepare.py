@@ -46,11 +46,8 @@ class PreparedJob:
     frame: DataFrame | None
     #: when the job's data work began (``time.perf_counter``), after Spark started
     started: float
-
-    @property
-    def policy(self) -> RulePolicy:
-        """The rule policy of the job: the safe one, reading exactly the job's views."""
-        return self.reference.policy()
+    #: the rules' policy: the ruleset's own (the safe one from a file) allowing the job's views
+    policy: RulePolicy
 
     @property
     def suite(self) -> RuleSuite:
@@ -84,19 +81,20 @@ def prepare(
     ruleset, compiled = None, None
     if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.from_tables):
         ruleset, compiled = _with_policy(_read_ruleset(job, job.ruleset, None), reference, compile)
-    if spark is None and (job.needs_spark or not isinstance(job.input, str | None)):
+    if spark is None and job.input is not None and not isinstance(job.input, str):
+        spark = job.input.sparkSession  # a DataFrame brings its session
+    if spark is None and job.needs_spark:
         spark = open_session(job.spark)
-    if job.input is not None and not isinstance(job.input, str):
-        spark = job.input.sparkSession
     if job.from_tables and isinstance(job.ruleset, str):
         step(f"reading the rule tables of {job.ruleset}")
         ruleset, compiled = _with_policy(_read_ruleset(job, job.ruleset, spark), reference, compile)
     started = time.perf_counter()
+    policy = ruleset.suite.policy if ruleset is not None else reference.policy()
     frame = None
     if spark is not None:
         reference.register(spark)
-        frame = _frame(job, spark, reference.policy())
-    return PreparedJob(job, spark, ruleset, compiled, reference, frame, started)
+        frame = _frame(job, spark, policy)
+    return PreparedJob(job, spark, ruleset, compiled, reference, frame, started, policy)
 
 
 def _read_ruleset(
@@ -115,7 +113,7 @@ def _with_policy(
 ) -> tuple[RulesetFile, CompiledSuite | None]:
     """The ruleset under the job's policy and, for a run, compiled (a suite with meta rule sets
     needs the data's schema: the run compiles it)."""
-    suite = ruleset.suite.with_policy(reference.policy())
+    suite = ruleset.suite.with_policy(reference.policy(ruleset.suite.policy))
     compiled = compile_suite(suite) if compile and not suite.meta_rule_sets else None
     if compile:
         checked = "checked" if compiled is not None else "read"
