@@ -29,7 +29,7 @@ export PYSPARK_PYTHON="$PWD/.venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 py=.venv/bin/python
 step "ruff" bash -c "$py -m ruff check . && $py -m ruff format --check ."
 step "mypy" $py -m mypy
-step "unit (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long and not browser" --hypothesis-profile=ci
+step "unit (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long and not browser" --hypothesis-profile=ci -n 2
 # the report site in headless Chromium: the same on every Python and Spark, so run once
 step "report site in a browser (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2
 # the other tiers' venvs are installed meanwhile (pip waits on the disk; the next steps on CPU)

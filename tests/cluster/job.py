@@ -1,7 +1,7 @@
 """The work compared between a standalone cluster and local[2] (run as its own process).
 
-``python job.py MASTER OUT``: the flights main job (rulesets/flights.yaml with its checks, a
-quality run writing valid / quarantine / stats under OUT), then dataset states of two months
+``python job.py MASTER OUT``: the flights main job on the first four months (rulesets/flights.yaml
+with its checks, a quality run writing valid / quarantine / stats under OUT; :data:`MONTHS`), then dataset states of two months
 saved to a state store under OUT (frequency tables are written by executors) and merged back.
 Prints one JSON line with what the driver saw.
 """
@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The rows the quality run checks: a third of the sample (about 110,000 flights over many
+#: partitions) keeps the comparison's meaning at a third of its cost in the test command's budget.
+MONTHS = "month <= 4"
 
 
 def main(master: str, out: Path) -> None:
@@ -34,7 +37,7 @@ def main(master: str, out: Path) -> None:
     flights = load_sample(spark, "flights")
     suite, checks = load_ruleset_and_checks(ROOT / "rulesets" / "flights.yaml")
     suite = suite.with_policy(RulePolicy().with_views(*SAMPLE_VIEWS["flights"]))
-    run = run_quality(flights, suite, checks, run_id="compare")
+    run = run_quality(flights.where(MONTHS), suite, checks, run_id="compare")
     summary = run.write(str(out / "valid"), str(out / "quarantine"), str(out / "stats"))
     analyzers = [
         Size(),
