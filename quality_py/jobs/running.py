@@ -138,7 +138,8 @@ def _quality_run(prepared: PreparedJob) -> JobResult:
     history = open_repository(job.history, spark) if job.history else None
     if history is None and ruleset.anomaly_checks:
         print(
-            f"note: {len(ruleset.anomaly_checks)} anomaly check(s) need a history: not judged",
+            f"note: {len(ruleset.anomaly_checks)} anomaly check(s) need a history (--history): "
+            "not judged",
             file=sys.stderr,
         )
         ruleset = replace(ruleset, anomaly_checks=())
