@@ -5,7 +5,7 @@
 # unit and Spark tiers on Python 3.10 with pyspark 3.5; headless Chromium (installed where
 # missing) loads the HTML report.
 # Each step prints its duration; the whole command takes 20-22 minutes on 2 cores (clean clone:
-# 1303 and 1337 s in the last two runs, over the 20-minute budget).
+# 1216, 1303 and 1337 s in the last three runs, at or over the 20-minute budget).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
