@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
+from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.jobs.prepare import PreparedJob, prepare
 from quality_py.jobs.running import JobResult, require_runnable, run_prepared
 from quality_py.jobs.spec import JobSpec, job_fields
@@ -77,8 +78,10 @@ class QualityJob(JobSpec):
         import yaml
 
         path = Path(source)
+        text = path.read_text(encoding="utf-8")
+        refuse_aliases(text, str(path))  # bounded depth, no aliases: as every YAML we read
         try:
-            document = yaml.safe_load(path.read_text(encoding="utf-8"))
+            document = yaml.safe_load(text)
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""

@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).parents[2] / "quality_py"
 SQLGLOT_ALLOWED = ("sql/", "runners/", "prepare/", "functions.py")
 
 
-def _layering() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("layering", ROOT / "scripts" / "layering.py")
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -24,7 +24,9 @@ def _layering() -> ModuleType:
 
 
 ROOT = PACKAGE.parent
-LAYERING = _layering()
+LAYERING = _script("layering")
+#: scripts/import_metrics.py: its Tarjan ``circles`` finds the import circles the tests count.
+IMPORT_METRICS = _script("import_metrics")
 #: Each top-level unit and the units it may import: scripts/layering.py, the one statement.
 LAYERS: dict[str, set[str]] = LAYERING.LAYERS
 
@@ -396,45 +398,10 @@ def _every_import_graph() -> dict[str, set[str]]:
     return graph
 
 
-def _circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
-    """Strongly connected groups of two or more modules (Tarjan, iterative enough for us)."""
-    import sys
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    out: list[frozenset[str]] = []
-
-    def visit(m: str) -> None:
-        index[m] = low[m] = len(index)
-        stack.append(m)
-        for n in graph.get(m, ()):
-            if n not in index:
-                visit(n)
-                low[m] = min(low[m], low[n])
-            elif n in stack:
-                low[m] = min(low[m], index[n])
-        if low[m] == index[m]:
-            group = set()
-            while True:
-                n = stack.pop()
-                group.add(n)
-                if n == m:
-                    break
-            if len(group) > 1:
-                out.append(frozenset(group))
-
-    for m in sorted(graph):
-        if m not in index:
-            visit(m)
-    return out
-
-
 def test_import_circles_counting_every_import_are_listed() -> None:
     """No new circle of imports, even one an import inside a function or for types only hides
     (it is still a loop a reader follows); the listed ones may only go."""
-    found = set(_circles(_every_import_graph()))
+    found = {frozenset(group) for group in IMPORT_METRICS.circles(_every_import_graph())}
     assert sorted(map(sorted, found - set(CIRCLES_ALLOWED))) == [], "a new import circle"
     assert sorted(map(sorted, set(CIRCLES_ALLOWED) - found)) == [], "gone: remove it from the list"
 

@@ -79,6 +79,14 @@ def test_a_job_file_that_is_not_yaml_names_its_line(tmp_path: Path) -> None:
     assert re.match(rf"{re.escape(str(path))}:\d+:\d+: not YAML", caught.value.message)
 
 
+def test_a_job_file_with_aliases_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text("ruleset: &r rules.yaml\nhistory: *r\n")
+    with pytest.raises(QualityError) as caught:
+        QualityJob.from_yaml(path)
+    assert str(path) in str(caught.value) and "alias" in str(caught.value)
+
+
 def test_the_command_line_and_a_job_file_are_the_same_job(tmp_path: Path) -> None:
     argv = ["run", "rules.yaml", "--input", "data/orders.csv", "--where", "amount > 0",
             "--view", "countries=ref/countries.csv", "--valid", "out/v", "--quarantine", "out/q",
