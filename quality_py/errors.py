@@ -65,6 +65,7 @@ ERROR_CODES: tuple[str, ...] = (
     "RUN_OUTPUT",
     "SKETCH",
     "STATE_STORE",
+    "STREAMING_INPUT",
     "UNSUPPORTED_STATEMENT",
     "VARIABLE",
 )

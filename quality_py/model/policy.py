@@ -55,6 +55,9 @@ class RulePolicy:
     #: 4.3, local[2]) an executor's stack overflows and the JVM ends; 64 leaves room for
     #: smaller stacks
     max_subqueries: int = 64
+    #: distinct window partitionings (``OVER (PARTITION BY ...)`` key sets) in one suite: each
+    #: is one shuffle and sort of the whole input (rules sharing a key set share it)
+    max_window_keys: int = 8
     #: bloom filters rules may test with ``probability_in`` (loaded by ``io.blooms.load_bloom``)
     blooms: frozenset[BloomSpec] = frozenset()
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from quality_py.errors import ModelError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.staging import (
     as_layout,
+    ordered_totally,
     require_new_columns,
     rule_families,
     stage_rule_codes,
@@ -22,6 +24,7 @@ from quality_py.runners.staging import (
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompiledSuite, compile_suite, rule_code
 from quality_py.sql.dq_struct import dq_struct, rendered
+from quality_py.sql.windows import needs_total_order
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -94,6 +97,15 @@ def rule_runner(
     lay = as_layout(layout)
     compiled = compile_suite(suite)
     families = None
+    if any(needs_total_order(r.tree) for r in compiled.rules):
+        if schema is None:
+            raise ModelError(
+                "row_number() and ntile() number tied rows in the order they arrive; to be the "
+                "same on every run they also order by the row's own columns, which rule_runner "
+                "knows only from its schema: pass schema=df (or use add_data_quality(df, suite))",
+                code="INVALID_MODEL",
+            )
+        compiled = ordered_totally(compiled, _as_dataframe(schema).schema)
     if schema is not None:
         families = rule_families(_as_dataframe(schema), compiled)
     sql = rule_runner_sql(suite, layout=lay, families=families, compiled=compiled)

@@ -31,6 +31,8 @@ class RuleExplanation:
     source: str
     compiled_sql: str
     plan: str | None = None
+    #: what the rule costs beyond its own row (a shuffle on a key set, a join with a view)
+    costs: tuple[str, ...] = ()
 
     def format(self) -> str:
         """A readable block: ids, the text, the SQL and the plan.
@@ -46,6 +48,7 @@ class RuleExplanation:
             f"  written:  {self.source}",
             f"  compiled: {self.compiled_sql}",
         ]
+        lines += [f"  costs:    {cost}" for cost in self.costs]
         if self.plan:
             lines.append("  plan:")
             lines += [f"    {line}" for line in self.plan.rstrip().splitlines()]
@@ -73,12 +76,14 @@ def explain_rules(
     True
     """
     from quality_py.sql.compiler import compile_suite
+    from quality_py.sql.windows import costs
 
     if df is not None:
         from quality_py.prepare import prepare_for_schema
-        from quality_py.runners.staging import type_oracle
+        from quality_py.runners.staging import over_rows, type_oracle
 
         compiled = compile_suite(prepare_for_schema(suite, df.schema), type_of=type_oracle(df))
+        compiled = over_rows(df, compiled)
     else:
         compiled = compile_suite(suite)
     chosen = [r for r in compiled.rules if _matches(r.rule_id, rule_id)]
@@ -87,7 +92,11 @@ def explain_rules(
     out = []
     for rule in chosen:
         plan = _plan(df, rule.sql, mode) if df is not None else None
-        out.append(RuleExplanation(rule.rule_set_id, rule.rule_id, rule.source, rule.sql, plan))
+        out.append(
+            RuleExplanation(
+                rule.rule_set_id, rule.rule_id, rule.source, rule.sql, plan, costs(rule.tree)
+            )
+        )
     return out
 
 

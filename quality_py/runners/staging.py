@@ -32,6 +32,7 @@ from quality_py.sql.compiler import (
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
+    from pyspark.sql.types import DataType, StructType
 
 #: Alias the runner gives the input DataFrame so rules can correlate subqueries (``main.col``).
 MAIN_ALIAS = "main"
@@ -226,6 +227,67 @@ def _require_deterministic(
         raise _rule_errors(bad)
 
 
+def orderable(kind: DataType) -> bool:
+    """Whether Spark can sort values of the type ``kind`` (maps and variants it cannot).
+
+    >>> from pyspark.sql.types import ArrayType, IntegerType, MapType, StringType
+    >>> orderable(ArrayType(IntegerType())), orderable(MapType(StringType(), IntegerType()))
+    (True, False)
+    """
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(kind, MapType) or type(kind).__name__ == "VariantType":
+        return False
+    if isinstance(kind, ArrayType):
+        return orderable(kind.elementType)
+    if isinstance(kind, StructType):
+        return all(orderable(f.dataType) for f in kind.fields)
+    return True
+
+
+def over_rows(df: DataFrame, compiled: CompiledSuite) -> CompiledSuite:
+    """``compiled`` ready for ``df`` when rules see more than one row: windows refused on a
+    streaming input, where Spark cannot compute them (run the suite per micro-batch, inside
+    ``foreachBatch``: quality_py.actions' streaming helper does), and ranking made
+    deterministic (:func:`ordered_totally`)."""
+    from quality_py.sql.windows import key_sets
+
+    windowed = [r for r in compiled.rules if key_sets(r.tree)]
+    if not windowed:
+        return compiled
+    if df.isStreaming:
+        raise ModelError(
+            f"rule {windowed[0].rule_id!r} sees more than one row (a window over its key), "
+            "which Spark cannot compute on a stream: check each micro-batch as a table inside "
+            "foreachBatch (quality_py's streaming helper does), where it sees the batch's rows",
+            code="STREAMING_INPUT",
+        )
+    return ordered_totally(compiled, df.schema)
+
+
+def ordered_totally(compiled: CompiledSuite, schema: StructType) -> CompiledSuite:
+    """``compiled`` with every ``row_number``/``ntile`` also ordered by the row's own values
+    (the columns of ``schema``, a StructType; see :mod:`quality_py.sql.windows`), so that tied
+    rows are numbered the same way in every job over the same data."""
+    from dataclasses import replace
+
+    from quality_py.sql.windows import needs_total_order, with_total_order
+
+    if not any(needs_total_order(r.tree) for r in compiled.rules):
+        return compiled
+    counts: dict[str, int] = {}
+    for f in schema.fields:
+        counts[f.name.lower()] = counts.get(f.name.lower(), 0) + 1
+    columns = [
+        (f.name, orderable(f.dataType)) for f in schema.fields if counts[f.name.lower()] == 1
+    ]
+    rules = tuple(
+        replace(r, tree=with_total_order(r.tree, columns)) if needs_total_order(r.tree) else r
+        for r in compiled.rules
+    )
+    return replace(compiled, rules=rules)
+
+
 def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
     """The type family of every compiled rule's value when evaluated against ``df``."""
     return _with_rule_values(df, compiled)[1]
@@ -339,6 +401,7 @@ def _stage(
         # is reused when the schema changes nothing: the type oracle only decides cases that
         # such a compile refuses.
         compiled = compile_suite(prepared, type_of=type_of or type_oracle(df))
+    compiled = over_rows(df, compiled)
     extra = list(probe(compiled)) if probe is not None else []
     from quality_py.runners.arrow_functions import register_arrow_functions
 

@@ -395,6 +395,7 @@ def compile_suite(
             if done is not None:
                 compiled.append(done)
     _few_subqueries(compiled, policy, issues)
+    _few_partitionings(compiled, policy, issues)
     outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
     return CompiledSuite(
         suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())
@@ -416,6 +417,32 @@ def _few_subqueries(
             "IN and EXISTS over views) by this rule: Spark joins each into the suite's one plan, "
             "and too many overflow an executor's stack and end the JVM; join the reference data "
             "into the input first, or split the suite",
+            item_id=rule.rule_id,
+            source=rule.source,
+        )
+        if issues is None:
+            raise error
+        issues.append(CompileIssue(error, "rule", rule.rule_id, rule.source))
+        return
+
+
+def _few_partitionings(
+    rules: list[CompiledRule], policy: RulePolicy, issues: list[CompileIssue] | None
+) -> None:
+    """Refuse the rule by which a suite's distinct window key sets pass
+    ``policy.max_window_keys``: each is one shuffle and sort of the whole input."""
+    from quality_py.sql.windows import key_sets
+
+    seen: set[tuple[str, ...]] = set()
+    for rule in rules:
+        seen |= key_sets(rule.tree)
+        if len(seen) <= policy.max_window_keys:
+            continue
+        error = PolicyError(
+            f"the suite's rules partition the input by more than {policy.max_window_keys} "
+            "different key sets by this rule (OVER (PARTITION BY ...), is_unique): each is a "
+            "shuffle and sort of the whole input; share key sets between rules, or split the "
+            "suite",
             item_id=rule.rule_id,
             source=rule.source,
         )

@@ -31,6 +31,9 @@ WARNING_KINDS = (
     "StringResult",  # a rule yields text: only a few words are results, other text is Failed
     "ImplicitCoercion",  # the same where the policy allows it: Spark casts it, bad text fails
 )
+#: What a rule costs beyond its own row (neither an error nor a warning): a shuffle of the input
+#: on a key set, a join with a view (rules that see more than one row).
+NOTE_KINDS = ("Cost",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +90,12 @@ class ValidationReport:
     @property
     def warnings(self) -> tuple[Finding, ...]:
         """Findings worth fixing that do not fail a run."""
-        return tuple(f for f in self.findings if not f.is_error)
+        return tuple(f for f in self.findings if not f.is_error and f.kind not in NOTE_KINDS)
+
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        """What rules cost beyond their own row (a shuffle on a key set, a join with a view)."""
+        return tuple(f for f in self.findings if f.kind in NOTE_KINDS)
 
     @property
     def ok(self) -> bool:
@@ -107,7 +115,8 @@ class ValidationReport:
         if not self.spark_checked:
             head += " (static checks only: functions and views were not checked against Spark)"
         lines = [head]
-        for title, items in (("errors", self.errors), ("warnings", self.warnings)):
+        groups = (("errors", self.errors), ("warnings", self.warnings), ("costs", self.notes))
+        for title, items in groups:
             if items:
                 lines.append(f"{title}:")
                 lines += [f"  - {f.describe(self.names.get(f.item_id))}" for f in items]

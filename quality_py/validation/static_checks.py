@@ -14,6 +14,7 @@ from quality_py.sql.compiler import CompileIssue, compile_suite
 from quality_py.sql.doc_comments import parse_docs
 from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.names import unknown_names
+from quality_py.sql.windows import costs
 from quality_py.validation.report import Finding
 
 _KIND_BY_CODE = {
@@ -140,6 +141,7 @@ def static_checks(
         findings += issue_finding("rule", rule.id)
         if done is not None:
             items.append(Item("rule", rule.id, rule.expression, done.sql, done.parsed))
+            findings += [Finding("Cost", "rule", rule.id, cost) for cost in costs(done.tree)]
     outputs = {o.id: o for o in report.outputs}
     seen: set[Id] = set()
     for _, rule in suite.iter_rules():

@@ -19,6 +19,7 @@ from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.contain_ranges import contain_ranges
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
+from quality_py.sql.passes.window_forms import window_forms
 from quality_py.sql.shapes import parse_shape
 
 from .golden import FIXTURES, read_cases, read_fixture, read_types
@@ -80,6 +81,7 @@ def test_passes_do_not_mutate_the_input_tree() -> None:
         contain_ranges,
         contain_aggregates,
         library_functions,
+        window_forms,
     )
     assert order == PASSES
 
@@ -193,6 +195,15 @@ AGGREGATE_CASES, _ = read_cases("passes/contain_aggregates.sql")
 @pytest.mark.parametrize("case", AGGREGATE_CASES, ids=[c.title for c in AGGREGATE_CASES])
 def test_contain_aggregates_golden(case) -> None:  # type: ignore[no-untyped-def]
     out = contain_aggregates(parse_expression(case.input), ctx=PassContext())
+    assert to_sql(out) == case.expected
+
+
+WINDOW_CASES, _ = read_cases("passes/window_forms.sql")
+
+
+@pytest.mark.parametrize("case", WINDOW_CASES, ids=[c.title for c in WINDOW_CASES])
+def test_window_forms_golden(case) -> None:  # type: ignore[no-untyped-def]
+    out = window_forms(parse_expression(case.input), ctx=PassContext())
     assert to_sql(out) == case.expected
 
 

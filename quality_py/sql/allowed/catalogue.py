@@ -337,7 +337,8 @@ id_base64 id_from_base64 id_size id_raw_type hash_with hash_with_struct hash_fie
 murmur3_id long_pair as_uuid long_pair_from_uuid prefixed_to_long_pair long_pair_equal id_equal
 rng rng_bytes rng_id unique_id rng_uuid provided_id za_hash_with za_hash_with_struct
 za_hash_longs_with za_hash_longs_with_struct za_field_based_id za_longs_field_based_id
-map_contains agg_expr
+map_contains agg_expr is_unique is_unique_nulls_equal in_reference in_reference_null_safe
+not_in_reference not_in_reference_null_safe
 """
 _LIBRARY_SCALED = """
 soft_fail print_expr print_code rule_suite_result_details flatten_results

@@ -23,6 +23,7 @@ from quality_py.sql.allowed.functions import (
     function_name,
 )
 from quality_py.sql.allowed.regex_safety import like_unsafe_reason, unsafe_reason
+from quality_py.sql.allowed.windows import window_refusal, window_syntax
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
 from quality_py.sql.library.aggregates import HELPERS
@@ -532,6 +533,13 @@ def enforce(tree: exp.Expr, policy: RulePolicy, ctx: PassContext) -> None:
         if isinstance(node, exp.Alias) and not _in_subquery(node):
             raise policy_error(ctx, "an alias (AS) is not allowed in a rule", node)
         _check_node(node, policy, ctx)
+        if isinstance(node, exp.Window):
+            refused = window_refusal(node, ctx.item_kind, policy.allow_aggregates)
+            if refused is not None:
+                raise policy_error(ctx, refused, node)
+            continue
+        if window_syntax(node):  # its function, ORDER BY and count(*): checked with the window
+            continue
         if isinstance(node, exp.Func) and not isinstance(node, _STRUCTURE):
             _check_function(node, policy, lambdas, ctx)
             continue

@@ -13,6 +13,7 @@ from quality_py.sql.library import (
     ids,
     lookups,
     random,
+    rows,
     za,
 )
 from quality_py.sql.library.registry import (
@@ -27,7 +28,7 @@ from quality_py.sql.library.registry import (
 )
 
 #: The families, in the order they register.
-FAMILIES = (core, ids, digests, lookups, blooms, aggregates, expressions, random, za)
+FAMILIES = (core, ids, digests, lookups, blooms, aggregates, expressions, random, rows, za)
 
 __all__ = [
     "FAMILIES",

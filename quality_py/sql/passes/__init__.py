@@ -17,13 +17,15 @@ from quality_py.sql.passes.contain_functions import contain_functions
 from quality_py.sql.passes.contain_ranges import contain_ranges
 from quality_py.sql.passes.inline_lambdas import inline_lambdas
 from quality_py.sql.passes.library_functions import library_functions
+from quality_py.sql.passes.window_forms import window_forms
 
 Pass = Callable[..., exp.Expr]
 
 #: User lambdas first (their bodies are user text too), then the bound on what values can grow
 #: to (a check on the inlined tree), the rewrites of ANSI-failing operations, functions and
 #: aggregates and of subqueries that may give several rows (user text only), then library
-#: functions (our own SQL, which cannot fail).
+#: functions (our own SQL, which cannot fail), then every window in its one form (keys sorted,
+#: so rules over one key set share one shuffle).
 PASSES: tuple[Pass, ...] = (
     inline_lambdas,
     bound_growth,
@@ -32,6 +34,7 @@ PASSES: tuple[Pass, ...] = (
     contain_ranges,
     contain_aggregates,
     library_functions,
+    window_forms,
 )
 
 
