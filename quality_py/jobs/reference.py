@@ -33,7 +33,7 @@ class ReferenceData:
     views: tuple[ViewConfig, ...] = ()
     maps: tuple[MapConfig, ...] = ()
     blooms: tuple[Bloom, ...] = ()
-    #: the views a sample input registers itself (``sample:flights``: airlines, airports)
+    #: the views a sample input registers itself (``sample:flights``: airlines, airports, planes)
     sample_views: tuple[str, ...] = ()
     #: the input format of views given by path (None: by suffix)
     format: str | None = None

