@@ -134,7 +134,10 @@ class ConstraintBuilders:
 
     def is_unique(self, column: str | Sequence[str]) -> Check:
         """Every value of ``column`` (or of the columns together) occurs once; rows with
-        only nulls there are left out, as in Deequ.
+        only nulls there are left out, as in Deequ. This passes or fails the table; the row rule
+        ``is_unique(column)`` fails the very rows behind a failure (on several columns, Deequ's
+        comparison is ``(a IS NULL AND b IS NULL) OR is_unique_nulls_equal(a, b)``:
+        docs/rules-over-rows.md).
 
         >>> Check("error", "t").is_unique("id").constraints[-1].description
         'id is unique'
@@ -451,7 +454,9 @@ class ConstraintBuilders:
     ) -> Check:
         """The share of rows whose key (``columns``) exists among the ``reference``'s
         ``reference_columns`` (default: the same names) meets ``assertion``; rows with a null in
-        the key are left out, as SQL foreign keys allow them.
+        the key are left out, as SQL foreign keys allow them. The row rule
+        ``in_reference('view', 'reference_column', column)`` fails the very rows that miss
+        (docs/rules-over-rows.md).
 
         >>> check = Check("error", "t").has_referential_integrity("carrier", "airlines")
         >>> check.constraints[-1].description

@@ -69,7 +69,7 @@ def gather(
     the report site of the suite's runs is (each rule links to its page)."""
     names = {fn.name.lower() for fn in suite.lambdas}
     by_item: dict[tuple[str, Id], list[Finding]] = {}
-    for f in report.findings if report else ():
+    for f in (*report.findings, *report.notes) if report else ():
         if f.item_id is not None:
             by_item.setdefault((f.item_kind, f.item_id), []).append(f)
 

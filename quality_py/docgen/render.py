@@ -104,6 +104,12 @@ def to_markdown(
             for f in report.findings
             if f.item_id
         ]
+        if report.notes:
+            rules = sorted({f.item_id for f in report.notes if f.item_id}, key=lambda i: i.packed)
+            lines.append(
+                f"{len(rules)} rule(s) see more than one row (a shuffle of the input on a key "
+                "set, or a join with a view): what each costs is written under it."
+            )
         lines.append("")
     for section, title in (
         ("rules", "Rules"),
@@ -121,7 +127,7 @@ def to_markdown(
 
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
-pre{background:#f4f4f4;padding:.6rem;overflow:auto}.finding{color:#a00}.warn{color:#a60}
+pre{background:#f4f4f4;padding:.6rem;overflow:auto}.finding{color:#a00}.warn{color:#a60}.note{color:#456}
 nav a{margin-right:1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem}
 input{width:100%;padding:.4rem;margin:.5rem 0}"""
 _FILTER = """document.getElementById('q').addEventListener('input',function(e){
@@ -133,7 +139,7 @@ def _html_entry(e: Entry) -> str:
     esc = html.escape
     parts = [f'<section class="entry" id="{e.anchor}"><h3>{esc(e.title)}</h3>']
     for f in e.findings:
-        css = "finding" if f.is_error else "warn"
+        css = "finding" if f.is_error else "note" if f.kind == "Cost" else "warn"
         parts.append(f'<p class="{css}"><b>{esc(f.kind)}</b>: {esc(f.message)}</p>')
     if e.docs.description:
         parts.append(f"<p>{esc(e.docs.description)}</p>")

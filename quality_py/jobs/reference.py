@@ -24,9 +24,9 @@ class ReferenceData:
 
     >>> data = ReferenceData.read({"airports": "data/airports.csv"}, input="sample:flights")
     >>> data.names
-    ('airports', 'airlines', 'airports')
+    ('airports', 'airlines', 'airports', 'planes')
     >>> sorted(data.policy().allowed_views)
-    ['airlines', 'airports']
+    ['airlines', 'airports', 'planes']
     """
 
     paths: tuple[tuple[str, str], ...] = ()

@@ -156,6 +156,9 @@ def _try_arithmetic(node: exp.Expr) -> bool:
 def _analysable(node: exp.Expr) -> bool:
     if isinstance(node, exp.Literal) or node.find(exp.Select, exp.Subquery):
         return False
+    if any(isinstance(c.this, exp.Distinct) for w in node.find_all(exp.Window)
+           for c in w.find_all(exp.Count)):  # fmt: skip
+        return False  # a count of distinct values (a number), which Spark has no window form of
     if node.find_ancestor(exp.Select, exp.Subquery) is not None:
         return False  # a subquery's own columns are not the input's
     bound = set()

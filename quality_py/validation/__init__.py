@@ -12,11 +12,17 @@ from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SchemaLike, SparkSession
 from quality_py.prepare import Position, name_position, prepare_for_schema
 from quality_py.validation.checks import check_findings
-from quality_py.validation.report import ERROR_KINDS, WARNING_KINDS, Finding, ValidationReport
+from quality_py.validation.report import (
+    ERROR_KINDS,
+    NOTE_KINDS,
+    WARNING_KINDS,
+    Finding,
+    ValidationReport,
+)
 from quality_py.validation.spark_checks import spark_checks
 from quality_py.validation.static_checks import schema_paths, static_checks
 
-__all__ = ["ERROR_KINDS", "WARNING_KINDS", "Finding", "ValidationReport", "validate"]
+__all__ = ["ERROR_KINDS", "NOTE_KINDS", "WARNING_KINDS", "Finding", "ValidationReport", "validate"]
 
 
 def _prepared(
@@ -76,7 +82,8 @@ def validate(
     prepared = _prepared(suite, schema_or_df, position, findings)
     paths = schema_paths(schema_or_df) if schema_or_df is not None else None
     static, items, _ = static_checks(prepared, paths)
-    findings += static
+    notes = tuple(f for f in static if f.kind in NOTE_KINDS)
+    findings += [f for f in static if f.kind not in NOTE_KINDS]
     checked = spark is not None and schema_or_df is not None
     if spark is not None and schema_or_df is not None:
         failed = {(f.item_kind, f.item_id) for f in findings if f.is_error}
@@ -106,4 +113,4 @@ def validate(
                 Finding("SampleRunError", "suite", suite.id, str(err).split("\n")[0], None, None)
             )
     names: dict[Id | None, str] = {r.id: r.name for _, r in suite.iter_rules() if r.name}
-    return ValidationReport(suite.id, tuple(findings), checked, rows, names)
+    return ValidationReport(suite.id, tuple(findings), checked, rows, names, notes)

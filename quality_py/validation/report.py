@@ -81,6 +81,9 @@ class ValidationReport:
     sample: list[Any] | None = field(default=None, compare=False)
     #: the names of named rules, shown beside their ids
     names: Mapping[Id | None, str] = field(default_factory=dict, compare=False)
+    #: what rules cost beyond their own row (a shuffle of the input on a key set, a join with a
+    #: view), one ``Cost`` note per cost: neither errors nor warnings
+    notes: tuple[Finding, ...] = ()
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -90,12 +93,7 @@ class ValidationReport:
     @property
     def warnings(self) -> tuple[Finding, ...]:
         """Findings worth fixing that do not fail a run."""
-        return tuple(f for f in self.findings if not f.is_error and f.kind not in NOTE_KINDS)
-
-    @property
-    def notes(self) -> tuple[Finding, ...]:
-        """What rules cost beyond their own row (a shuffle on a key set, a join with a view)."""
-        return tuple(f for f in self.findings if f.kind in NOTE_KINDS)
+        return tuple(f for f in self.findings if not f.is_error)
 
     @property
     def ok(self) -> bool:

@@ -104,3 +104,26 @@ def test_the_command_line_against_the_server(
     monkeypatch.setenv("SPARK_REMOTE", connect_url)
     assert main([*args, "--run-id", "env"]) == 0
     assert connect.read.parquet(str(tmp_path / "v")).count() == VALID
+
+
+def test_rules_over_more_than_one_row_on_connect(connect: Any, tmp_path: Path) -> None:
+    from quality_py import RulePolicy, keep_one_rule, reference_rule, run_quality, unique_rule
+
+    # by hand: key 1 twice (ids 10, 11), key 2 once, a null key (passes: nulls distinct); the
+    # reference holds 1 and 3, so key 2 is an orphan; keep-one keeps id 11 of key 1 (latest t)
+    rows = [(10, 1, 5), (11, 1, 7), (12, 2, 1), (13, None, 1)]
+    df = connect.createDataFrame(rows, "id int, k int, t int")
+    connect.createDataFrame([(1,), (3,)], "k int").createOrReplaceTempView("known_keys")
+    rules = [
+        Rule(Id(1, 1), unique_rule("k")),
+        Rule(Id(2, 1), keep_one_rule("k", order_by="t DESC"), action_if_failed="drop"),
+        Rule(Id(3, 1), reference_rule("known_keys", ["k"])),
+    ]
+    suite = RuleSuite(
+        Id(9, 1), [RuleSet(Id(90, 1), rules)], policy=RulePolicy().with_views("known_keys")
+    )
+    run = run_quality(df, suite, run_id="rows")
+    summary = run.write(str(tmp_path / "v"), str(tmp_path / "q"))
+    assert summary.rules.rules[0].failed == 2 and summary.rules.rules[1].failed == 1
+    assert summary.rules.rules[2].failed == 1
+    assert sorted(r.id for r in connect.read.parquet(str(tmp_path / "v")).collect()) == [11, 12, 13]

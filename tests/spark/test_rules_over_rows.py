@@ -164,3 +164,22 @@ def test_a_stream_is_refused_and_each_micro_batch_is_checked_as_a_table(
         query.stop()
     kept = sorted((r.id, r.qp_run_id) for r in spark.read.parquet(str(target)).collect())
     assert kept == [(2, "batch-0"), (2, "batch-1"), (3, "batch-1")]
+
+
+def test_a_rule_table_holds_the_same_text(spark: Any) -> None:
+    from quality_py import read_rule_tables
+
+    _views(spark)
+    # a rules table as analysts keep it: one row per rule, the text in ruleExpr
+    texts = list(CASES)
+    table = spark.createDataFrame(
+        [(1, 1, 2, 1, 100 + i, 1, text) for i, text in enumerate(texts)],
+        "ruleSuiteId INT, ruleSuiteVersion INT, ruleSetId INT, ruleSetVersion INT, ruleId INT, "
+        "ruleVersion INT, ruleExpr STRING",
+    )
+    suite = read_rule_tables(table).latest(1)
+    suite = suite.with_policy(RulePolicy().with_views("cards", "cards_or_null", "blocked"))
+    checked = add_data_quality(spark.createDataFrame(ROWS, SCHEMA), suite, layout="compact")
+    rows = checked.select("id", "DataQuality.ruleResults").collect()
+    for i, text in enumerate(texts):
+        assert {r.id for r in rows if r.ruleResults[i] == FAILED} == CASES[text], text

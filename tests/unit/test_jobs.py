@@ -169,8 +169,8 @@ def test_the_reference_data_is_one_value_giving_names_and_policy(tmp_path: Path)
     views = tmp_path / "views.yaml"
     views.write_text("views: [{name: carriers, source: carriers.csv}]\n")
     data = ReferenceData.read({"ports": "ports.csv"}, str(views), input="sample:flights")
-    assert data.names == ("ports", "carriers", "airlines", "airports")
-    assert data.policy().allowed_views == {"ports", "carriers", "airlines", "airports"}
+    assert data.names == ("ports", "carriers", "airlines", "airports", "planes")
+    assert data.policy().allowed_views == {"ports", "carriers", "airlines", "airports", "planes"}
     assert [label for label, _ in data.sources()] == [
         "view 'ports'", "view 'carriers' of the views file",
     ]  # fmt: skip

@@ -31,7 +31,9 @@ def test_there_are_rulesets() -> None:
 def test_every_shipped_ruleset_loads_and_compiles(path: Path) -> None:
     suite = load_ruleset(path)
     # the safe default policy; the sample's lookup views are the only tables rules may read
-    compiled = compile_suite(suite, policy=RulePolicy().with_views("airlines", "airports"))
+    compiled = compile_suite(
+        suite, policy=RulePolicy().with_views("airlines", "airports", "planes")
+    )
     assert len(compiled.rules) == suite.rule_count > 0
     assert loads_ruleset(dumps_ruleset(suite)) == suite
 
