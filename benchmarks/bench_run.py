@@ -69,9 +69,6 @@ def suite_of(texts: list[str]) -> RuleSuite:
 
 def hand_run(df: Any, texts: list[str], scratch: str) -> dict[str, int]:
     """The same outputs and counts as a quality run, written as a Spark expert would."""
-    from pyspark.sql import Observation
-    from pyspark.sql import functions as F
-
     n = len(texts)
     flagged = df.selectExpr("*", *[f"coalesce({t}, false) AS __r{k}" for k, t in enumerate(texts)])
     every = ", ".join(f"__r{k}" for k in range(n))
@@ -81,8 +78,17 @@ def hand_run(df: Any, texts: list[str], scratch: str) -> dict[str, int]:
         f"NOT least({every}) AS __any" if n > 1 else "NOT __r0 AS __any",
         f"NOT least({drops})  AS __drop" if n > 2 else "NOT __r1 AS __drop",
     )
+    return hand_outputs(flagged, [f"`{c}`" for c in df.columns], n, scratch)
+
+
+def hand_outputs(flagged: Any, columns: list[str], n: int, scratch: str) -> dict[str, int]:
+    """Write ``flagged`` (the input's ``columns``, each rule's boolean ``__r<k>`` and the
+    ``__any`` / ``__drop`` flags) as a quality run's quarantine and valid outputs, observing the
+    same counts; the counts."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
     names = ", ".join(f"IF(__r{k}, NULL, 'rule_{k}')" for k in range(n))
-    columns = [f"`{c}`" for c in df.columns]
     flagged.where("__any").selectExpr(
         *columns,
         f"filter(array({names}), x -> x IS NOT NULL) AS failed_rules",

@@ -402,28 +402,42 @@ def compile_suite(
     )
 
 
+def _first_past(
+    rules: list[CompiledRule],
+    past: Callable[[CompiledRule], bool],
+    message: str,
+    issues: list[CompileIssue] | None,
+) -> None:
+    """Refuse the first rule for which ``past`` (fed every rule in order, so it may count) says
+    the suite is past a bound of its policy, with ``message``."""
+    for rule in rules:
+        if not past(rule):
+            continue
+        error = PolicyError(message, item_id=rule.rule_id, source=rule.source)
+        if issues is None:
+            raise error
+        issues.append(CompileIssue(error, "rule", rule.rule_id, rule.source))
+        return
+
+
 def _few_subqueries(
     rules: list[CompiledRule], policy: RulePolicy, issues: list[CompileIssue] | None
 ) -> None:
     """Refuse the rule by which a suite's subqueries pass ``policy.max_subqueries``: each is a
     join in the suite's one plan, and too many end the JVM (a stack overflow in an executor)."""
-    total = 0
-    for rule in rules:
-        total += sum(1 for _ in rule.tree.find_all(exp.Select))
-        if total <= policy.max_subqueries:
-            continue
-        error = PolicyError(
-            f"the suite's rules hold more than {policy.max_subqueries} subqueries (lookups, maps, "
-            "IN and EXISTS over views) by this rule: Spark joins each into the suite's one plan, "
-            "and too many overflow an executor's stack and end the JVM; join the reference data "
-            "into the input first, or split the suite",
-            item_id=rule.rule_id,
-            source=rule.source,
-        )
-        if issues is None:
-            raise error
-        issues.append(CompileIssue(error, "rule", rule.rule_id, rule.source))
-        return
+    total = [0]
+
+    def past(rule: CompiledRule) -> bool:
+        total[0] += sum(1 for _ in rule.tree.find_all(exp.Select))
+        return total[0] > policy.max_subqueries
+
+    message = (
+        f"the suite's rules hold more than {policy.max_subqueries} subqueries (lookups, maps, "
+        "IN and EXISTS over views) by this rule: Spark joins each into the suite's one plan, "
+        "and too many overflow an executor's stack and end the JVM; join the reference data "
+        "into the input first, or split the suite"
+    )
+    _first_past(rules, past, message, issues)
 
 
 def _few_partitionings(
@@ -434,22 +448,17 @@ def _few_partitionings(
     from quality_py.sql.windows import key_sets
 
     seen: set[tuple[str, ...]] = set()
-    for rule in rules:
-        seen |= key_sets(rule.tree)
-        if len(seen) <= policy.max_window_keys:
-            continue
-        error = PolicyError(
-            f"the suite's rules partition the input by more than {policy.max_window_keys} "
-            "different key sets by this rule (OVER (PARTITION BY ...), is_unique): each is a "
-            "shuffle and sort of the whole input; share key sets between rules, or split the "
-            "suite",
-            item_id=rule.rule_id,
-            source=rule.source,
-        )
-        if issues is None:
-            raise error
-        issues.append(CompileIssue(error, "rule", rule.rule_id, rule.source))
-        return
+
+    def past(rule: CompiledRule) -> bool:
+        seen.update(key_sets(rule.tree))
+        return len(seen) > policy.max_window_keys
+
+    message = (
+        f"the suite's rules partition the input by more than {policy.max_window_keys} "
+        "different key sets by this rule (OVER (PARTITION BY ...), is_unique): each is a "
+        "shuffle and sort of the whole input; share key sets between rules, or split the suite"
+    )
+    _first_past(rules, past, message, issues)
 
 
 def _compile_rule(

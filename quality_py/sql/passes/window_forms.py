@@ -18,12 +18,16 @@ that makes ``row_number`` deterministic needs the input's columns and is added b
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
 from quality_py.sql.allowed.enforce import policy_error
 from quality_py.sql.allowed.windows import partition_keys, placement_problem, window_function
-from quality_py.sql.build import to_sql
+from quality_py.sql.build import rewrite_innermost, to_sql
 from quality_py.sql.context import PassContext
+
+Handler = Callable[[exp.Expr, PassContext], exp.Expr]
 
 
 def _sorted_keys(window: exp.Window) -> None:
@@ -34,15 +38,21 @@ def _sorted_keys(window: exp.Window) -> None:
     window.set("partition_by", [unique[k] for k in sorted(unique)])
 
 
-def _distinct_count(window: exp.Window) -> exp.Expr | None:
-    """``size(collect_set(x) OVER (...))`` for ``count(DISTINCT x) OVER (...)``, else None."""
+def _distinct_count(window: exp.Expr, ctx: PassContext) -> exp.Expr:
+    """``size(collect_set(x) OVER (...))`` for (a copy of) ``count(DISTINCT x) OVER (...)``."""
+    assert isinstance(window, exp.Window)
     function = window_function(window)
-    if not (isinstance(function, exp.Count) and isinstance(function.this, exp.Distinct)):
-        return None
     value = function.this.expressions[0].copy()
-    collected = window.copy()
-    collected.set("this", exp.Anonymous(this="collect_set", expressions=[value]))
-    return exp.Anonymous(this="size", expressions=[collected])
+    window.set("this", exp.Anonymous(this="collect_set", expressions=[value]))
+    return exp.Anonymous(this="size", expressions=[window])
+
+
+def _counts_distinct(node: exp.Expr) -> Handler | None:
+    if not isinstance(node, exp.Window):
+        return None
+    function = window_function(node)
+    counts = isinstance(function, exp.Count) and isinstance(function.this, exp.Distinct)
+    return _distinct_count if counts else None
 
 
 def window_forms(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
@@ -53,15 +63,9 @@ def window_forms(tree: exp.Expr, *, ctx: PassContext) -> exp.Expr:
     >>> window_forms(tree, ctx=PassContext()).sql("spark")
     'SIZE(COLLECT_SET(x) OVER (PARTITION BY a, b)) <= 2'
     """
-    for window in list(tree.find_all(exp.Window)):
+    for window in tree.find_all(exp.Window):
         problem = placement_problem(window, ctx.item_kind, ctx.policy.allow_aggregates)
         if problem is not None:
             raise policy_error(ctx, problem, window)
         _sorted_keys(window)
-        replaced = _distinct_count(window)
-        if replaced is None:
-            continue
-        if window is tree:
-            return replaced
-        window.replace(replaced)
-    return tree
+    return rewrite_innermost(tree, _counts_distinct, ctx)
