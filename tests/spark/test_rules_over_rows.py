@@ -134,6 +134,7 @@ def test_keep_one_puts_each_row_in_exactly_the_outputs_its_rules_say(
     assert valid == set(range(10))
     assert sorted(quarantined) == list(range(10, 2000))  # every other row, once
     assert (summary.valid_rows, summary.quarantined_rows) == (10, 1990)
+    assert run.window_keys == (("cust",),) and not run.codes_frame.is_cached  # kept, then freed
     # a customer's key is in both outputs: its kept order and its others
     again = run_quality(spark.createDataFrame(rows, SCHEMA).repartition(5), suite, run_id="s")
     assert {r.id for r in again.valid.collect()} == valid

@@ -249,3 +249,14 @@ def test_builders_write_rule_text_that_compiles() -> None:
 def test_builders_refuse_what_is_not_a_rule(build, needle: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ModelError, match=needle):
         build()
+
+
+def test_explain_shows_what_a_rule_costs() -> None:
+    from quality_py import explain_rules
+
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "is_unique(b, a)")])])
+    (explained,) = explain_rules(suite)
+    assert explained.costs == (
+        "a shuffle and sort of the input on (a, b), shared with every rule over the same keys",
+    )
+    assert "  costs:    a shuffle and sort of the input on (a, b)" in explained.format()
