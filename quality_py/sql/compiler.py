@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, PolicyError, QualityError, RuleSyntaxError
+from quality_py.errors import ModelError, QualityError, RuleSyntaxError
 from quality_py.model.ids import Id
 from quality_py.model.layout import ResultLayout
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
@@ -44,6 +44,7 @@ from quality_py.sql.parse import (
 )
 from quality_py.sql.passes import run_passes
 from quality_py.sql.shapes import Shape
+from quality_py.sql.suite_bounds import past_bounds
 
 #: Spark's type (DDL) of a SQL expression over the input, None when it does not analyse.
 TypeOracle = Callable[[str], "str | None"]
@@ -394,71 +395,14 @@ def compile_suite(
             )
             if done is not None:
                 compiled.append(done)
-    _few_subqueries(compiled, policy, issues)
-    _few_partitionings(compiled, policy, issues)
+    for past, error in past_bounds(compiled, policy):
+        if issues is None:
+            raise error
+        issues.append(CompileIssue(error, "rule", past.rule_id, past.source))
     outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
     return CompiledSuite(
         suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())
     )
-
-
-def _first_past(
-    rules: list[CompiledRule],
-    past: Callable[[CompiledRule], bool],
-    message: str,
-    issues: list[CompileIssue] | None,
-) -> None:
-    """Refuse the first rule for which ``past`` (fed every rule in order, so it may count) says
-    the suite is past a bound of its policy, with ``message``."""
-    for rule in rules:
-        if not past(rule):
-            continue
-        error = PolicyError(message, item_id=rule.rule_id, source=rule.source)
-        if issues is None:
-            raise error
-        issues.append(CompileIssue(error, "rule", rule.rule_id, rule.source))
-        return
-
-
-def _few_subqueries(
-    rules: list[CompiledRule], policy: RulePolicy, issues: list[CompileIssue] | None
-) -> None:
-    """Refuse the rule by which a suite's subqueries pass ``policy.max_subqueries``: each is a
-    join in the suite's one plan, and too many end the JVM (a stack overflow in an executor)."""
-    total = [0]
-
-    def past(rule: CompiledRule) -> bool:
-        total[0] += sum(1 for _ in rule.tree.find_all(exp.Select))
-        return total[0] > policy.max_subqueries
-
-    message = (
-        f"the suite's rules hold more than {policy.max_subqueries} subqueries (lookups, maps, "
-        "IN and EXISTS over views) by this rule: Spark joins each into the suite's one plan, "
-        "and too many overflow an executor's stack and end the JVM; join the reference data "
-        "into the input first, or split the suite"
-    )
-    _first_past(rules, past, message, issues)
-
-
-def _few_partitionings(
-    rules: list[CompiledRule], policy: RulePolicy, issues: list[CompileIssue] | None
-) -> None:
-    """Refuse the rule by which a suite's distinct window key sets pass
-    ``policy.max_window_keys``: each is one shuffle and sort of the whole input."""
-    from quality_py.sql.windows import key_sets
-
-    seen: set[tuple[str, ...]] = set()
-
-    def past(rule: CompiledRule) -> bool:
-        seen.update(key_sets(rule.tree))
-        return len(seen) > policy.max_window_keys
-
-    message = (
-        f"the suite's rules partition the input by more than {policy.max_window_keys} "
-        "different key sets by this rule (OVER (PARTITION BY ...), is_unique): each is a "
-        "shuffle and sort of the whole input; share key sets between rules, or split the suite"
-    )
-    _first_past(rules, past, message, issues)
 
 
 def _compile_rule(
