@@ -156,7 +156,14 @@ def _check(text: str) -> None:
         assert re.findall(r"from\s+(\w+)", lowered) and all(
             t in ("airlines", "airports") for t in re.findall(r"from\s+([\w.`/]+)", lowered)
         ), (text, sql)
-    assert " over (" not in lowered and " using " not in lowered, (text, sql)
+    assert " using " not in lowered, (text, sql)
+    # windows (rules over more than one row): each partitions by a key, none has a frame or
+    # reads a neighbour row or collects rows (docs/rules-over-rows.md)
+    for window in re.finditer(r"\bover\s*\(", lowered):
+        assert lowered[window.end() :].lstrip().startswith("partition by"), (text, sql)
+    assert not re.search(r"\b(rows|range)\s+between\b", lowered), (text, sql)
+    neighbours = r"\b(lag|lead|first_value|last_value|nth_value|collect_list|array_agg)\s*\("
+    assert not re.search(neighbours, lowered), (text, sql)
 
 
 # derandomized in CI so a run is repeatable; the slow run below explores freely
