@@ -134,7 +134,7 @@ def test_keep_one_puts_each_row_in_exactly_the_outputs_its_rules_say(
     assert valid == set(range(10))
     assert sorted(quarantined) == list(range(10, 2000))  # every other row, once
     assert (summary.valid_rows, summary.quarantined_rows) == (10, 1990)
-    assert run.window_keys == (("cust",),) and not run.codes_frame.is_cached  # kept, then freed
+    assert run.window_keys == (("`cust`",),) and not run.codes_frame.is_cached
     # a customer's key is in both outputs: its kept order and its others
     again = run_quality(spark.createDataFrame(rows, SCHEMA).repartition(5), suite, run_id="s")
     assert {r.id for r in again.valid.collect()} == valid
@@ -184,3 +184,18 @@ def test_a_rule_table_holds_the_same_text(spark: Any) -> None:
     rows = checked.select("id", "DataQuality.ruleResults").collect()
     for i, text in enumerate(texts):
         assert {r.id for r in rows if r.ruleResults[i] == FAILED} == CASES[text], text
+
+
+def test_rule_runner_orders_ties_by_the_schema_it_is_given(spark: Any) -> None:
+    from quality_py import rule_runner
+
+    suite = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(2, 1), [Rule(Id(3, 1), keep_one_rule("cust", order_by="t DESC"))])],
+    )
+    with pytest.raises(ModelError, match="pass schema=df"):
+        rule_runner(suite)
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    rows = df.select("id", rule_runner(suite, schema=df, layout="compact")).collect()
+    # as in CASES: a keeps 3, b keeps 4 (the tie with 5 broken by id), null customers pass
+    assert {r.id for r in rows if r.DataQuality.overallResult == FAILED} == {1, 2, 5}
