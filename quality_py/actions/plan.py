@@ -59,6 +59,9 @@ class RunPlan:
     #: the input with every rule's value and code (what ``flagged`` is computed from): the
     #: frame kept once computed when the rules see more than one row
     codes_frame: Any = None
+    #: whether a rule sums or averages over a window (its last bits depend on the order rows
+    #: arrive in, so every job must read one computation of it)
+    window_sums: bool = False
 
     @property
     def input_columns(self) -> list[str]:

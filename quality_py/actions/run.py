@@ -58,6 +58,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 from quality_py.sql.compiler import CompiledSuite
+from quality_py.sql.windows import key_sets, sums_over_windows
 
 if TYPE_CHECKING:
     from quality_py.actions.sql_checks import SqlCheck
@@ -232,6 +233,7 @@ def run_quality(
             error_rates=error_rates,
             window_keys=window_keys(staged.compiled),
             codes_frame=staged.frame,
+            window_sums=any(sums_over_windows(r.tree) for r in staged.compiled.rules),
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
             run = replace(run, precheck=_precheck(run, keys))
@@ -240,8 +242,6 @@ def run_quality(
 
 def window_keys(compiled: CompiledSuite) -> tuple[tuple[str, ...], ...]:
     """The distinct key sets the compiled rules partition their input by, sorted."""
-    from quality_py.sql.windows import key_sets
-
     found: set[tuple[str, ...]] = set()
     for rule in compiled.rules:
         found |= key_sets(rule.tree)

@@ -56,6 +56,28 @@ def needs_total_order(tree: exp.Expr) -> bool:
     return any(isinstance(window_function(w), ORDER_SENSITIVE) for w in tree.find_all(exp.Window))
 
 
+#: Window aggregates whose floating-point value depends on the order rows are added in.
+_SUMS = frozenset({"sum", "avg", "mean", "try_sum", "try_avg"})
+
+
+def sums_over_windows(tree: exp.Expr) -> bool:
+    """Whether ``tree`` sums or averages over a window: in floating point the last bits depend
+    on the order the partition's rows arrive in, which two jobs over the same data may not share.
+
+    >>> from quality_py.sql.parse import parse_expression
+    >>> sums_over_windows(parse_expression("sum(x) OVER (PARTITION BY k) <= 10"))
+    True
+    >>> sums_over_windows(parse_expression("max(x) OVER (PARTITION BY k) <= 10"))
+    False
+    """
+    for window in tree.find_all(exp.Window):
+        function = window_function(window)
+        name = str(function.this) if isinstance(function, exp.Anonymous) else function.key
+        if name.lower() in _SUMS or isinstance(function, (exp.Sum, exp.Avg)):
+            return True
+    return False
+
+
 def with_total_order(tree: exp.Expr, columns: Sequence[tuple[str, bool]]) -> exp.Expr:
     """A copy of ``tree`` whose ``row_number``/``ntile`` windows also order by the row's
     values: ``columns`` are the input's column names, each with whether Spark can order it
