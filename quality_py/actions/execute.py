@@ -105,22 +105,22 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
 
 @contextmanager
 def computed_once(plan: RunPlan) -> Iterator[None]:
-    """While a run's jobs read its rows (the quarantine write, the valid write, the SQL checks),
-    keep the rule codes once computed when the rules see more than one row and the jobs would
-    otherwise repeat enough shuffles to pay for it: several key sets (each a shuffle and sort of
-    the input), or SQL checks reading the rows again; and always when a rule sums or averages
-    over a window, whose floating-point value may differ in its last bits between two jobs
-    (rows arrive in another order) and so put a row at its limit in both outputs or in
-    neither. What is kept is the input with each rule's
-    value and code, not the data-quality struct (which the valid job never builds). Measured
-    (medians of three, local[2]): the flights main job (336,776 rows, three key sets, two SQL
-    checks) took 18.0 s keeping the codes, 26.6 s computing them in each job and 21.1 s keeping
-    the struct too; one key set and the two writes alone (benchmarks/bench_rows.py, 1M rows) ran
-    0-20 % faster computing again, so those are not kept. Spark keeps the rows in memory and on
-    disk and recomputes a lost part from the input, identically (``row_number`` is ordered
-    totally: :mod:`quality_py.sql.windows`). A platform that keeps no DataFrame (Databricks
-    serverless refuses ``persist``) computes them again in each job, to the same rows (sums and
-    averages over a window to the same value up to their last bits)."""
+    """While a run's jobs read its rows (the quarantine write, the valid write, the SQL
+    checks), keep the rule codes once computed when the rules see more than one row and the
+    jobs would otherwise repeat enough shuffles to pay for it: several key sets (each a shuffle
+    and sort of the input), or SQL checks reading the rows again; and always when a rule sums
+    or averages over a window, whose floating-point value may differ in its last bits between
+    two jobs (rows arrive in another order) and so put a row at its limit in both outputs or in
+    neither. What is kept is the input with each rule's value and code, not the data-quality
+    struct (which the valid job never builds). Measured (medians of three, local[2]): the
+    flights main job (336,776 rows, three key sets, two SQL checks) took 18.0 s keeping the
+    codes, 26.6 s computing them in each job and 21.1 s keeping the struct too; one key set and
+    the two writes alone (benchmarks/bench_rows.py, 1M rows) ran 0-20 % faster computing again,
+    so those are not kept. Spark keeps the rows in memory and on disk and recomputes a lost
+    part from the input, identically (``row_number`` is ordered totally:
+    :mod:`quality_py.sql.windows`). A platform that keeps no DataFrame (Databricks serverless
+    refuses ``persist``) computes them again in each job, to the same rows (sums and averages
+    over a window to the same value up to their last bits)."""
     pays = len(plan.window_keys) > 1 or plan.sql_checks or plan.window_sums
     if not plan.window_keys or not pays:
         yield

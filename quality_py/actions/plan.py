@@ -54,7 +54,7 @@ class RunPlan:
     #: the dataset checks as the precheck found them (``fail`` checks), when it ran
     precheck: VerificationResult | None = None
     #: the key sets the rules partition the input by (rules that see more than one row): each
-    #: is a shuffle, so the execution computes the flagged rows once for all its jobs
+    #: is a shuffle, which the execution computes once for all its jobs where that pays
     window_keys: tuple[tuple[str, ...], ...] = ()
     #: the input with every rule's value and code (what ``flagged`` is computed from): the
     #: frame kept once computed when the rules see more than one row
