@@ -199,3 +199,40 @@ def test_rule_runner_orders_ties_by_the_schema_it_is_given(spark: Any) -> None:
     rows = df.select("id", rule_runner(suite, schema=df, layout="compact")).collect()
     # as in CASES: a keeps 3, b keeps 4 (the tie with 5 broken by id), null customers pass
     assert {r.id for r in rows if r.DataQuality.overallResult == FAILED} == {1, 2, 5}
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_every_window_function_the_policy_allows_completes_on_adversarial_data(
+    spark: Any, ansi: str
+) -> None:
+    from quality_py.sql.allowed.windows import RANKING, WINDOW_AGGREGATES
+
+    # derived from the catalogue: each aggregate over extreme bigints (a sum that overflows),
+    # NaN and infinities, nulls; each ranking function over ties and nulls
+    spark_names = {"logical_and": "bool_and", "logical_or": "bool_or"}
+    booleans = {"count_if", "logical_and", "logical_or", "every", "some"}
+    texts = [
+        f"{spark_names.get(n, n)}({'b' if n in booleans else 'l'}) OVER (PARTITION BY k) IS NULL"
+        for n in sorted(WINDOW_AGGREGATES)
+    ]
+    texts += [f"{n}({'3' if n == 'ntile' else ''}) OVER (PARTITION BY k ORDER BY d) = 1"
+              for n in sorted(RANKING.values())]  # fmt: skip
+    texts += ["avg(d) OVER (PARTITION BY k) > 0", "count(DISTINCT d) OVER (PARTITION BY k) > 1"]
+    big = 9223372036854775807
+    rows = [(1, big, NAN, True), (1, big, float("inf"), None), (1, 1, None, False),
+            (2, None, float("-inf"), None), (None, 5, 0.0, True)]  # fmt: skip
+    df = spark.createDataFrame(rows, "k INT, l BIGINT, d DOUBLE, b BOOLEAN")
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        checked = add_data_quality(df, _suite(texts), layout="compact")
+        got = checked.select("k", "DataQuality.ruleResults").collect()
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)
+    assert len(got) == 5 and all(len(r.ruleResults) == len(texts) for r in got)
+    # by hand: key 1's bigint sum overflows in any order (all positive), so try_sum gives null
+    # and "sum(l) ... IS NULL" passes; key 2 sums no value (null): passes; the null key sums 5
+    total = texts.index("sum(l) OVER (PARTITION BY k) IS NULL")
+    assert sorted((r.k is None, r.ruleResults[total] == FAILED) for r in got) == [
+        (False, False), (False, False), (False, False), (False, False), (True, True),
+    ]  # fmt: skip
