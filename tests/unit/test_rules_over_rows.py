@@ -134,6 +134,9 @@ def test_membership_refuses_what_it_cannot_run() -> None:
         _compile("in_reference('planes', 'tailnum', tailnum)")
     assert err.value.code == "POLICY" and "no view 'planes' is allowed" in err.value.message
     policy = RulePolicy().with_views("planes")
+    with pytest.raises(LibraryFunctionError, match=r"no view 'plane' is allowed for these rules "
+                       r"\(did you mean 'planes'\?\)"):  # fmt: skip
+        _compile("in_reference('plane', 'tailnum', tailnum)", policy)
     for text in ("in_reference('planes', tailnum)", "in_reference('planes', tailnum, tailnum)",
                  "in_reference(planes, 'tailnum', tailnum)", "is_unique()"):  # fmt: skip
         with pytest.raises(LibraryFunctionError) as err:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from quality_py.errors import did_you_mean
 from quality_py.sql.allowed.key_types import KEY_TYPE, compatible
 from quality_py.sql.build import paren, to_sql
 from quality_py.sql.context import PassContext
@@ -90,8 +91,9 @@ def _reference(
     if view.lower() not in ctx.policy.allowed_views:
         raise library_error(
             ctx,
-            f"{fn}: no view {view!r} is allowed for these rules (register it as reference data "
-            "and allow it in the policy: policy.with_views(...))",
+            f"{fn}: no view {view!r} is allowed for these rules"
+            f"{did_you_mean(view.lower(), ctx.policy.allowed_views)} (register it as reference "
+            "data and allow it in the policy: policy.with_views(...))",
             args[0],
             "POLICY",
         )
