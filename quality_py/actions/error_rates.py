@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ErrorRates:
     """Alert thresholds: the share of input rows quarantined by the run, and per rule (by id,
-    any version, or ``"id.version"``) the share of input rows failing it.
+    any version, or ``"id.version"``) the share of input rows failing it. A share alerts when
+    it exceeds its threshold; ``inclusive``: when it reaches it and at least one row counts (as
+    Spark-Expectations' ``error_drop_threshold`` does).
 
     >>> ErrorRates(run=0.05, rules={101: 0.01}).rules
     {'101': 0.01}
@@ -26,6 +28,18 @@ class ErrorRates:
 
     run: float | None = field(default=None, metadata=numeric(0, 1, optional=True))
     rules: Mapping[str, float] = field(default_factory=dict)
+    inclusive: bool = False
+
+    @property
+    def _verb(self) -> str:
+        return "reaches" if self.inclusive else "exceeds"
+
+    @property
+    def _at(self) -> str:
+        return "at or over" if self.inclusive else "over"
+
+    def _over(self, count: int, rate: float, limit: float) -> bool:
+        return count > 0 and rate >= limit if self.inclusive else rate > limit
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -52,10 +66,11 @@ class ErrorRates:
         rows = summary.input_rows or 0
         if self.run is not None and rows and summary.quarantined_rows is not None:
             rate = summary.quarantined_rows / rows
-            if rate > self.run:
+            if self._over(summary.quarantined_rows, rate, self.run):
                 out.append(
                     Metric("alert", "run", "quarantined_share", rate, "failed",
-                           f"error rate {rate:.4f} of the run exceeds {self.run}", group="warning")
+                           f"error rate {rate:.4f} of the run {self._verb} {self.run}",
+                           group="warning")
                 )  # fmt: skip
         stats = summary.rules.rules if summary.rules is not None else ()
         for r in stats:
@@ -65,10 +80,10 @@ class ErrorRates:
             if limit is None or not rows:
                 continue
             rate = failing / rows
-            if rate > limit:
+            if self._over(failing, rate, limit):
                 out.append(
                     Metric("alert", full, "failed_share", rate, "failed",
-                           f"rule {full} fails {rate:.4f} of the rows, over {limit}",
+                           f"rule {full} fails {rate:.4f} of the rows, {self._at} {limit}",
                            group="warning")
                 )  # fmt: skip
         return out

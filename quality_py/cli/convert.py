@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from quality_py.actions.sql_checks import FRAMES
 from quality_py.cli.common import job_of
-from quality_py.errors import RulesetFormatError
+from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import is_yaml
 from quality_py.io.tables import (
@@ -22,6 +23,8 @@ from quality_py.io.yaml_rulesets import dumps_ruleset
 from quality_py.jobs.prepare import open_session
 from quality_py.model.rules import RuleSuite
 from quality_py.model.yaml_text import dump_yaml
+from quality_py.sql.check_queries import checked_query
+from quality_py.validation import validate
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
 
@@ -145,14 +148,48 @@ def convert_command(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    """``convert --from dqx|spark-expectations|sodacl SOURCE DEST.yaml``: no Spark needed."""
+    """``convert --from dqx|spark-expectations|sodacl SOURCE DEST.yaml``: the ruleset is
+    written, then validated as ``validate`` would (the same policy and compiler; against the
+    data's schema with ``--schema`` or ``--input``): exit 1 when something mapped would be
+    refused, each refusal listed."""
     if not is_yaml(args.dest):
         raise RulesetFormatError(
             f"an import writes a YAML ruleset: {args.dest} is not .yaml", item_kind="ruleset"
         )
     text = Path(args.source).read_text(encoding="utf-8")
-    result = import_text(text, args.from_format, str(args.source))
+    result = import_text(
+        text,
+        args.from_format,
+        str(args.source),
+        dqx_version=getattr(args, "dqx_version", None),
+        dq_env=getattr(args, "dq_env", None),
+    )
     Path(args.dest).write_text(result.text, encoding="utf-8")
     print(result.summary())
     print(f"wrote {args.dest}")
+    refused = converted_refusals(args)
+    if refused:
+        print(f"{len(refused)} converted item(s) would be refused by validate and run:")
+        for line in refused:
+            print(f"  {line}")
+        return 1
+    print("validated: every converted rule and check passes validate")
     return 0
+
+
+def converted_refusals(args: argparse.Namespace) -> list[str]:
+    """What ``validate`` refuses in the converted ruleset at ``args.dest`` (rules, dataset
+    checks, SQL checks), under the policy a run of it would have."""
+    prepared = job_of(args, ruleset=args.dest).prepare(compile=False)
+    frame = prepared.frame
+    schema = frame if getattr(args, "input", None) else frame.schema if frame is not None else None
+    ruleset = prepared.ruleset
+    checks = ruleset.checks if ruleset is not None else ()
+    report = validate(prepared.suite, schema, spark=prepared.spark, checks=checks)
+    out = [f.describe(report.names.get(f.item_id)) for f in report.errors]
+    for check in ruleset.sql_checks if ruleset is not None else ():
+        try:
+            checked_query(check.name, check.sql, check.on, FRAMES, prepared.suite.policy)
+        except QualityError as err:
+            out.append(f"SQL check {check.name!r}: {err.message}")
+    return out

@@ -297,8 +297,20 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         dest="from_format",
         choices=IMPORT_FORMATS,
         help="SOURCE is another tool's rules (DQX checks YAML, Spark-Expectations rules YAML/JSON "
-        "or CSV, a SodaCL file): write them as our YAML ruleset and list what did not map",
+        "or CSV, a SodaCL file): write them as our YAML ruleset, list what did not map and "
+        "validate the result (exit 1 when validate would refuse something converted)",
     )
+    c.add_argument(
+        "--dqx-version",
+        help="with --from dqx: the DQX version whose meaning applies (default 0.16: a bare "
+        "string is an expression, a text literal is quoted, e.g. \"'active'\"; before 0.16 the "
+        "entries of allowed/forbidden lists were literals)",
+    )
+    c.add_argument(
+        "--dq-env",
+        help="with --from spark-expectations: the dq_env environment whose defaults apply",
+    )
+    _with_data(c)
     _spark(c)
     c.set_defaults(func=convert_command)
 

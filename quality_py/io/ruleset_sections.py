@@ -158,11 +158,17 @@ def error_rates_from_node(node: yaml.Node | None, origin: str) -> ErrorRates | N
     spec = _value(node)
     if spec is None:
         return None
-    if not isinstance(spec, dict) or set(spec) - {"run", "rules"}:
-        raise _error(origin, node, "'error_rates' takes run: SHARE and rules: {ID: SHARE}")
+    if not isinstance(spec, dict) or set(spec) - {"run", "rules", "inclusive"}:
+        raise _error(
+            origin,
+            node,
+            "'error_rates' takes run: SHARE, rules: {ID: SHARE} and inclusive: true or false",
+        )
     assert node is not None  # a value came from it
+    if not isinstance(spec.get("inclusive", False), bool):
+        raise _error(origin, node, "error_rates: inclusive is true or false")
     try:
-        return ErrorRates(spec.get("run"), spec.get("rules") or {})
+        return ErrorRates(spec.get("run"), spec.get("rules") or {}, spec.get("inclusive", False))
     except ModelError as err:
         parameter = str(getattr(err, "parameter", ""))
         at = _value_node(node, parameter) or node

@@ -83,7 +83,7 @@ KEYS: dict[str, frozenset[str]] = {
     "check": frozenset({"level", "description", "action_if_failed", "constraints"}),
     "anomaly check": frozenset({"name", "metric", "level", "tags", "window", "strategy"}),
     "sql check": frozenset({"name", "sql", "on", "assertion", "level"}),
-    "error rates": frozenset({"run", "rules"}),
+    "error rates": frozenset({"run", "rules", "inclusive"}),
 }
 
 
@@ -181,6 +181,13 @@ def _anomalies() -> dict[str, Any]:
     }
 
 
+_ERROR_RATES_PROPS = {
+    "run": _NUMBER,
+    "rules": {"type": "object", "additionalProperties": _NUMBER},
+    "inclusive": {"type": "boolean"},
+}
+
+
 def _sections() -> dict[str, Any]:
     """The schema of each top-level key of a ruleset."""
     described = {"description": _TEXT}
@@ -250,11 +257,7 @@ def _sections() -> dict[str, Any]:
                 ["sql"],
             ),
         },
-        "error_rates": _item(
-            "error rates",
-            {"run": _NUMBER, "rules": {"type": "object", "additionalProperties": _NUMBER}},
-            [],
-        ),
+        "error_rates": _item("error rates", _ERROR_RATES_PROPS, []),
     }
     assert set(sections) == KEYS["ruleset"]
     return sections

@@ -1,15 +1,18 @@
-"""Imported rules mean what they meant in their tool: the DQX fixture's rules fail exactly the
-rows DQX's documented semantics fail (computed in Python, row by row: nulls pass the range,
-list and regex checks, negated SQL expressions fail where the expression holds), and the SodaCL
-fixture's checks pass and fail as Soda's definitions say on a table built for them."""
+"""Imported rules mean what they meant in their tool, on data: the DQX fixture's rules fail
+exactly the rows DQX flags (each function's condition read off DQX's check_funcs.py, worked out
+here in Python row by row), and the SodaCL fixture's checks get the values Soda's SQL gives
+(worked out by hand from the rows, per soda-core v3.5.6's definitions cited in
+tests/unit/test_imports.py)."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from quality_py import RulePolicy, add_data_quality
+from quality_py.actions.sql_checks import run_sql_checks
 from quality_py.dataset.checks import verify
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import loads_ruleset_file
@@ -21,50 +24,66 @@ ROWS = [
     (None, 12, "", None, "z", "it's"),
     (4, None, None, "", " ", "Q"),
     (2, 2, "x", None, "", None),
-    (9, 3, "x", "y", "z", "b"),
+    (2, 2, "x", "y", "z", "B"),
 ]
+CODES = ["a", "b", "Q"]
 
 
 def dqx_fails(row: tuple[Any, ...]) -> list[bool]:
-    """Which imported rule each row fails, by DQX's documented meaning."""
+    """Which imported rule each row fails, by DQX's definitions (a null condition flags
+    nothing; a filter that is not true leaves the row unchecked)."""
     c1, c2, c3, c4, c5, c6 = row
+    keys = Counter((r[0], r[1]) for r in ROWS if r[0] is not None and r[1] is not None)
+    groups = Counter(r[2] for r in ROWS)
     return [
         c3 is None or c3 == "",  # is_not_null_and_not_empty(col3)
         c1 is None,
         c2 is None,  # is_not_null for_each_column
-        # filter col1 < 3: rows outside the filter are not checked (a null col1 is outside)
-        c1 is not None and c1 < 3 and (c4 is None or c4 == ""),
+        c1 is not None and c1 < 3 and (c4 is None or c4 == ""),  # filter col1 < 3
         c5 is None or c5 == "",
         c2 is not None and not 1 <= c2 <= 10,  # is_in_range: null passes
         c6 is not None and c6 not in ("a", "b", "it's"),  # is_in_list: null passes
         c6 is not None and not re.search("^[a-z]+$", c6),  # regex_match: null passes
         c1 is not None and c2 is not None and c1 > c2,  # sql_expression negated
+        c1 is not None and c2 is not None and keys[(c1, c2)] > 1,  # is_unique, nulls distinct
+        c6 is not None and c6 not in CODES,  # foreign_key: a null key is skipped
+        c1 is not None and c2 is not None and not c1 <= c2 <= c1 * 3,  # limits from columns
+        c6 is not None and c6.lower() not in ("a", "b"),  # case_sensitive: false
+        groups[c3] > 2,  # count per col3 (nulls one group) over 2
     ]
 
 
 def test_dqx_rules_fail_the_rows_dqx_reports(spark: Any) -> None:
     result = import_text((HERE / "dqx_checks.yml").read_text(), "dqx", "dqx_checks.yml")
-    suite = loads_ruleset_file(result.text, variables={}).suite
+    ruleset = loads_ruleset_file(result.text, variables={})
+    suite = ruleset.suite.with_policy(RulePolicy().with_views("codes"))
+    spark.createDataFrame([(c,) for c in CODES], "code string").createOrReplaceTempView("codes")
     df = spark.createDataFrame(
-        ROWS, "col1 int, col2 int, col3 string, col4 string, col5 string, col6 string"
+        [(i, *r) for i, r in enumerate(ROWS)],
+        "i int, col1 int, col2 int, col3 string, col4 string, col5 string, col6 string",
     )
     ids = [r.id.packed for _, r in suite.iter_rules()]
     (set_id,) = [rs.id.packed for rs in suite.rule_sets]
     got = []
-    for row in df.transform(lambda d: add_data_quality(d, suite)).collect():
+    checked = df.transform(lambda d: add_data_quality(d, suite))
+    for row in checked.orderBy("i").collect():  # windows move rows: align them with ROWS
         codes = row.DataQuality.ruleSetResults[set_id].ruleResults
         got.append([codes[i] == 0 for i in ids])
     assert got == [dqx_fails(r) for r in ROWS]
+    (check,) = ruleset.sql_checks  # count(*) = 5 is not over 1000
+    (metric,) = run_sql_checks([check], {"source": df}, RulePolicy())
+    assert metric.status == "passed"
 
 
 def test_sodacl_checks_judge_as_soda_does(spark: Any) -> None:
     result = import_text((HERE / "soda_checks.yml").read_text(), "sodacl", "soda_checks.yml")
-    checks = loads_ruleset_file(result.text, variables={}).checks
+    ruleset = loads_ruleset_file(result.text, variables={})
     rows = [
         ("a@x.io", "1", "DE", 30, "a@x.io"),
         ("b@x.io", "2", "FR", 25, "not an address"),
         ("c@x.io", "3", "XX", 130, "c@x.io"),
-        ("d@x.io", "3", "US", 40, None),
+        ("d@x.io", "3", "US", -40, None),
+        (None, None, None, 35, "x@y"),
     ]
     df = spark.createDataFrame(
         rows, "email string, phone string, country string, age int, email_address string"
@@ -72,20 +91,34 @@ def test_sodacl_checks_judge_as_soda_does(spark: Any) -> None:
     spark.createDataFrame([("DE",), ("FR",), ("US",)], "code string").createOrReplaceTempView(
         "dim_country"
     )
-    policy = RulePolicy().with_views("dim_country")  # the run's policy allows the view
-    outcome = {r.constraint: r.passed for r in verify(df, checks, policy=policy).results}
-    # by hand, per Soda's definitions: 4 rows; no email missing; phone 3 twice; one address
-    # invalid; XX is no valid country and no dim_country code; age 130 > 120; mean age 56.25 in
-    # [20, 60]; no phone missing; age is int, email string
+    policy = RulePolicy().with_views("dim_country")
+    metrics = run_sql_checks(ruleset.sql_checks, {"source": df}, policy)
+    outcome = {m.entity: m.status == "passed" for m in metrics}
+    # by hand, per Soda's SQL: 5 rows; one email missing; phone '3' twice (the null phone is
+    # no key); 'not an address' has no @ (the null address is missing, not invalid); XX is not
+    # a valid country (the null country is missing); max age 130 > 120; mean age 36 in [20, 60];
+    # one phone of 5 missing: 20.0 % is not under 5
     assert outcome == {
-        "size > 0": True,
-        "email is complete": True,
-        "phone is unique": False,
-        "email_address is valid": False,
-        "country in ['DE', 'FR', 'US']": False,
-        "max(age)": False,
-        "mean(age)": True,
-        "phone completeness": True,
-        "schema has age int, email string": True,
-        "[country] in dim_country[code]": False,
+        "row_count_0": True,
+        "missing_count_email_0": False,
+        "duplicate_count_phone_0": False,
+        "invalid_count_email_address_0": False,
+        "invalid_count_country_0": False,
+        "max_age_120": False,
+        "avg_age_between_20_and_60": True,
+        "missing_percent_phone_5": False,
     }
+    (schema,) = verify(df, ruleset.checks, policy=policy).results
+    assert schema.passed
+    suite = ruleset.suite.with_policy(policy)
+    ids = [r.id.packed for _, r in suite.iter_rules()]
+    (set_id,) = [rs.id.packed for rs in suite.rule_sets]
+    checked = df.transform(lambda d: add_data_quality(d, suite)).orderBy("age")
+    by_age = {
+        row.age: [row.DataQuality.ruleSetResults[set_id].ruleResults[i] == 0 for i in ids]
+        for row in checked.collect()
+    }
+    got = [by_age[r[3]] for r in rows]
+    # failed rows WHERE age < 0 (the fourth row); reference: XX is not in dim_country, the null
+    # country is skipped
+    assert got == [[False, False], [False, False], [False, True], [True, False], [False, False]]

@@ -111,7 +111,7 @@ def test_spark_expectations_csv_of_any_shape(rows: list[list[str]]) -> None:
          "spark-expectations", "r.csv", "r.csv:2: this CSV row is malformed: field larger"),
         ("rules: {rule: r}\n", "spark-expectations", "r.yaml", "r.yaml:1: rules is malformed"),
         ("- 1\n- 2\n", "spark-expectations", "r.yaml", "r.yaml:1: the rules file is malformed"),
-        ("rules:\n  - {rule: r, expectation: a > 0, enable_error_drop_alert: true, "
+        ("rules:\n  - {rule: r, rule_type: row_dq, expectation: a > 0, enable_error_drop_alert: true, "
          "error_drop_threshold: .nan}\n", "spark-expectations", "r.yaml",
          "r.yaml:2: this rule is malformed: error_drop_threshold must be a finite number"),
         ("checks for t: {row_count > 0: x}\n", "sodacl", "s.yml",

@@ -14,6 +14,9 @@ the same policy as rules written here).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.io.imports import dqx, soda, spark_expectations
 from quality_py.io.imports.common import FORMATS, SHAPE_ERRORS, ImportResult, Unmapped, malformed
@@ -22,12 +25,25 @@ __all__ = ["FORMATS", "ImportResult", "Unmapped", "import_text"]
 
 #: The largest foreign rules file read (a rules file is kilobytes; this bounds the work).
 MAX_CHARS = 10_000_000
-_READERS = {"dqx": dqx.read, "spark-expectations": spark_expectations.read, "sodacl": soda.read}
 
 
-def import_text(text: str, kind: str, origin: str = "<string>") -> ImportResult:
-    """The ruleset of ``text`` written for ``kind`` (one of :data:`FORMATS`)."""
-    if kind not in _READERS:
+def import_text(
+    text: str,
+    kind: str,
+    origin: str = "<string>",
+    *,
+    dqx_version: str | None = None,
+    dq_env: str | None = None,
+) -> ImportResult:
+    """The ruleset of ``text`` written for ``kind`` (one of :data:`FORMATS`), with the meaning
+    of DQX ``dqx_version`` (default: the newest read, see the summary's note) and the defaults
+    of the Spark-Expectations environment ``dq_env``."""
+    readers: dict[str, Callable[[str, str], ImportResult]] = {
+        "dqx": partial(dqx.read, version=dqx.parse_version(dqx_version)),
+        "spark-expectations": partial(spark_expectations.read, env=dq_env),
+        "sodacl": soda.read,
+    }
+    if kind not in readers:
         raise RulesetFormatError(
             f"cannot import {kind!r}: use one of {', '.join(FORMATS)}", item_kind="ruleset"
         )
@@ -38,7 +54,7 @@ def import_text(text: str, kind: str, origin: str = "<string>") -> ImportResult:
             item_kind="ruleset",
         )
     try:
-        return _READERS[kind](text, origin)
+        return readers[kind](text, origin)
     except QualityError:
         raise
     except RecursionError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -43,6 +43,7 @@ class Draft:
     sql_checks: list[dict[str, Any]] = field(default_factory=list)
     error_rates: dict[int, float] = field(default_factory=dict)
     unmapped: list[Unmapped] = field(default_factory=list)
+    inclusive_rates: bool = False
     _names: set[str] = field(default_factory=set)
 
     def name(self, wanted: str) -> str:
@@ -87,13 +88,25 @@ class ImportResult:
     unmapped: tuple[Unmapped, ...]
     rules: int
     checks: int
+    notes: tuple[str, ...] = ()
+
+    def with_note(self, note: str) -> ImportResult:
+        """The same result with ``note`` (which meaning was applied, ...) added."""
+        return replace(self, notes=(*self.notes, note))
 
     def summary(self) -> str:
-        """One line, then one line per item left out."""
+        """One line, then one line per item left out.
+
+        >>> print(ImportResult("", (Unmapped(3, "x", "why"),), 2, 1, ("DQX 0.16",)).summary())
+        mapped 2 rules and 1 dataset or SQL checks; 1 item(s) not mapped (DQX 0.16)
+          line 3: x (why)
+        """
         head = (
             f"mapped {self.rules} rules and {self.checks} dataset or SQL checks; "
             f"{len(self.unmapped)} item(s) not mapped"
         )
+        if self.notes:
+            head += f" ({'; '.join(self.notes)})"
         return "\n".join([head, *(f"  {u}" for u in self.unmapped)])
 
 
@@ -116,6 +129,8 @@ def assemble(draft: Draft, suite_name: str) -> ImportResult:
         doc["sql_checks"] = draft.sql_checks
     if draft.error_rates:
         doc["error_rates"] = {"rules": draft.error_rates}
+        if draft.inclusive_rates:
+            doc["error_rates"]["inclusive"] = True
     text = dump_yaml(escape_variables(doc))
     _readable(text, draft.origin)
     count = len(draft.constraints) + len(draft.sql_checks)

@@ -1,11 +1,18 @@
-"""SodaCL ``checks for DATASET:`` files. Metric checks with a fixed threshold become dataset
-checks (``row_count``, ``missing_count(c) = 0``, ``missing_percent(c) < p %``,
-``duplicate_count(...) = 0``, ``min``/``max``/``avg``/``sum``/``stddev``, ``min_length`` /
-``max_length``, ``invalid_count(c) = 0`` with ``valid values`` or ``valid regex``); ``failed
-rows`` with a ``fail condition`` become row rules that fail those rows; a schema's ``when wrong
-column type`` becomes ``has_schema``; ``values in (c) must exist in t (k)`` becomes referential
-integrity. Thresholds written as ``warn:`` / ``fail:`` alerts, freshness, anomaly and change-over-
-time checks, and anything else are listed with their line."""
+"""SodaCL ``checks for DATASET:`` files (soda-core v3).
+
+Metric checks with a fixed threshold (``row_count > 0``, ``missing_percent(email) < 5 %``,
+``duplicate_count(a, b) = 0``, ``avg(x) between 1 and 9``, with ``filter``, ``missing ...``,
+``valid ...`` and ``invalid ...`` configurations, or a ``<metric> expression``) become SQL
+checks computing the metric with the SQL Soda runs (:mod:`quality_py.io.imports.soda_metrics`)
+and comparing it as Soda does (``between`` includes both ends). ``failed rows`` with a ``fail
+condition`` become rules failing the rows Soda's ``WHERE (condition)`` returns (a null
+condition returns no row, so it fails none). ``schema`` with ``fail: when wrong column type``
+becomes ``has_schema``; ``values in (c) must exist in t (k)`` becomes a reference rule.
+
+Every key is honoured or listed with its line: ``warn:`` / ``fail:`` alert thresholds, ``name``
+on metric checks, samples, attributes, identities, freshness, anomaly and change-over-time
+checks and ``configurations for`` sections are listed.
+"""
 
 from __future__ import annotations
 
@@ -25,145 +32,126 @@ from quality_py.io.imports.common import (
     nodes_with_lines,
     value,
 )
-from quality_py.io.imports.dqx import literal
+from quality_py.io.imports.dqx_functions import Unmappable, text_literal
+from quality_py.io.imports.soda_metrics import MISSING_VALID_KEYS, metric_sql
 
-_OP = r"(<=|>=|!=|=|<|>)"
-_NUM = r"(-?[0-9.]+)"
-_METRIC = re.compile(rf"^(\w+)\(([^)]*)\)\s*{_OP}\s*{_NUM}\s*(%?)$")
-_BETWEEN = re.compile(rf"^(\w+)(?:\(([^)]*)\))?\s+between\s+{_NUM}\s+and\s+{_NUM}$")
-_ROWS = re.compile(rf"^row_count\s*{_OP}\s*{_NUM}$")
-_REFERENCE = re.compile(r"^values in \(([^)]*)\) must exist in (\S+) \(([^)]*)\)$")
-_SIMPLE = {
-    "min": "has_min",
-    "max": "has_max",
-    "avg": "has_mean",
-    "sum": "has_sum",
-    "stddev": "has_standard_deviation",
-    "min_length": "has_min_length",
-    "max_length": "has_max_length",
-}
+_NUM = r"-?\d+(?:\.\d+)?"
+_CHECK = re.compile(
+    rf"^(?P<metric>\w+)(?:\((?P<args>[^)]*)\))?\s*(?:(?P<op><=|>=|!=|<>|=|<|>)\s*"
+    rf"(?P<n>{_NUM})\s*(?P<pct>%?)|between\s+(?P<lo>{_NUM})\s*(?P<lpct>%?)\s+and\s+"
+    rf"(?P<hi>{_NUM})\s*(?P<hpct>%?))$"
+)
+_REFERENCE = re.compile(r"^values in \(([^)]*)\) must (not )?exist in (\S+) \(([^)]*)\)$")
+#: Configuration keys a metric check honours besides the missing and valid ones.
+METRIC_KEYS = frozenset({"filter", "name"})
 
 
-def _columns(text: str) -> list[str]:
-    return [c.strip() for c in text.split(",") if c.strip()]
+def _columns(text: str | None) -> list[str]:
+    return [c.strip() for c in (text or "").split(",") if c.strip()]
 
 
-def _op(op: str) -> str:
-    return "==" if op == "=" else op
+def _comparison(m: re.Match[str], metric: str) -> str:
+    """The threshold as SQL on the metric's value ``{}``."""
+    percents = {m.group("pct"), m.group("lpct"), m.group("hpct")} - {None, ""}
+    if percents and not metric.endswith("_percent"):
+        raise Unmappable(f"a % threshold on {metric}")
+    if m.group("op"):
+        op = {"=": "=", "!=": "<>", "<>": "<>"}.get(m.group("op"), m.group("op"))
+        return f"{{}} {op} {m.group('n')}"
+    return f"{{}} BETWEEN {m.group('lo')} AND {m.group('hi')}"
 
 
-def _metric(draft: Draft, text: str, config: dict[str, Any]) -> str | None:
-    """Map one metric check; the reason it cannot be mapped, else None."""
-    if m := _ROWS.match(text):
-        draft.check("error", "has_size", {"assertion": f"{_op(m.group(1))} {m.group(2)}"})
-        return None
-    if m := _BETWEEN.match(text):
-        fn, col, lo, hi = m.groups()
-        if fn == "row_count":
-            draft.check("error", "has_size", {"assertion": f"between {lo} and {hi}"})
-            return None
-        if fn in _SIMPLE and col:
-            draft.check(
-                "error", _SIMPLE[fn], {"column": col, "assertion": f"between {lo} and {hi}"}
-            )
-            return None
-        return f"{fn} has no counterpart here"
-    m = _METRIC.match(text)
+def _metric(draft: Draft, text: str, config: dict[str, Any]) -> None:
+    m = _CHECK.match(text)
     if not m:
-        return "not a check with a fixed threshold we read"
-    fn, inside, op, number, percent = m.groups()
-    cols, n = _columns(inside), float(number)
-    if fn in _SIMPLE and len(cols) == 1 and not percent:
-        draft.check("error", _SIMPLE[fn], {"column": cols[0], "assertion": f"{_op(op)} {number}"})
-        return None
-    if fn == "missing_count" and len(cols) == 1 and op == "=" and n == 0:
-        draft.check("error", "is_complete", {"column": cols[0]})
-        return None
-    if fn == "missing_percent" and len(cols) == 1 and op in ("<", "<="):
-        flipped = {"<": ">", "<=": ">="}[op]
-        draft.check(
-            "error",
-            "has_completeness",
-            {"column": cols[0], "assertion": f"{flipped} {1 - n / 100:g}"},
-        )
-        return None
-    if fn == "duplicate_count" and cols and op == "=" and n == 0:
-        draft.check("error", "is_unique", {"column": cols if len(cols) > 1 else cols[0]})
-        return None
-    if fn == "invalid_count" and len(cols) == 1 and op == "=" and n == 0:
-        return _invalid(draft, cols[0], config)
-    return f"{fn} {op} {number}{percent} has no counterpart here"
+        raise Unmappable("not a metric check with a fixed threshold we read")
+    metric = m.group("metric")
+    custom_keys = [k for k in config if k.endswith(" expression")]
+    unknown = sorted(set(config) - METRIC_KEYS - MISSING_VALID_KEYS - set(custom_keys))
+    if unknown:
+        raise Unmappable(f"the configuration(s) {', '.join(unknown)} are not converted")
+    if custom_keys and custom_keys != [f"{metric} expression"]:
+        raise Unmappable("a metric expression must be named after its metric, as Soda requires")
+    custom = str(config[custom_keys[0]]) if custom_keys else None
+    sql, is_query = metric_sql(metric, _columns(m.group("args")), config, custom)
+    test = _comparison(m, metric).format(sql)
+    draft.sql_checks.append(
+        {"name": draft.name(str(config.get("name") or text)),
+         "sql": f"SELECT {test}" if is_query else test, "on": "source", "level": "error"}
+    )  # fmt: skip
 
 
-def _invalid(draft: Draft, column: str, config: dict[str, Any]) -> str | None:
-    c = f"`{column}`"
-    if config.get("valid values"):
-        draft.check(
-            "error", "is_contained_in", {"column": column, "values": config["valid values"]}
-        )
-        return None
-    if config.get("valid regex"):
-        predicate = (
-            f"{c} IS NULL OR {c} RLIKE {literal('^(?:' + str(config['valid regex']) + ')$')}"
-        )
-        draft.check("error", "satisfies", {"predicate": predicate, "name": f"{column} is valid"})
-        return None
-    return "only valid values and valid regex are read for invalid_count"
-
-
-def _failed_rows(draft: Draft, config: dict[str, Any]) -> str | None:
+def _failed_rows(draft: Draft, config: dict[str, Any]) -> None:
     condition = config.get("fail condition")
     if not str(condition or "").strip():
-        return "failed rows with a fail query read tables by name"
-    rule: dict[str, Any] = {
-        "name": draft.name(str(config.get("name") or "failed_rows")),
-        "expression": f"NOT ({condition})",
-    }
-    draft.rules.append(rule)
-    return None
+        raise Unmappable("failed rows with a fail query read tables by name")
+    unknown = sorted(set(config) - {"fail condition", "name"})
+    if unknown:
+        raise Unmappable(f"the key(s) {', '.join(unknown)} of failed rows are not converted")
+    draft.rules.append(
+        {"name": draft.name(str(config.get("name") or "failed_rows")),
+         "expression": f"({condition}) IS NOT TRUE"}
+    )  # fmt: skip
 
 
-def _schema(draft: Draft, config: dict[str, Any]) -> str | None:
+def _schema(draft: Draft, config: dict[str, Any]) -> None:
     fail = (config.get("fail") or {}) if isinstance(config.get("fail"), dict) else {}
     types = fail.get("when wrong column type")
-    if not types or set(fail) - {"when wrong column type"} or config.get("warn"):
-        return "only fail: when wrong column type maps (has_schema needs each column's type)"
+    if not types or set(fail) - {"when wrong column type"} or set(config) - {"fail", "name"}:
+        raise Unmappable("only fail: when wrong column type maps (has_schema)")
     draft.check("error", "has_schema", {"expected": {str(k): str(v) for k, v in types.items()}})
-    return None
+
+
+def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
+    """Soda's ``reference_query.py``: a left join on every column; a row fails when one of
+    its key's parts is not null and the join found nothing (``must not exist``: found
+    something). A key with a null part matches nothing, so it fails unless all parts are
+    null."""
+    if config:
+        raise Unmappable("a reference check's configurations are not converted")
+    inverse, table = bool(m.group(2)), m.group(3)
+    refused = draft.reference(table)
+    if refused:
+        raise Unmappable(refused)
+    columns, refs = _columns(m.group(1)), _columns(m.group(4))
+    if len(columns) != len(refs) or not columns:
+        raise Unmappable("the reference's columns differ in number")
+    pairs = ", ".join(f"{text_literal(r)}, `{c}`" for c, r in zip(columns, refs, strict=True))
+    found = f"{'not_' if inverse else ''}in_reference({text_literal(table)}, {pairs})"
+    all_null = " AND ".join(f"`{c}` IS NULL" for c in columns)
+    if len(columns) > 1:
+        none_null = " AND ".join(f"`{c}` IS NOT NULL" for c in columns)
+        matched = f"in_reference({text_literal(table)}, {pairs})"
+        found = (
+            f"({none_null} AND {matched})" if not inverse else f"NOT ({none_null} AND {matched})"
+        )
+    draft.rules.append(
+        {"name": draft.name(f"{'_'.join(columns)}_in_{table}"),
+         "expression": f"({all_null}) OR {found}"}
+    )  # fmt: skip
 
 
 def _one(draft: Draft, node: Any) -> None:
     spec, line = value(node), line_of(node)
-    text, config = (spec, {}) if isinstance(spec, str) else next(iter(spec.items()))
-    config = config if isinstance(config, dict) else {}
-    text = str(text).strip()
     if isinstance(spec, dict) and len(spec) != 1:
         draft.skip(line, spec, "a check is one key")
         return
-    if config.get("warn") is not None or (text != "schema" and config.get("fail") is not None):
-        draft.skip(line, spec, "warn / fail alert thresholds have no counterpart here")
-        return
-    if text == "failed rows":
-        reason = _failed_rows(draft, config)
-    elif text == "schema":
-        reason = _schema(draft, config)
-    elif (m := _REFERENCE.match(text)) and draft.reference(m.group(2)):
-        reason = draft.reference(m.group(2))
-    elif m:
-        draft.check(
-            "error",
-            "has_referential_integrity",
-            {
-                "columns": _columns(m.group(1)),
-                "reference": m.group(2),
-                "reference_columns": _columns(m.group(3)),
-            },
-        )
-        reason = None
-    else:
-        reason = _metric(draft, text, config)
-    if reason:
-        draft.skip(line, spec, reason)
+    text, config = (spec, {}) if isinstance(spec, str) else next(iter(spec.items()))
+    config = config if isinstance(config, dict) else {}
+    text = str(text).strip()
+    try:
+        if config.get("warn") is not None or (text != "schema" and "fail" in config):
+            raise Unmappable("warn / fail alert thresholds have no counterpart here")
+        if text == "failed rows":
+            _failed_rows(draft, config)
+        elif text == "schema":
+            _schema(draft, config)
+        elif m := _REFERENCE.match(text):
+            _reference(draft, m, config)
+        else:
+            _metric(draft, text, config)
+    except Unmappable as why:
+        draft.skip(line, spec, str(why))
 
 
 def _node(draft: Draft, line: int, node: Any) -> None:
@@ -187,4 +175,5 @@ def read(text: str, origin: str) -> ImportResult:
         each_item(draft, ((line_of(n), n) for n in items), "this check", partial(_node, draft))
     if len(datasets) > 1:
         draft.skip(1, ", ".join(datasets), "several datasets: their checks are in one ruleset")
-    return assemble(draft, datasets[0] if datasets else "sodacl")
+    result = assemble(draft, datasets[0] if datasets else "sodacl")
+    return result.with_note("soda-core v3 meaning applied")

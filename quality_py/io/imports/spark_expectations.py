@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from quality_py.errors import RulesetFormatError
 from quality_py.gate.numbers import number
 from quality_py.io.imports.common import (
     Draft,
@@ -41,8 +42,50 @@ def _flag(v: Any, default: bool) -> bool:
     return v if isinstance(v, bool) else str(v).strip().lower() in _TRUE
 
 
-def _rows(text: str, origin: str) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any], Any]:
-    """``(line, rule)`` pairs, the defaults every rule takes, and the product id."""
+#: The columns of Spark-Expectations' rules table (``rules/plugins/_flatten.py``,
+#: ``RULES_SCHEMA_COLUMNS``) and the keys of its rules file beside ``rules``.
+RULE_KEYS = frozenset(
+    {"product_id", "table_name", "rule_type", "rule", "column_name", "expectation",
+     "action_if_failed", "tag", "description", "enable_for_source_dq_validation",
+     "enable_for_target_dq_validation", "is_active", "enable_error_drop_alert",
+     "error_drop_threshold", "query_dq_delimiter", "enable_querydq_custom_output", "priority"}
+)  # fmt: skip
+FILE_KEYS = frozenset({"product_id", "table_name", "dq_env", "defaults", "rules"})
+#: Keys that only say where the rules apply or how they are reported, not what they judge.
+INFORMATIVE = frozenset({"product_id", "table_name", "column_name", "query_dq_delimiter",
+                         "enable_querydq_custom_output"})  # fmt: skip
+
+
+def _environment(envs: dict[str, Any], env: str | None, origin: str) -> dict[str, Any]:
+    """The defaults of the environment ``env`` (its name matched case-insensitively, as
+    Spark-Expectations does); with one environment and none named, that one."""
+    if not envs:
+        return {}
+    if env is None:
+        if len(envs) > 1:
+            raise RulesetFormatError(
+                f"{origin} defines the environments {', '.join(map(str, envs))} in dq_env: name "
+                "one with --dq-env (its defaults, such as action_if_failed, change what the "
+                "rules do)",
+                item_kind="ruleset",
+            )
+        env = str(next(iter(envs)))
+    found = {str(k).lower(): v for k, v in envs.items()}.get(env.lower())
+    if found is None:
+        raise RulesetFormatError(
+            f"{origin}: no environment {env!r} in dq_env (it has {', '.join(map(str, envs))})",
+            item_kind="ruleset",
+        )
+    settings = mapping(found, origin, 1, f"the dq_env environment {env}")
+    return {k: v for k, v in settings.items() if k != "table_name"}
+
+
+def _rows(
+    text: str, origin: str, env: str | None
+) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any], Any, list[str]]:
+    """``(line, rule)`` pairs, the defaults every rule takes (``defaults:`` under the chosen
+    ``dq_env`` environment's settings, as ``flatten_rules_list`` merges them), the product id
+    and the file's keys that are not Spark-Expectations'."""
     if origin.lower().endswith(".csv"):
         reader = csv.DictReader(io.StringIO(text))
         rows = []
@@ -51,7 +94,7 @@ def _rows(text: str, origin: str) -> tuple[list[tuple[int, dict[str, Any]]], dic
                 rows.append((reader.line_num, dict(row)))
         except csv.Error as err:  # a field over the csv module's limit, a stray quote, ...
             raise malformed(origin, reader.line_num + 1, "this CSV row", str(err)) from None
-        return rows, {}, None
+        return rows, {}, None, []
     root = nodes_with_lines(text, origin)
     doc = mapping(value(root), origin, 1, "the rules file")
     rules_node = next((v for k, v in getattr(root, "value", []) if k.value == "rules"), None)
@@ -59,9 +102,11 @@ def _rows(text: str, origin: str) -> tuple[list[tuple[int, dict[str, Any]]], dic
         raise malformed(origin, line_of(rules_node), "rules", "it must be a list of rules")
     pairs = [(line_of(n), value(n)) for n in getattr(rules_node, "value", []) or []]
     envs = mapping(doc.get("dq_env"), origin, 1, "dq_env")
-    defaults = next(iter(envs.values())) if len(envs) == 1 else {}
-    defaults = mapping(defaults, origin, 1, "the dq_env environment")
-    return pairs, defaults, (doc.get("product_id"), len(envs))
+    defaults = {
+        **mapping(doc.get("defaults"), origin, 1, "defaults"),
+        **_environment(envs, env, origin),
+    }
+    return pairs, defaults, doc.get("product_id"), sorted(set(map(str, doc)) - FILE_KEYS)
 
 
 def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
@@ -85,9 +130,12 @@ def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         out["active"] = False
     draft.rules.append(out)
     if _flag(rule.get("enable_error_drop_alert"), False):
+        # spark_expectations_notify.py: alerts when some row failed and the failed share (in
+        # percent, rounded to 2 decimals) is >= the threshold: an inclusive error rate
         threshold = rule.get("error_drop_threshold") or 0
         share = number(threshold, name="error_drop_threshold", low=0, high=100) / 100
         draft.error_rates[id_from_name(name)] = share
+        draft.inclusive_rates = True
 
 
 def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
@@ -113,24 +161,30 @@ def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
 def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
     """One rule of the file, its environment's defaults under it."""
     given = mapping(raw, draft.origin, line, "this rule")
+    unknown = sorted(set(map(str, given)) - RULE_KEYS)
+    if unknown:
+        draft.skip(line, raw, f"the key(s) {', '.join(unknown)} are not Spark-Expectations'")
+        return
     rule = {**defaults, **{k: v for k, v in given.items() if v not in (None, "")}}
-    kind = str(rule.get("rule_type") or "row_dq")
+    kind = str(rule.get("rule_type") or "")
     if not str(rule.get("expectation") or "").strip():
         draft.skip(line, raw, "a rule without an expectation")
     elif kind == "row_dq":
         _row_rule(draft, rule, line)
     elif kind == "agg_dq":
         _agg_rule(draft, rule, line)
+    elif kind == "query_dq":
+        draft.skip(line, raw, "query_dq reads tables by name: write it as a SQL check")
     else:
-        draft.skip(line, raw, f"{kind} reads tables by name: write it as a SQL check")
+        draft.skip(line, raw, f"rule_type is row_dq, agg_dq or query_dq, not {kind!r}")
 
 
-def read(text: str, origin: str) -> ImportResult:
-    """Our ruleset from Spark-Expectations rules."""
-    pairs, defaults, product = _rows(text, origin)
+def read(text: str, origin: str, env: str | None = None) -> ImportResult:
+    """Our ruleset from Spark-Expectations rules (``env``: the ``dq_env`` environment)."""
+    pairs, defaults, product, unknown = _rows(text, origin, env)
     draft = Draft(origin)
-    if product and product[1] > 1:
-        draft.skip(1, "dq_env", f"{product[1]} environments: no environment's defaults applied")
+    for key in unknown:
+        draft.skip(1, key, "not a key of a Spark-Expectations rules file")
     each_item(draft, pairs, "this rule", partial(_rule, draft, defaults))
-    name = (product[0] if product else None) or origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    name = product or origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return assemble(draft, str(name) or "spark_expectations")

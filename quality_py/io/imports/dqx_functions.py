@@ -1,0 +1,388 @@
+"""DQX check functions as SQL: each function's *failure condition* written as DQX's own source
+builds it (``databricks/labs/dqx/check_funcs.py``), so a converted check flags exactly the rows
+DQX flags.
+
+DQX reports a row when its condition is true: a null condition (a null value, a null limit) is
+not a failure. A check's ``filter`` is applied around every condition (DQX's
+``F.when(filter & condition ...)`` in ``manager.py``): a row whose filter is not true is not
+checked. So a converted rule passes where ``(filter AND condition) IS NOT TRUE``.
+
+Values (limits, list entries, ``value``) are resolved as DQX resolves them (``get_limit_expr``):
+a number or boolean is a literal; a string of digits is a number; an ISO date or timestamp
+string is a date or timestamp; any other string is a **SQL expression** (a column, ``col2 *
+2``, or a quoted text literal ``'active'``). Before DQX 0.16 the entries of ``allowed`` /
+``forbidden`` lists were literals (``F.lit``); from 0.16 (DQX #1419) they are resolved like
+limits. :data:`DEFAULT_VERSION` is the version applied unless the user names another.
+
+>>> limit_sql("'active'"), limit_sql("col2 * 2"), limit_sql("2024-01-31"), limit_sql(3)
+("('active')", '(col2 * 2)', "DATE '2024-01-31'", '3')
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The DQX version whose meaning is applied when the user names none (the newest read).
+DEFAULT_VERSION = (0, 16)
+#: The oldest version whose value rules the converter reproduces (DQX #997, in 0.13.0, made
+#: digit strings numbers and ISO strings dates; before, every string limit was an expression).
+OLDEST_VERSION = (0, 13)
+
+
+_SIMPLE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*|`[^`]+`|-?\d+(?:\.\d+)?|'[^'\\]*'")
+
+
+def wrap(sql: str) -> str:
+    """``sql`` in parentheses unless it is a name, a number or a plain text literal.
+
+    >>> wrap("a"), wrap("a.b"), wrap("col2 * 2"), wrap("'x'")
+    ('a', 'a.b', '(col2 * 2)', "'x'")
+    """
+    sql = sql.strip()
+    return sql if _SIMPLE.fullmatch(sql) else f"({sql})"
+
+
+class Unmappable(Exception):
+    """A check that cannot be converted with DQX's meaning (the reason is the message)."""
+
+
+@dataclass
+class Mapped:
+    """What one DQX check becomes: a rule (its passing condition), or a SQL check over the
+    source (an aggregate that must be true), or nothing."""
+
+    rule: str | None = None
+    sql_check: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def text_literal(v: str) -> str:
+    """A SQL string literal (Spark's escapes).
+
+    >>> print(text_literal("it's"))
+    'it\\'s'
+    """
+    return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def plain_literal(v: object) -> str:
+    """A Python value as DQX's ``F.lit(v)`` makes it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):  # a malformed file (one error with its line), not a listing
+            raise ValueError("a limit must be a finite number")
+        return repr(v)
+    if isinstance(v, dt.datetime):
+        return f"TIMESTAMP '{v.isoformat(sep=' ')}'"
+    if isinstance(v, dt.date):
+        return f"DATE '{v.isoformat()}'"
+    if isinstance(v, str):
+        return text_literal(v)
+    raise Unmappable(f"the value {v!r} is not a number, date or text")
+
+
+def limit_sql(v: object) -> str:
+    """A limit or value as DQX's ``get_limit_expr`` resolves it (see the module docs)."""
+    if v is None:
+        raise Unmappable("a limit or value is missing")
+    if not isinstance(v, str):
+        return plain_literal(v)
+    if v.isdigit():
+        return v
+    try:
+        parsed = dt.datetime.fromisoformat(v)
+    except ValueError:
+        return wrap(v)  # an expression: the compiler checks it like any rule text
+    if ":" in v:
+        return f"TIMESTAMP '{parsed.isoformat(sep=' ')}'"
+    return f"DATE '{parsed.date().isoformat()}'"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a function's translation needs besides its arguments."""
+
+    version: tuple[int, int]
+    filter: str | None
+
+
+def _col(a: dict[str, Any]) -> str:
+    c = a.get("column", a.get("col_name"))
+    if c is None or isinstance(c, list | dict):
+        raise Unmappable("it names no column")
+    return wrap(str(c))
+
+
+def _entries(a: dict[str, Any], key: str, ctx: Context) -> list[str]:
+    values = a.get(key)
+    if not isinstance(values, list) or not values:
+        raise Unmappable(f"{key} must be a non-empty list")
+    if any(isinstance(v, list | dict) for v in values):
+        raise Unmappable(f"{key} holds lists (array values are not converted)")
+    if ctx.version >= (0, 16):
+        return [limit_sql(v) for v in values]
+    return [plain_literal(v) for v in values]
+
+
+def _listed(a: dict[str, Any], key: str, ctx: Context) -> tuple[str, str]:
+    """The column and the ``IN`` list, lower-cased on both sides when not case-sensitive."""
+    c, values = _col(a), _entries(a, key, ctx)
+    if a.get("case_sensitive", True) is False:
+        return f"lower({c})", ", ".join(f"lower({v})" for v in values)
+    return c, ", ".join(values)
+
+
+def _text(a: dict[str, Any]) -> str:
+    c = _col(a)
+    return f"trim(CAST({c} AS STRING))" if a.get("trim_strings") else f"CAST({c} AS STRING)"
+
+
+def _tolerance(a: dict[str, Any]) -> None:
+    for key in ("abs_tolerance", "rel_tolerance"):
+        if a.get(key) not in (None, 0, 0.0):
+            raise Unmappable(f"{key} is not converted")
+
+
+def _in_list(a: dict[str, Any], ctx: Context) -> str:
+    c, values = _listed(a, "allowed", ctx)
+    return f"NOT ({c} IN ({values}))"
+
+
+def _not_null_in_list(a: dict[str, Any], ctx: Context) -> str:
+    c, values = _listed(a, "allowed", ctx)
+    return f"{_col(a)} IS NULL OR NOT ({c} IN ({values}))"
+
+
+def _not_in_list(a: dict[str, Any], ctx: Context) -> str:
+    c, values = _listed(a, "forbidden", ctx)
+    return f"{c} IN ({values})"
+
+
+def _equal(a: dict[str, Any], ctx: Context) -> str:
+    _tolerance(a)
+    return f"{_col(a)} <> {limit_sql(a.get('value'))}"
+
+
+def _not_equal(a: dict[str, Any], ctx: Context) -> str:
+    _tolerance(a)
+    return f"{_col(a)} = {limit_sql(a.get('value'))}"
+
+
+def _regex(a: dict[str, Any], ctx: Context) -> str:
+    regex = a.get("regex")
+    if not isinstance(regex, str):
+        raise Unmappable("regex_match needs a regex")
+    test = f"{_col(a)} RLIKE {text_literal(regex)}"
+    return test if a.get("negate") else f"NOT ({test})"
+
+
+def _sql(a: dict[str, Any], ctx: Context) -> str:
+    body = a.get("expression")
+    if not isinstance(body, str) or not body.strip():
+        raise Unmappable("sql_expression without an expression")
+    return f"({body})" if a.get("negate") else f"NOT ({body})"
+
+
+def _min(a: dict[str, Any]) -> str:
+    return limit_sql(a.get("min_limit"))
+
+
+def _max(a: dict[str, Any]) -> str:
+    return limit_sql(a.get("max_limit"))
+
+
+#: Each row-level function: its failure condition (``check_funcs.py`` of DQX, the function of
+#: the same name) and the arguments it reads.
+ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozenset[str]]] = {
+    "is_not_null": (lambda a, c: f"{_col(a)} IS NULL", frozenset()),
+    "is_null": (lambda a, c: f"{_col(a)} IS NOT NULL", frozenset()),
+    "is_not_empty": (lambda a, c: f"{_text(a)} = ''", frozenset({"trim_strings"})),
+    "is_empty": (lambda a, c: f"{_text(a)} <> ''", frozenset({"trim_strings"})),
+    "is_not_null_and_not_empty": (
+        lambda a, c: f"{_text(a)} IS NULL OR {_text(a)} = ''",
+        frozenset({"trim_strings"}),
+    ),
+    "is_null_or_empty": (
+        lambda a, c: f"{_text(a)} IS NOT NULL AND {_text(a)} <> ''",
+        frozenset({"trim_strings"}),
+    ),
+    "is_in_list": (_in_list, frozenset({"allowed", "case_sensitive"})),
+    "is_not_null_and_is_in_list": (_not_null_in_list, frozenset({"allowed", "case_sensitive"})),
+    "is_not_in_list": (_not_in_list, frozenset({"forbidden", "case_sensitive"})),
+    "is_not_less_than": (lambda a, c: f"{_col(a)} < {limit_sql(a.get('limit'))}",
+                         frozenset({"limit"})),
+    "is_not_greater_than": (lambda a, c: f"{_col(a)} > {limit_sql(a.get('limit'))}",
+                            frozenset({"limit"})),
+    "is_in_range": (lambda a, c: f"{_col(a)} < {_min(a)} OR {_col(a)} > {_max(a)}",
+                    frozenset({"min_limit", "max_limit"})),
+    "is_not_in_range": (lambda a, c: f"{_col(a)} >= {_min(a)} AND {_col(a)} <= {_max(a)}",
+                        frozenset({"min_limit", "max_limit"})),
+    "is_equal_to": (_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
+    "is_not_equal_to": (_not_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
+    "regex_match": (_regex, frozenset({"regex", "negate"})),
+    "sql_expression": (_sql, frozenset({"expression", "negate", "msg", "name", "columns"})),
+}  # fmt: skip
+#: Earlier names of DQX functions (renamed in 0.2).
+RENAMED = {
+    "value_is_in_list": "is_in_list",
+    "value_is_not_null_and_is_in_list": "is_not_null_and_is_in_list",
+    "not_less_than": "is_not_less_than",
+    "not_greater_than": "is_not_greater_than",
+}
+
+
+def row_rule(fn: str, a: dict[str, Any], ctx: Context) -> str:
+    """The passing condition of a row-level check (filter included)."""
+    condition = ROW_FUNCTIONS[fn][0](a, ctx)
+    return flagged_unless(condition, ctx.filter)
+
+
+def flagged_unless(condition: str, row_filter: str | None) -> str:
+    """A rule passing where DQX does not flag the row.
+
+    >>> flagged_unless("x < 0", None), flagged_unless("x < 0", "kind = 'a'")
+    ('(x < 0) IS NOT TRUE', "((kind = 'a') AND (x < 0)) IS NOT TRUE")
+    """
+    if row_filter:
+        return f"(({row_filter}) AND ({condition})) IS NOT TRUE"
+    return f"({condition}) IS NOT TRUE"
+
+
+def _key_list(a: dict[str, Any], key: str) -> list[str]:
+    values = a.get(key)
+    if isinstance(values, str):
+        values = [values]
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise Unmappable(f"{key} must be a list of column names")
+    return values
+
+
+def unique(a: dict[str, Any], ctx: Context) -> str:
+    """``is_unique``: DQX counts, per key, the rows inside the filter whose key has no null
+    (with ``nulls_distinct``, the default) and flags those rows when the count is over 1."""
+    keys = [wrap(k) for k in _key_list(a, "columns")]
+    distinct = a.get("nulls_distinct", True) is not False
+    inside = [f"({ctx.filter})"] if ctx.filter else []
+    inside += [f"{k} IS NOT NULL" for k in keys] if distinct else []
+    if not ctx.filter:
+        name = "is_unique" if distinct else "is_unique_nulls_equal"
+        return f"{name}({', '.join(keys)})"
+    counted = " AND ".join(inside)
+    over = f"count_if({counted}) OVER (PARTITION BY {', '.join(keys)})"
+    return f"({counted} AND {over} > 1) IS NOT TRUE"
+
+
+def reference(a: dict[str, Any], ctx: Context) -> str:
+    """``foreign_key``: the row rule of membership in the reference (a view the policy must
+    allow). Nulls, ``negate`` and ``null_safe`` as DQX's join: a key with a null part passes
+    unless ``null_safe``."""
+    table = a.get("ref_table") or a.get("ref_df_name")
+    if not isinstance(table, str) or not table:
+        raise Unmappable("foreign_key needs ref_table or ref_df_name")
+    columns, refs = _key_list(a, "columns"), _key_list(a, "ref_columns")
+    if len(columns) != len(refs):
+        raise Unmappable("columns and ref_columns differ in length")
+    name = "not_in_reference" if a.get("negate") else "in_reference"
+    name += "_null_safe" if a.get("null_safe") else ""
+    pairs = ", ".join(f"{text_literal(r)}, {wrap(c)}" for c, r in zip(columns, refs, strict=True))
+    call = f"{name}({text_literal(table)}, {pairs})"
+    return f"({ctx.filter}) IS NOT TRUE OR {call}" if ctx.filter else call
+
+
+#: Aggregates a window computes per group (the window catalogue's), and their SQL.
+WINDOW_AGGREGATES = {
+    "count": "count({})",
+    "sum": "sum({})",
+    "avg": "avg({})",
+    "min": "min({})",
+    "max": "max({})",
+    "count_distinct": "count(DISTINCT {})",
+    "count_if": "count_if({})",
+}
+#: Aggregates over the whole table (a SQL check), DQX's curated ones that Spark SQL names alike.
+TABLE_AGGREGATES = {
+    **WINDOW_AGGREGATES,
+    "stddev": "stddev({})",
+    "stddev_samp": "stddev_samp({})",
+    "stddev_pop": "stddev_pop({})",
+    "variance": "variance({})",
+    "var_samp": "var_samp({})",
+    "var_pop": "var_pop({})",
+    "median": "median({})",
+    "mode": "mode({})",
+    "approx_count_distinct": "approx_count_distinct({})",
+}
+AGGREGATE_COMPARISONS = {
+    "is_aggr_not_greater_than": ">",
+    "is_aggr_not_less_than": "<",
+    "is_aggr_equal": "<>",
+    "is_aggr_not_equal": "=",
+}
+
+
+def aggregate(fn: str, a: dict[str, Any], ctx: Context) -> Mapped:
+    """``is_aggr_*``: per group (``group_by``) a window over the group flags its rows; over the
+    whole table a SQL check (DQX flags every row then; the check fails the table)."""
+    _tolerance(a)
+    if a.get("aggr_params"):
+        raise Unmappable("aggr_params is not converted")
+    if a.get("null_safe_limit_compare"):
+        raise Unmappable("null_safe_limit_compare is not converted")
+    kind = str(a.get("aggr_type", "count"))
+    column = a.get("column", a.get("col_name"))
+    if not isinstance(column, str):
+        raise Unmappable("it names no column")
+    groups = a.get("group_by") or []
+    table = TABLE_AGGREGATES if not groups else WINDOW_AGGREGATES
+    if kind not in table:
+        where = "per group (a window)" if groups else "over the table"
+        raise Unmappable(f"the aggregate {kind} is not converted {where}")
+    star = column.strip() == "*"
+    if star and kind != "count":
+        raise Unmappable(f"{kind} of '*' is refused by DQX too")
+    value = "*" if star and not ctx.filter else ("1" if star else wrap(column))
+    if ctx.filter:
+        value = f"CASE WHEN {ctx.filter} THEN {value} END"
+    metric = table[kind].format(value)
+    condition = f"{metric} {AGGREGATE_COMPARISONS[fn]} {limit_sql(a.get('limit'))}"
+    if not groups:
+        return Mapped(sql_check=f"({condition}) IS NOT TRUE")
+    keys = [wrap(g) for g in _key_list({"g": groups}, "g")]
+    windowed = f"{metric} OVER (PARTITION BY {', '.join(keys)}) {AGGREGATE_COMPARISONS[fn]} "
+    windowed += limit_sql(a.get("limit"))
+    return Mapped(rule=flagged_unless(windowed, ctx.filter))
+
+
+#: Arguments of the dataset-level functions converted.
+DATASET_FUNCTIONS: dict[str, frozenset[str]] = {
+    "is_unique": frozenset({"columns", "nulls_distinct", "row_filter"}),
+    "foreign_key": frozenset(
+        {"columns", "ref_columns", "ref_table", "ref_df_name", "negate", "null_safe", "row_filter"}
+    ),
+    **{
+        fn: frozenset(
+            {"column", "col_name", "limit", "aggr_type", "group_by", "row_filter", "aggr_params",
+             "abs_tolerance", "rel_tolerance", "null_safe_limit_compare"}
+        )
+        for fn in AGGREGATE_COMPARISONS
+    },
+}  # fmt: skip
+
+
+def dataset_check(fn: str, a: dict[str, Any], ctx: Context) -> Mapped:
+    """A dataset-level function (see :data:`DATASET_FUNCTIONS`)."""
+    if a.get("row_filter"):
+        raise Unmappable("row_filter is set by DQX from the check's filter: write filter")
+    if fn == "is_unique":
+        return Mapped(rule=unique(a, ctx))
+    if fn == "foreign_key":
+        return Mapped(rule=reference(a, ctx))
+    return aggregate(fn, a, ctx)
