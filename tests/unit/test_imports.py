@@ -117,7 +117,7 @@ def test_spark_expectations_rules_file() -> None:
     ]
     rules = [r for _, r in ruleset.suite.iter_rules()]
     assert [r.active for r in rules] == [True, True, False]
-    assert rules[0].tags == ("completeness", "priority:high")
+    assert rules[0].tags == ("completeness", "priority:high", "column:order_id")
     assert rules[0].description == "Order ID must not be null"
     assert ruleset.error_rates.rules == {str(id_from_name("total_positive")): 0.10}
     (sql,) = ruleset.sql_checks
@@ -128,7 +128,8 @@ def test_spark_expectations_rules_file() -> None:
         "error",
     )
     assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
-        (43, "query_dq reads tables by name")
+        (1, "the table the rules check"),
+        (43, "query_dq reads tables by name"),
     ]
 
 
@@ -141,8 +142,46 @@ def test_spark_expectations_rules_table_export() -> None:
     (sql,) = ruleset.sql_checks  # source only: target validation is off
     assert (sql.sql, sql.on, sql.level) == ("sum(sales)>10000", "source", "warning")
     assert [(u.line, u.reason) for u in result.unmapped] == [
-        (5, "the action 'remove' is not ignore, drop or fail")
+        (1, "the table the rules check: run them on it (--input)"),
+        (5, "the action 'remove' is not ignore, drop or fail"),
     ]
+
+
+def test_spark_expectations_defaults_environments_and_windows() -> None:
+    """_flatten.py (Nike-Inc/spark-expectations): `defaults:` under every rule, the chosen
+    dq_env environment's settings over them (matched without regard to case, line 178), a
+    rule's own keys over both (line 213); docs/configurations/rules.md line 10: the primary-key
+    rule `count(*) over(partition by k order by 1)=1`; spark_expectations_notify.py line 374:
+    the alert fires at `>=` the threshold."""
+    text = """\
+product_id: shop
+defaults: {action_if_failed: drop, priority: low}
+dq_env:
+  DEV: {table_name: dev.orders, action_if_failed: ignore}
+  PROD: {table_name: prod.orders, action_if_failed: fail}
+rules:
+  - {rule: pk, rule_type: row_dq, expectation: "count(*) over(partition by id order by 1)=1"}
+  - {rule: kept, rule_type: row_dq, expectation: "a > 0", action_if_failed: drop,
+     enable_error_drop_alert: true, error_drop_threshold: 5}
+  - {rule: one, rule_type: row_dq, expectation: "row_number() over(partition by id order by 1)=1"}
+"""
+    with pytest.raises(RulesetFormatError, match="--dq-env"):
+        import_text(text, "spark-expectations", "r.yaml")
+    result = import_text(text, "spark-expectations", "r.yaml", dq_env="prod")
+    ruleset = loads_ruleset_file(result.text, variables={})
+    assert rules_of(ruleset) == [
+        ("pk", "COUNT(*) OVER (PARTITION BY id) = 1", "fail", None),
+        ("kept", "a > 0", "drop", None),
+        ("one", "row_number() over(partition by id order by 1)=1", "fail", None),
+    ]
+    assert ruleset.error_rates.inclusive
+    assert ruleset.error_rates.rules == {str(id_from_name("kept")): 0.05}
+    assert [(u.line, u.text) for u in result.unmapped] == [(1, "table_name: prod.orders")]
+    no_env = text.replace("dq_env:\n  DEV: {table_name: dev.orders, action_if_failed: ignore}\n"
+                          "  PROD: {table_name: prod.orders, action_if_failed: fail}\n", "")
+    ruleset = loads_ruleset_file(import_text(no_env, "spark-expectations", "r.yaml").text,
+                                 variables={})
+    assert [r.action_if_failed.value for _, r in ruleset.suite.iter_rules()] == ["drop"] * 3
 
 
 def test_sodacl_checks() -> None:
@@ -163,25 +202,26 @@ def test_sodacl_checks() -> None:
     assert [k.description for k in check.constraints] == ["schema has age int, email string"]
     sql = {s.name: s.sql for s in ruleset.sql_checks}
     assert sql == {
-        "row_count_0": "COUNT(*) > 0",
-        "missing_count_email_0": "COUNT(CASE WHEN `email` IS NULL THEN 1 END) = 0",
+        "row_count_0": "(COUNT(*) > 0) IS NOT FALSE",
+        "missing_count_email_0": "(COUNT(CASE WHEN `email` IS NULL THEN 1 END) = 0) IS NOT FALSE",
         "duplicate_count_phone_0": (
-            "SELECT (SELECT COUNT(*) FROM (SELECT COUNT(*) AS frequency FROM source WHERE "
-            "`phone` IS NOT NULL GROUP BY `phone`) AS frequencies WHERE frequency > 1) = 0"
+            "SELECT ((SELECT COUNT(*) FROM (SELECT COUNT(*) AS frequency FROM source WHERE "
+            "`phone` IS NOT NULL GROUP BY `phone`) AS frequencies WHERE frequency > 1) = 0) IS "
+            "NOT FALSE"
         ),
         "invalid_count_email_address_0": (
-            "COUNT(CASE WHEN NOT (`email_address` IS NULL) AND NOT (`email_address` RLIKE "
-            "'[^@]+@[^@]+') THEN 1 END) = 0"
+            "(COUNT(CASE WHEN NOT (`email_address` IS NULL) AND NOT (`email_address` RLIKE "
+            "'[^@]+@[^@]+') THEN 1 END) = 0) IS NOT FALSE"
         ),
         "invalid_count_country_0": (
-            "COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (`country` IN ('DE', 'FR', 'US')) "
-            "THEN 1 END) = 0"
+            "(COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (`country` IN ('DE', 'FR', 'US'))"
+            " THEN 1 END) = 0) IS NOT FALSE"
         ),
-        "max_age_120": "MAX(`age`) <= 120",
-        "avg_age_between_20_and_60": "AVG(`age`) BETWEEN 20 AND 60",
+        "max_age_120": "(MAX(`age`) <= 120) IS NOT FALSE",
+        "avg_age_between_20_and_60": "(AVG(`age`) BETWEEN 20 AND 60) IS NOT FALSE",
         "missing_percent_phone_5": (
-            "CASE WHEN COUNT(*) > 0 THEN round(COUNT(CASE WHEN `phone` IS NULL THEN 1 END) * 100 "
-            "/ COUNT(*), 2) ELSE 0 END < 5"
+            "(CASE WHEN COUNT(*) > 0 THEN round(COUNT(CASE WHEN `phone` IS NULL THEN 1 END) * "
+            "100 / COUNT(*), 2) ELSE 0 END < 5) IS NOT FALSE"
         ),
     }
     assert [(u.line, u.text) for u in result.unmapped] == [

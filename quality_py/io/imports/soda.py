@@ -74,7 +74,9 @@ def _metric(draft: Draft, text: str, config: dict[str, Any]) -> None:
         raise Unmappable("a metric expression must be named after its metric, as Soda requires")
     custom = str(config[custom_keys[0]]) if custom_keys else None
     sql, is_query = metric_sql(metric, _columns(m.group("args")), config, custom)
-    test = _comparison(m, metric).format(sql)
+    # metric_check.py line 105: a metric without a value (the avg of no rows) is not
+    # evaluated, so the check does not fail: a null comparison passes here
+    test = f"({_comparison(m, metric).format(sql)}) IS NOT FALSE"
     draft.sql_checks.append(
         {"name": draft.name(str(config.get("name") or text)),
          "sql": f"SELECT {test}" if is_query else test, "on": "source", "level": "error"}

@@ -17,8 +17,9 @@ from functools import partial
 from typing import Any
 
 import yaml
+from sqlglot import exp
 
-from quality_py.errors import RulesetFormatError
+from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.gate.numbers import number
 from quality_py.io.imports.common import (
     Draft,
@@ -32,6 +33,8 @@ from quality_py.io.imports.common import (
     value,
 )
 from quality_py.model.ids import id_from_name
+from quality_py.sql.build import to_sql
+from quality_py.sql.parse import parse_expression
 
 _TRUE = ("true", "1", "yes", "y")
 
@@ -52,8 +55,8 @@ RULE_KEYS = frozenset(
 )  # fmt: skip
 FILE_KEYS = frozenset({"product_id", "table_name", "dq_env", "defaults", "rules"})
 #: Keys that only say where the rules apply or how they are reported, not what they judge.
-INFORMATIVE = frozenset({"product_id", "table_name", "column_name", "query_dq_delimiter",
-                         "enable_querydq_custom_output"})  # fmt: skip
+#: Keys only query_dq rules read (listed when set on another rule).
+_QUERY_ONLY = ("query_dq_delimiter", "enable_querydq_custom_output")
 
 
 def _environment(envs: dict[str, Any], env: str | None, origin: str) -> dict[str, Any]:
@@ -80,9 +83,16 @@ def _environment(envs: dict[str, Any], env: str | None, origin: str) -> dict[str
     return {k: v for k, v in settings.items() if k != "table_name"}
 
 
+def _environment_table(envs: dict[str, Any], env: str | None) -> Any:
+    """The ``table_name`` of the chosen environment (checked by :func:`_environment`)."""
+    wanted = (env or str(next(iter(envs)))).lower()
+    found = {str(k).lower(): v for k, v in envs.items()}.get(wanted)
+    return found.get("table_name") if isinstance(found, dict) else None
+
+
 def _rows(
     text: str, origin: str, env: str | None
-) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any], Any, list[str]]:
+) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any], Any, list[str], Any]:
     """``(line, rule)`` pairs, the defaults every rule takes (``defaults:`` under the chosen
     ``dq_env`` environment's settings, as ``flatten_rules_list`` merges them), the product id
     and the file's keys that are not Spark-Expectations'."""
@@ -94,7 +104,7 @@ def _rows(
                 rows.append((reader.line_num, dict(row)))
         except csv.Error as err:  # a field over the csv module's limit, a stray quote, ...
             raise malformed(origin, reader.line_num + 1, "this CSV row", str(err)) from None
-        return rows, {}, None, []
+        return rows, {}, None, [], None
     root = nodes_with_lines(text, origin)
     doc = mapping(value(root), origin, 1, "the rules file")
     rules_node = next((v for k, v in getattr(root, "value", []) if k.value == "rules"), None)
@@ -106,7 +116,44 @@ def _rows(
         **mapping(doc.get("defaults"), origin, 1, "defaults"),
         **_environment(envs, env, origin),
     }
-    return pairs, defaults, doc.get("product_id"), sorted(set(map(str, doc)) - FILE_KEYS)
+    table = (_environment_table(envs, env) if envs else None) or doc.get("table_name")
+    return (pairs, defaults, doc.get("product_id"), sorted(set(map(str, doc)) - FILE_KEYS),
+            table)  # fmt: skip
+
+
+#: Window functions whose value depends on the order (an ORDER BY of a constant keeps them
+#: arbitrary, so it is kept for them: our run breaks the ties by the row's values).
+_RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
+
+
+def peer_windows(text: str) -> str:
+    """``text`` with ``ORDER BY <constant>`` removed from aggregate windows without a frame.
+
+    Spark-Expectations' documented rules write ``count(*) over(partition by k order by 1)``
+    (``docs/configurations/rules.md``): with an ORDER BY and no frame, Spark's frame is from
+    the partition's start to the current row *and its peers*, and under a constant order every
+    row is a peer, so the frame is the whole partition: exactly ``count(*) OVER (PARTITION BY
+    k)``, the form the rule policy allows.
+
+    >>> peer_windows("count(*) over(partition by a, b order by 1)=1")
+    'COUNT(*) OVER (PARTITION BY a, b) = 1'
+    >>> peer_windows("sum(x) over(partition by c order by y) > 1")
+    'sum(x) over(partition by c order by y) > 1'
+    """
+    try:
+        tree = parse_expression(text)
+    except QualityError:
+        return text  # validate names the problem with the rule
+    changed = False
+    for window in tree.find_all(exp.Window):
+        order = window.args.get("order")
+        if order is None or window.args.get("spec") is not None:
+            continue
+        constant = all(isinstance(o.this, exp.Literal) for o in order.expressions)
+        if constant and not isinstance(window.this, _RANKING):
+            window.set("order", None)
+            changed = True
+    return to_sql(tree) if changed else text
 
 
 def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
@@ -117,13 +164,13 @@ def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         return
     out: dict[str, Any] = {
         "name": name,
-        "expression": str(rule["expectation"]),
+        "expression": peer_windows(str(rule["expectation"])),
         "action_if_failed": action,
     }
     if rule.get("description"):
         out["description"] = str(rule["description"])
-    tags = [str(rule[k]) if k == "tag" else f"priority:{rule[k]}" for k in ("tag", "priority")
-            if rule.get(k)]  # fmt: skip
+    tags = [str(rule[k]) if k == "tag" else f"{k.split('_')[0]}:{rule[k]}"
+            for k in ("tag", "priority", "column_name") if rule.get(k)]  # fmt: skip
     if tags:
         out["tags"] = tags
     if not _flag(rule.get("is_active"), True):
@@ -139,6 +186,9 @@ def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
 
 
 def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
+    if not _flag(rule.get("is_active"), True):  # actions.py: an inactive agg_dq does not run
+        draft.skip(line, rule.get("rule"), "an inactive agg_dq rule does not run: not converted")
+        return
     level = "error" if str(rule.get("action_if_failed") or "").lower() == "fail" else "warning"
     sides = [
         side
@@ -167,6 +217,9 @@ def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
         return
     rule = {**defaults, **{k: v for k, v in given.items() if v not in (None, "")}}
     kind = str(rule.get("rule_type") or "")
+    for key in _QUERY_ONLY:
+        if kind != "query_dq" and _flag(rule.get(key), False):
+            draft.skip(line, {key: rule[key]}, f"{key} applies to query_dq rules only")
     if not str(rule.get("expectation") or "").strip():
         draft.skip(line, raw, "a rule without an expectation")
     elif kind == "row_dq":
@@ -181,10 +234,20 @@ def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
 
 def read(text: str, origin: str, env: str | None = None) -> ImportResult:
     """Our ruleset from Spark-Expectations rules (``env``: the ``dq_env`` environment)."""
-    pairs, defaults, product, unknown = _rows(text, origin, env)
+    pairs, defaults, product, unknown, table = _rows(text, origin, env)
     draft = Draft(origin)
     for key in unknown:
         draft.skip(1, key, "not a key of a Spark-Expectations rules file")
+    tables = sorted(
+        {
+            str(r.get("table_name") or defaults.get("table_name") or "")
+            for _, r in pairs
+            if isinstance(r, dict)
+        }
+        | ({table} if table else set())
+    )
+    for name in filter(None, tables):
+        draft.skip(1, f"table_name: {name}", "the table the rules check: run them on it (--input)")
     each_item(draft, pairs, "this rule", partial(_rule, draft, defaults))
     name = product or origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return assemble(draft, str(name) or "spark_expectations")
