@@ -153,6 +153,18 @@ class SchemaMatch(DirectAnalyzer):
         return f"SchemaMatch({cols}{', strict' if self.strict else ''})"
 
 
+@dataclass(frozen=True)
+class ColumnCount(DirectAnalyzer):
+    """The number of top-level columns of the data (Deequ's ``ColumnCount``: no scan).
+
+    >>> ColumnCount().name
+    'ColumnCount'
+    """
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        return float(len(df.columns))
+
+
 def _case_sensitive(df: DataFrame) -> bool:
     """Whether Spark compares names with case in ``df``'s session (``spark.sql.caseSensitive``)."""
     try:

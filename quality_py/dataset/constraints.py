@@ -28,6 +28,7 @@ from quality_py.dataset.analyzers import (
     Sum,
 )
 from quality_py.dataset.comparisons import (
+    ColumnCount,
     DatasetMatch,
     ReferentialIntegrity,
     SchemaMatch,
@@ -42,6 +43,7 @@ from quality_py.dataset.grouping import (
     MutualInformation,
     Uniqueness,
 )
+from quality_py.dataset.patterns import SSN
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import number
@@ -386,6 +388,26 @@ class ConstraintBuilders:
             f"{column} contains a credit card number", PatternMatch(column, CREDIT_CARD), assertion
         )
 
+    def contains_social_security_number(self, column: str, assertion: Assertion = "== 1") -> Check:
+        """The share of rows whose ``column`` contains a US social security number (Deequ's
+        pattern: see :data:`SSN`) meets ``assertion``; usually ``== 0`` on free text.
+
+        >>> Check("error", "t").contains_social_security_number("note", "== 0").constraints[
+        ...     -1].description
+        'note contains a social security number'
+        """
+        return self._add(
+            f"{column} contains a social security number", PatternMatch(column, SSN), assertion
+        )
+
+    def has_column_count(self, assertion: Assertion) -> Check:
+        """The number of the data's columns meets ``assertion`` (Deequ's ``hasColumnCount``).
+
+        >>> Check("error", "t").has_column_count("== 19").constraints[-1].description
+        'column count'
+        """
+        return self._add("column count", ColumnCount(), assertion)
+
     def has_min_length(self, column: str, assertion: Assertion) -> Check:
         """The shortest non-null value of the text ``column`` (in characters) meets ``assertion``.
 
@@ -398,27 +420,31 @@ class ConstraintBuilders:
         """The longest non-null value of the text ``column`` (in characters) meets ``assertion``."""
         return self._add(f"{column} max length", MaxLength(column), assertion)
 
-    def is_positive(self, column: str) -> Check:
-        """No non-null value of ``column`` is zero or negative (nulls pass, as in Deequ).
+    def is_positive(self, column: str, assertion: Assertion = "== 1") -> Check:
+        """The share of rows whose ``column`` is positive meets ``assertion`` (default: every
+        row). As Deequ's ``isPositive``, the value is read as a double and a null (or a text that
+        is no number) counts as positive: ``COALESCE(CAST(c AS DOUBLE), 1.0) > 0``.
 
-        >>> Check("error", "t").is_positive("distance").constraints[-1].description
-        'distance > 0'
+        >>> Check("error", "t").is_positive("distance", ">= 0.9").constraints[-1].assertion
+        '>= 0.9'
         """
         c = _quoted(column)
-        return self._add(
-            f"{column} > 0", Compliance(f"{column} positive", f"{c} IS NULL OR {c} > 0"), "== 1"
-        )
+        predicate = f"COALESCE(CAST({c} AS DOUBLE), 1.0) > 0"
+        return self._add(f"{column} > 0", Compliance(f"{column} positive", predicate), assertion)
 
-    def is_primary_key(self, columns: str | Sequence[str]) -> Check:
+    def is_primary_key(self, columns: str | Sequence[str], complete: bool = True) -> Check:
         """``columns`` identify every row: complete, and unique together. Stricter than
-        Deequ's ``isPrimaryKey`` (uniqueness alone), as DQX's: a null is no key.
+        Deequ's ``isPrimaryKey``, as DQX's: a null is no key; ``complete=False`` is Deequ's
+        meaning (uniqueness alone).
 
         >>> [c.description for c in Check("error", "t").is_primary_key(["a", "b"]).constraints]
         ['a is complete', 'b is complete', "['a', 'b'] is a primary key"]
+        >>> len(Check("error", "t").is_primary_key("a", complete=False).constraints)
+        1
         """
         names = [columns] if isinstance(columns, str) else list(columns)
         check = self
-        for name in names:
+        for name in names if complete else []:
             check = check.is_complete(name)
         key: str | list[str] = names[0] if len(names) == 1 else names
         return check._add(f"{key} is a primary key", Uniqueness(key), "== 1")

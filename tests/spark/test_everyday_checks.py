@@ -181,3 +181,24 @@ checks:
     result = verify(df, checks, policy=POLICY)
     assert [r.passed for r in result.results][-3:] == [True, True, True]
     assert result.results[0].passed  # about 2 in 3 keyed rows name a known country
+
+
+def test_the_deequ_family_completed(spark: Any, orders: Any) -> None:
+    """Deequ's CheckTest.scala line 1136 ("define is US social security number": one of
+    "111-05-1130" and "something else" is one, 0.5), VerificationSuiteTest.scala line 65
+    (hasColumnCount(_ == 3) on a frame of three columns), Check.scala line 1221 (isPositive:
+    COALESCE(CAST(c AS DOUBLE), 1.0) > 0, with an assertion) and line 327 (isPrimaryKey:
+    uniqueness only)."""
+    ssn = spark.createDataFrame([("111-05-1130", "valid"), ("something else", "invalid")],
+                                "value string, type string")  # fmt: skip
+    check = Check("error", "t").contains_social_security_number("value", "== 0.5")
+    assert _metric(ssn, check) == 0.5
+    df, rows, _ = orders
+    assert _metric(df, Check("error", "t").has_column_count("== 3")) == 3.0
+    texts = spark.createDataFrame([("5",), ("-1",), ("abc",), (None,)], "v string")
+    # by hand: 5 > 0; -1 is not; 'abc' casts to null, so 1.0; null is 1.0: 3 of 4
+    assert _metric(texts, Check("error", "t").is_positive("v", ">= 0.75")) == 0.75
+    keyed = spark.createDataFrame([(1,), (2,), (None,)], "k int")
+    deequ = verify(keyed, [Check("error", "t").is_primary_key("k", complete=False)])
+    ours = verify(keyed, [Check("error", "t").is_primary_key("k")])
+    assert (deequ.status, ours.status) == ("success", "error")
