@@ -20,8 +20,10 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
+from quality_py.errors import QualityError
 from quality_py.sql.allowed.windows import ORDER_SENSITIVE, partition_keys, window_function
 from quality_py.sql.build import to_sql
+from quality_py.sql.parse import parse_expression
 
 
 def key_sets(tree: exp.Expr) -> set[tuple[str, ...]]:
@@ -126,3 +128,38 @@ def costs(tree: exp.Expr) -> tuple[str, ...]:
         for name in views_read(tree)
     ]
     return tuple(out)
+
+
+#: Window functions whose value depends on the order (an ORDER BY of a constant keeps them
+#: arbitrary, so it is kept for them: our run breaks the ties by the row's values).
+_RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
+
+
+def peer_windows(text: str) -> str:
+    """``text`` with ``ORDER BY <constant>`` removed from aggregate windows without a frame.
+
+    Spark-Expectations' documented rules write ``count(*) over(partition by k order by 1)``
+    (``docs/configurations/rules.md``): with an ORDER BY and no frame, Spark's frame is from
+    the partition's start to the current row *and its peers*, and under a constant order every
+    row is a peer, so the frame is the whole partition: exactly ``count(*) OVER (PARTITION BY
+    k)``, the form the rule policy allows.
+
+    >>> peer_windows("count(*) over(partition by a, b order by 1)=1")
+    'COUNT(*) OVER (PARTITION BY a, b) = 1'
+    >>> peer_windows("sum(x) over(partition by c order by y) > 1")
+    'sum(x) over(partition by c order by y) > 1'
+    """
+    try:
+        tree = parse_expression(text)
+    except QualityError:
+        return text  # validate names the problem with the rule
+    changed = False
+    for window in tree.find_all(exp.Window):
+        order = window.args.get("order")
+        if order is None or window.args.get("spec") is not None:
+            continue
+        constant = all(isinstance(o.this, exp.Literal) for o in order.expressions)
+        if constant and not isinstance(window.this, _RANKING):
+            window.set("order", None)
+            changed = True
+    return to_sql(tree) if changed else text

@@ -193,7 +193,7 @@ def test_the_deequ_family_completed(spark: Any, orders: Any) -> None:
                                 "value string, type string")  # fmt: skip
     check = Check("error", "t").contains_social_security_number("value", "== 0.5")
     assert _metric(ssn, check) == 0.5
-    df, rows, _ = orders
+    df, _, _ = orders
     assert _metric(df, Check("error", "t").has_column_count("== 3")) == 3.0
     texts = spark.createDataFrame([("5",), ("-1",), ("abc",), (None,)], "v string")
     # by hand: 5 > 0; -1 is not; 'abc' casts to null, so 1.0; null is 1.0: 3 of 4

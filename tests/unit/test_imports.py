@@ -177,10 +177,14 @@ rules:
     assert ruleset.error_rates.inclusive
     assert ruleset.error_rates.rules == {str(id_from_name("kept")): 0.05}
     assert [(u.line, u.text) for u in result.unmapped] == [(1, "table_name: prod.orders")]
-    no_env = text.replace("dq_env:\n  DEV: {table_name: dev.orders, action_if_failed: ignore}\n"
-                          "  PROD: {table_name: prod.orders, action_if_failed: fail}\n", "")
-    ruleset = loads_ruleset_file(import_text(no_env, "spark-expectations", "r.yaml").text,
-                                 variables={})
+    no_env = text.replace(
+        "dq_env:\n  DEV: {table_name: dev.orders, action_if_failed: ignore}\n"
+        "  PROD: {table_name: prod.orders, action_if_failed: fail}\n",
+        "",
+    )
+    ruleset = loads_ruleset_file(
+        import_text(no_env, "spark-expectations", "r.yaml").text, variables={}
+    )
     assert [r.action_if_failed.value for _, r in ruleset.suite.iter_rules()] == ["drop"] * 3
 
 

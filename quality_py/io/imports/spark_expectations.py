@@ -17,9 +17,8 @@ from functools import partial
 from typing import Any
 
 import yaml
-from sqlglot import exp
 
-from quality_py.errors import QualityError, RulesetFormatError
+from quality_py.errors import RulesetFormatError
 from quality_py.gate.numbers import number
 from quality_py.io.imports.common import (
     Draft,
@@ -33,8 +32,7 @@ from quality_py.io.imports.common import (
     value,
 )
 from quality_py.model.ids import id_from_name
-from quality_py.sql.build import to_sql
-from quality_py.sql.parse import parse_expression
+from quality_py.sql.windows import peer_windows
 
 _TRUE = ("true", "1", "yes", "y")
 
@@ -57,6 +55,10 @@ FILE_KEYS = frozenset({"product_id", "table_name", "dq_env", "defaults", "rules"
 #: Keys that only say where the rules apply or how they are reported, not what they judge.
 #: Keys only query_dq rules read (listed when set on another rule).
 _QUERY_ONLY = ("query_dq_delimiter", "enable_querydq_custom_output")
+#: What the converter does with each key: honoured (it shapes the converted ruleset; the
+#: source and target switches of a row rule change nothing there either) or listed.
+LISTED_KEYS = frozenset({"table_name", *_QUERY_ONLY})
+HONOURED_KEYS = (RULE_KEYS | FILE_KEYS) - LISTED_KEYS
 
 
 def _environment(envs: dict[str, Any], env: str | None, origin: str) -> dict[str, Any]:
@@ -119,41 +121,6 @@ def _rows(
     table = (_environment_table(envs, env) if envs else None) or doc.get("table_name")
     return (pairs, defaults, doc.get("product_id"), sorted(set(map(str, doc)) - FILE_KEYS),
             table)  # fmt: skip
-
-
-#: Window functions whose value depends on the order (an ORDER BY of a constant keeps them
-#: arbitrary, so it is kept for them: our run breaks the ties by the row's values).
-_RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
-
-
-def peer_windows(text: str) -> str:
-    """``text`` with ``ORDER BY <constant>`` removed from aggregate windows without a frame.
-
-    Spark-Expectations' documented rules write ``count(*) over(partition by k order by 1)``
-    (``docs/configurations/rules.md``): with an ORDER BY and no frame, Spark's frame is from
-    the partition's start to the current row *and its peers*, and under a constant order every
-    row is a peer, so the frame is the whole partition: exactly ``count(*) OVER (PARTITION BY
-    k)``, the form the rule policy allows.
-
-    >>> peer_windows("count(*) over(partition by a, b order by 1)=1")
-    'COUNT(*) OVER (PARTITION BY a, b) = 1'
-    >>> peer_windows("sum(x) over(partition by c order by y) > 1")
-    'sum(x) over(partition by c order by y) > 1'
-    """
-    try:
-        tree = parse_expression(text)
-    except QualityError:
-        return text  # validate names the problem with the rule
-    changed = False
-    for window in tree.find_all(exp.Window):
-        order = window.args.get("order")
-        if order is None or window.args.get("spec") is not None:
-            continue
-        constant = all(isinstance(o.this, exp.Literal) for o in order.expressions)
-        if constant and not isinstance(window.this, _RANKING):
-            window.set("order", None)
-            changed = True
-    return to_sql(tree) if changed else text
 
 
 def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
