@@ -9,7 +9,7 @@ the same policy as rules written here).
 >>> text = "- criticality: error\\n  check: {function: is_not_null, arguments: {column: id}}\\n"
 >>> result = import_text(text, "dqx", "orders.yml")
 >>> [line.strip() for line in result.text.splitlines() if "expression" in line]
-['expression: id IS NOT NULL']
+['expression: (id IS NULL) IS NOT TRUE']
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ string is a date or timestamp; any other string is a **SQL expression** (a colum
 limits. :data:`DEFAULT_VERSION` is the version applied unless the user names another.
 
 >>> limit_sql("'active'"), limit_sql("col2 * 2"), limit_sql("2024-01-31"), limit_sql(3)
-("('active')", '(col2 * 2)', "DATE '2024-01-31'", '3')
+("'active'", '(col2 * 2)', "DATE '2024-01-31'", '3')
 """
 
 from __future__ import annotations
