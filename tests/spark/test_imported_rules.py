@@ -122,3 +122,57 @@ def test_sodacl_checks_judge_as_soda_does(spark: Any) -> None:
     # failed rows WHERE age < 0 (the fourth row); reference: XX is not in dim_country, the null
     # country is skipped
     assert got == [[False, False], [False, False], [False, True], [True, False], [False, False]]
+
+
+SE_RULES = """\
+product_id: shop
+defaults: {action_if_failed: ignore}
+rules:
+  - {rule: id_present, rule_type: row_dq, expectation: "id IS NOT NULL", action_if_failed: drop}
+  - {rule: pk, rule_type: row_dq, action_if_failed: drop,
+     expectation: "count(*) over(partition by id order by 1)=1"}
+  - {rule: amount_positive, rule_type: row_dq, expectation: "amount > 0",
+     enable_error_drop_alert: true, error_drop_threshold: 20}
+  - {rule: has_rows, rule_type: agg_dq, expectation: "count(*) > 3", action_if_failed: fail,
+     enable_for_target_dq_validation: false}
+"""
+
+
+def test_spark_expectations_rules_keep_their_answers(spark: Any, tmp_path: Path) -> None:
+    """By Spark-Expectations' definitions (actions.py line 509: a row passes where the
+    expectation is true, so a null fails; _flatten.py: `defaults:` under each rule;
+    spark_expectations_notify.py line 374: the alert fires when the failed share, in percent,
+    is >= the threshold), worked out by hand on ten rows: the null id and both rows of id 3
+    are dropped (7 valid rows); 2 of 10 amounts fail (-1 and null): 20 % reaches 20, an
+    alert; 10 source rows > 3: the agg_dq check passes."""
+    from quality_py import run_quality
+    from quality_py.actions.notify import CallbackNotifier
+
+    result = import_text(SE_RULES, "spark-expectations", "rules.yaml")
+    ruleset = loads_ruleset_file(result.text, variables={})
+    rows = [(1, 5.0), (2, 1.0), (3, 2.0), (3, 3.0), (None, 4.0), (4, -1.0), (5, None),
+            (6, 1.0), (7, 1.0), (8, 1.0)]  # fmt: skip
+    df = spark.createDataFrame(rows, "id int, amount double")
+    alerts: list[dict[str, Any]] = []
+    run = run_quality(
+        df, ruleset.suite, ruleset.sql_checks, error_rates=ruleset.error_rates,
+        notifiers=[CallbackNotifier(on_alert=alerts.append)],
+    )  # fmt: skip
+    summary = run.write(str(tmp_path / "valid"), str(tmp_path / "quarantine"))
+    assert (summary.input_rows, summary.valid_rows) == (10, 7)
+    (event,) = alerts
+    (rule_id,) = [
+        str(r.id.id) for _, r in ruleset.suite.iter_rules() if r.name == "amount_positive"
+    ]
+    assert event["alerts"] == [f"rule {rule_id}.1 fails 0.2000 of the rows, at or over 0.2"]
+    assert summary.status != "error"
+
+
+def test_soda_metrics_of_an_empty_table(spark: Any) -> None:
+    """derived_metric.py line 16: a percentage of no rows is 0; metric_check.py line 105: a
+    metric without a value (the avg of no rows) is not evaluated, so the check does not fail."""
+    text = "checks for t:\n  - missing_percent(a) < 5 %\n  - avg(a) > 3\n  - row_count = 0\n"
+    ruleset = loads_ruleset_file(import_text(text, "sodacl", "s.yml").text, variables={})
+    empty = spark.createDataFrame([], "a int")
+    metrics = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
+    assert [m.status for m in metrics] == ["passed", "passed", "passed"]
