@@ -88,6 +88,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "deployment.md",
         "functions.md",
         "jobs.md",
+        "migrating.md",
         "over-time.md",
         "rule-tables.md",
         "rules-over-rows.md",
@@ -205,6 +206,47 @@ def test_rules_over_rows_doc(notebook: dict[str, Any]) -> None:
     assert summary.valid_rows == len(f) - int(dropped.sum()) == 336745
     assert summary.quarantined_rows == int(np.count_nonzero(failing))
     assert ns["rules"][1].expression.startswith("(`tailnum` IS NULL OR `year` IS NULL")
+
+
+def test_migrating_doc(notebook: dict[str, Any]) -> None:
+    """The walk-through's numbers, counted with pandas (tests/flights_truth.py) by each tool's
+    meaning: DQX drops a null tail number and warns on duplicates and unknown aircraft;
+    Spark-Expectations fails a null `dep_delay < 600`; Soda's metrics and failed rows."""
+    from tests.flights_truth import tables
+
+    t = tables()
+    f, planes = t["flights"], set(t["planes"].tailnum)
+    ns = run_file(ROOT / "docs" / "migrating.md", notebook)
+    key = ["carrier", "flight", "year", "month", "day"]
+    dup = (f.groupby(key, dropna=False)["year"].transform("size") > 1).to_numpy()
+    no_tail = f.tailnum.isna().to_numpy()
+    orphan = (f.tailnum.notna() & ~f.tailnum.isin(planes)).to_numpy()
+    dqx = ns["dqx_summary"]
+    assert (dqx.valid_rows, dqx.dropped_rows) == (len(f) - no_tail.sum(), no_tail.sum())
+    assert dqx.valid_rows == 334264
+    assert dqx.quarantined_rows == (no_tail | dup | orphan).sum()
+    late = (~(f.dep_delay < 600)).to_numpy()  # NaN < 600 is False: a null fails
+    se = ns["se_summary"]
+    assert (se.dropped_rows, se.quarantined_rows) == (late.sum(), (late | dup).sum())
+    assert se.dropped_rows == 8295 and not se.failed_checks
+    missing_dep, missing_tail = f.dep_time.isna().sum(), f.tailnum.isna().mean() * 100
+    groups = f.dropna(subset=key).groupby(key).size()
+    assert ns["outcomes"] == {
+        "row_count_300000": "passed",
+        "missing_count_dep_time_0": "passed" if missing_dep == 0 else "failed",
+        "missing_percent_tailnum_1": "passed" if round(missing_tail, 2) < 1 else "failed",
+        "duplicate_count_carrier_flight_year_month_day_0": (
+            "passed" if (groups > 1).sum() == 0 else "failed"
+        ),
+    }
+    assert (groups > 1).sum() == 24 and missing_dep == 8255
+    assert ns["soda_summary"].quarantined_rows == (f.arr_delay < -60).sum() == 199
+    assert ns["preview"].dropped == (no_tail.sum(), 0)
+    assert all(r.newly_failing == r.newly_passing == 0 for r in ns["preview"].rules)
+    assert ns["converted"].summary() == (
+        "mapped 4 rules and 0 dataset or SQL checks; 0 item(s) not mapped (DQX 0.16 meaning "
+        "applied)"
+    )
 
 
 def test_functions_doc(notebook: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
