@@ -163,6 +163,7 @@ def _import(args: argparse.Namespace) -> int:
         str(args.source),
         dqx_version=getattr(args, "dqx_version", None),
         dq_env=getattr(args, "dq_env", None),
+        se_table=getattr(args, "se_table", None),
     )
     Path(args.dest).write_text(result.text, encoding="utf-8")
     print(result.summary())

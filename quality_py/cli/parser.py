@@ -310,6 +310,11 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "--dq-env",
         help="with --from spark-expectations: the dq_env environment whose defaults apply",
     )
+    c.add_argument(
+        "--se-table",
+        help="with --from spark-expectations: the target table whose rules apply (their "
+        "table_name; needed when the rules name several tables)",
+    )
     _with_data(c)
     _spark(c)
     c.set_defaults(func=convert_command)

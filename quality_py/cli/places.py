@@ -30,7 +30,7 @@ NOT_PLACES = (
     "suite", "format", "master", "remote", "conf", "tag", "run_id", "schema", "where", "webhook",
     "name", "layout", "strict", "key", "hide_column", "publish", "quarantine_detail", "var",
     "output_format", "sample", "rule", "samples", "rules_only", "print", "evaluate",
-    "dqx_version", "dq_env",
+    "dqx_version", "dq_env", "se_table",
     "max_categories", "since", "until", "title", "dataset_tag", "site_url", "site_dataset",
     "from_format", "mode", "help",
 )  # fmt: skip

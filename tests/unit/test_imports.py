@@ -128,7 +128,6 @@ def test_spark_expectations_rules_file() -> None:
         "error",
     )
     assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
-        (1, "the table the rules check"),
         (43, "query_dq reads tables by name"),
     ]
 
@@ -142,7 +141,6 @@ def test_spark_expectations_rules_table_export() -> None:
     (sql,) = ruleset.sql_checks  # source only: target validation is off
     assert (sql.sql, sql.on, sql.level) == ("sum(sales)>10000", "source", "warning")
     assert [(u.line, u.reason) for u in result.unmapped] == [
-        (1, "the table the rules check: run them on it (--input)"),
         (5, "the action 'remove' is not ignore, drop or fail"),
     ]
 
@@ -176,7 +174,8 @@ rules:
     ]
     assert ruleset.error_rates.inclusive
     assert ruleset.error_rates.rules == {str(id_from_name("kept")): 0.05}
-    assert [(u.line, u.text) for u in result.unmapped] == [(1, "table_name: prod.orders")]
+    assert not result.unmapped
+    assert "the rules of table prod.orders" in result.summary()
     no_env = text.replace(
         "dq_env:\n  DEV: {table_name: dev.orders, action_if_failed: ignore}\n"
         "  PROD: {table_name: prod.orders, action_if_failed: fail}\n",
@@ -281,3 +280,32 @@ def test_the_import_command_of_the_docs(
     assert (
         loads_ruleset_file((tmp_path / words[5]).read_text(), variables={}).suite.rule_count == 14
     )
+
+
+def test_spark_expectations_tables_and_placeholders() -> None:
+    """utils/reader.py (Nike-Inc/spark-expectations): only the rules whose table_name is the
+    target table run, and each expectation is filled by str.format from se_dq_rules_params
+    (docs/configurations/configure_rules.md line 91: `from {table}`)."""
+    text = """\
+product_id: shop
+rules:
+  - {rule: a, rule_type: row_dq, table_name: db.orders, expectation: "amount > {floor}"}
+  - {rule: b, rule_type: row_dq, table_name: db.lines, expectation: "qty > 0"}
+  - {rule: c, rule_type: row_dq, table_name: db.orders, expectation: "note <> '{{x}}'"}
+  - {rule: d, rule_type: row_dq, table_name: db.orders, expectation: "x = '}'"}
+  - {rule: e, rule_type: agg_dq, table_name: db.orders, expectation: "count(*) > {rows:d}"}
+"""
+    with pytest.raises(RulesetFormatError, match=r"db\.lines, db\.orders: .*--se-table"):
+        import_text(text, "spark-expectations", "r.yaml")
+    result = import_text(text, "spark-expectations", "r.yaml", se_table="db.orders")
+    assert "amount > ${floor}" in result.text
+    ruleset = loads_ruleset_file(result.text, variables={"floor": "10"})
+    assert [(r.name, r.expression) for _, r in ruleset.suite.iter_rules()] == [
+        ("a", "amount > 10"),
+        ("c", "note <> '{x}'"),
+    ]
+    assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
+        (4, "a rule of the table db.lines, not db.orders"),
+        (6, "its expectation is no format string Spark-Expectations fills"),
+        (7, "the placeholder {rows} is not a plain name"),
+    ]

@@ -34,13 +34,14 @@ def import_text(
     *,
     dqx_version: str | None = None,
     dq_env: str | None = None,
+    se_table: str | None = None,
 ) -> ImportResult:
     """The ruleset of ``text`` written for ``kind`` (one of :data:`FORMATS`), with the meaning
     of DQX ``dqx_version`` (default: the newest read, see the summary's note) and the defaults
-    of the Spark-Expectations environment ``dq_env``."""
+    of the Spark-Expectations environment ``dq_env`` and the rules of its table ``se_table``."""
     readers: dict[str, Callable[[str, str], ImportResult]] = {
         "dqx": partial(dqx.read, version=dqx.parse_version(dqx_version)),
-        "spark-expectations": partial(spark_expectations.read, env=dq_env),
+        "spark-expectations": partial(spark_expectations.read, env=dq_env, table=se_table),
         "sodacl": soda.read,
     }
     if kind not in readers:

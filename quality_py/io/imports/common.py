@@ -17,6 +17,8 @@ from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.model.ids import NAME_PATTERN
 from quality_py.model.yaml_text import dump_yaml
 
+#: Marks a variable's name in a converted text until the document is written.
+_VARIABLE = "QPVARIABLE9F2C"
 #: The formats ``convert --from`` reads.
 FORMATS = ("dqx", "spark-expectations", "sodacl")
 
@@ -44,6 +46,7 @@ class Draft:
     error_rates: dict[int, float] = field(default_factory=dict)
     unmapped: list[Unmapped] = field(default_factory=list)
     inclusive_rates: bool = False
+    variables: set[str] = field(default_factory=set)
     _names: set[str] = field(default_factory=set)
 
     def name(self, wanted: str) -> str:
@@ -74,6 +77,11 @@ class Draft:
         except QualityError as err:
             return err.message
         return None
+
+    def variable(self, name: str) -> str:
+        """A ``${name}`` variable in a converted text (kept through the escaping of texts)."""
+        self.variables.add(name)
+        return f"{_VARIABLE}{name}{_VARIABLE}"
 
     def check(self, level: str, constraint: str, args: dict[str, Any]) -> None:
         """A dataset constraint under an ``error`` or ``warning`` check."""
@@ -132,15 +140,16 @@ def assemble(draft: Draft, suite_name: str) -> ImportResult:
         if draft.inclusive_rates:
             doc["error_rates"]["inclusive"] = True
     text = dump_yaml(escape_variables(doc))
-    _readable(text, draft.origin)
+    text = re.sub(f"{_VARIABLE}(\\w+){_VARIABLE}", r"${\1}", text)
+    _readable(text, draft.origin, dict.fromkeys(draft.variables, "0"))
     count = len(draft.constraints) + len(draft.sql_checks)
     return ImportResult(text, tuple(draft.unmapped), len(draft.rules), count)
 
 
-def _readable(text: str, origin: str) -> None:
+def _readable(text: str, origin: str, variables: dict[str, str]) -> None:
     """Our reader takes the imported ruleset (else the importer has a bug: say so)."""
     try:
-        loads_ruleset_file(text, f"{origin} (imported)", variables={})
+        loads_ruleset_file(text, f"{origin} (imported)", variables=variables)
     except RulesetFormatError as err:
         raise RulesetFormatError(
             f"the ruleset imported from {origin} does not read back: {err.message}",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import string
 from functools import partial
 from typing import Any
 
@@ -31,6 +32,7 @@ from quality_py.io.imports.common import (
     nodes_with_lines,
     value,
 )
+from quality_py.io.imports.dqx_functions import Unmappable
 from quality_py.model.ids import id_from_name
 from quality_py.sql.windows import peer_windows
 
@@ -57,7 +59,7 @@ FILE_KEYS = frozenset({"product_id", "table_name", "dq_env", "defaults", "rules"
 _QUERY_ONLY = ("query_dq_delimiter", "enable_querydq_custom_output")
 #: What the converter does with each key: honoured (it shapes the converted ruleset; the
 #: source and target switches of a row rule change nothing there either) or listed.
-LISTED_KEYS = frozenset({"table_name", *_QUERY_ONLY})
+LISTED_KEYS = frozenset(_QUERY_ONLY)
 HONOURED_KEYS = (RULE_KEYS | FILE_KEYS) - LISTED_KEYS
 
 
@@ -123,6 +125,26 @@ def _rows(
             table)  # fmt: skip
 
 
+def placeholders(draft: Draft, text: str) -> str:
+    """``text`` with Spark-Expectations' ``{name}`` placeholders (filled from
+    ``se_dq_rules_params`` by ``str.format``: ``utils/reader.py``) as our ``${name}``
+    variables, given with ``--var name=value``; ``{{`` and ``}}`` are braces."""
+    out = []
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError as err:  # str.format fails on it in Spark-Expectations too
+        why = f"its expectation is no format string Spark-Expectations fills: {err}"
+        raise Unmappable(why) from None
+    for literal, name, spec, conversion in fields:
+        out.append(literal)
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            raise Unmappable(f"the placeholder {{{name}}} is not a plain name")
+        out.append(draft.variable(name))
+    return "".join(out)
+
+
 def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
     name = draft.name(str(rule.get("rule") or "rule"))
     action = str(rule.get("action_if_failed") or "ignore").lower()
@@ -131,7 +153,7 @@ def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         return
     out: dict[str, Any] = {
         "name": name,
-        "expression": peer_windows(str(rule["expectation"])),
+        "expression": peer_windows(placeholders(draft, str(rule["expectation"]))),
         "action_if_failed": action,
     }
     if rule.get("description"):
@@ -168,7 +190,7 @@ def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         draft.sql_checks.append(
             {
                 "name": f"{rule.get('rule') or 'agg'} ({side})",
-                "sql": str(rule["expectation"]),
+                "sql": placeholders(draft, str(rule["expectation"])),
                 "on": side,
                 "level": level,
             }
@@ -189,32 +211,54 @@ def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
             draft.skip(line, {key: rule[key]}, f"{key} applies to query_dq rules only")
     if not str(rule.get("expectation") or "").strip():
         draft.skip(line, raw, "a rule without an expectation")
-    elif kind == "row_dq":
-        _row_rule(draft, rule, line)
-    elif kind == "agg_dq":
-        _agg_rule(draft, rule, line)
+    elif kind in ("row_dq", "agg_dq"):
+        try:
+            (_row_rule if kind == "row_dq" else _agg_rule)(draft, rule, line)
+        except Unmappable as why:
+            draft.skip(line, raw, str(why))
     elif kind == "query_dq":
         draft.skip(line, raw, "query_dq reads tables by name: write it as a SQL check")
     else:
         draft.skip(line, raw, f"rule_type is row_dq, agg_dq or query_dq, not {kind!r}")
 
 
-def read(text: str, origin: str, env: str | None = None) -> ImportResult:
-    """Our ruleset from Spark-Expectations rules (``env``: the ``dq_env`` environment)."""
-    pairs, defaults, product, unknown, table = _rows(text, origin, env)
+def _chosen_table(
+    pairs: list[tuple[int, Any]], table: Any, wanted: str | None, origin: str
+) -> str | None:
+    """The table whose rules apply: Spark-Expectations runs only the rules whose
+    ``table_name`` is the target table (``utils/reader.py``, the rules filter)."""
+    named = {_table_of(r, table) for _, r in pairs if isinstance(r, dict)} - {""}
+    if wanted is not None:
+        return wanted
+    if len(named) > 1:
+        raise RulesetFormatError(
+            f"{origin} has rules for the tables {', '.join(sorted(named))}: Spark-Expectations "
+            "runs a table's rules only on that table, so name one with --se-table",
+            item_kind="ruleset",
+        )
+    return next(iter(named), None)
+
+
+def _table_of(rule: dict[str, Any], table: Any) -> str:
+    return str(rule.get("table_name") or table or "")
+
+
+def read(text: str, origin: str, env: str | None = None, table: str | None = None) -> ImportResult:
+    """Our ruleset from Spark-Expectations rules (``env``: the ``dq_env`` environment;
+    ``table``: the target table whose rules apply, needed when the rules name several)."""
+    pairs, defaults, product, unknown, file_table = _rows(text, origin, env)
     draft = Draft(origin)
     for key in unknown:
         draft.skip(1, key, "not a key of a Spark-Expectations rules file")
-    tables = sorted(
-        {
-            str(r.get("table_name") or defaults.get("table_name") or "")
-            for _, r in pairs
-            if isinstance(r, dict)
-        }
-        | ({table} if table else set())
-    )
-    for name in filter(None, tables):
-        draft.skip(1, f"table_name: {name}", "the table the rules check: run them on it (--input)")
-    each_item(draft, pairs, "this rule", partial(_rule, draft, defaults))
+    chosen = _chosen_table(pairs, file_table, table, origin)
+    kept = []
+    for line, raw in pairs:
+        other = _table_of(raw, file_table) if isinstance(raw, dict) else ""
+        if chosen is not None and other not in ("", chosen):
+            draft.skip(line, raw.get("rule"), f"a rule of the table {other}, not {chosen}")
+        else:
+            kept.append((line, raw))
+    each_item(draft, kept, "this rule", partial(_rule, draft, defaults))
     name = product or origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return assemble(draft, str(name) or "spark_expectations")
+    result = assemble(draft, str(name) or "spark_expectations")
+    return result.with_note(f"the rules of table {chosen}") if chosen else result
