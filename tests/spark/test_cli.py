@@ -303,3 +303,35 @@ def test_the_variables_command_of_the_docs(
     assert main(command[1:]) == 2
     err = capsys.readouterr().err
     assert "orders.yaml:17:53: the variable ${MIN_NOTES} is not set" in err
+
+
+def test_convert_from_another_tool_validates_against_the_data(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What convert reports as mapped passes validate against the input: a DQX check on a
+    column the flights lack and a window Spark-Expectations orders by a column (refused by the
+    policy, as a run would refuse it) are named; the converted file is written either way."""
+    dqx = tmp_path / "checks.yml"
+    dqx.write_text(
+        "- check: {function: is_not_null, arguments: {column: tailnum}}\n"
+        "- check: {function: is_not_null, arguments: {column: tail_number}}\n"
+    )
+    out = tmp_path / "dqx.yaml"
+    assert main(["convert", "--from", "dqx", str(dqx), str(out), "--input", "sample:flights"]) == 1
+    text = capsys.readouterr().out
+    assert "1 converted item(s) would be refused" in text and "tail_number" in text
+    assert out.exists()
+    se = tmp_path / "rules.yaml"
+    se.write_text(
+        "product_id: p\nrules:\n"
+        "  - {rule: pk, rule_type: row_dq,"
+        " expectation: 'count(*) over(partition by carrier, flight, year, month, day order by 1)"
+        " = 1'}\n"
+        "  - {rule: running, rule_type: row_dq,"
+        " expectation: 'sum(dep_delay) over(partition by carrier order by dep_time) < 1000'}\n"
+    )
+    argv = ["convert", "--from", "spark-expectations", str(se), str(tmp_path / "se.yaml")]
+    assert main([*argv, "--schema", "carrier string, flight int, year int, month int, day int,"
+                 " dep_delay double, dep_time int"]) == 1  # fmt: skip
+    text = capsys.readouterr().out
+    assert "'running'" in text and "'pk'" not in text.split("would be refused")[1]
