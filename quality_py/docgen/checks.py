@@ -82,10 +82,11 @@ def doc_checks(
         out.append(DocCheck("anomaly check", anomaly.description, detail, str(anomaly.level),
                             f"anomaly|{anomaly.description}"))  # fmt: skip
     if error_rates is not None:
+        above = "alert at or above" if error_rates.inclusive else "alert above"
         if error_rates.run is not None:
-            out.append(DocCheck("error rate", "run", f"alert above {error_rates.run}", "alert"))
+            out.append(DocCheck("error rate", "run", f"{above} {error_rates.run}", "alert"))
         for rule, rate in error_rates.rules.items():
-            out.append(DocCheck("error rate", f"rule {rule}", f"alert above {rate}", "alert"))
+            out.append(DocCheck("error rate", f"rule {rule}", f"{above} {rate}", "alert"))
     return out
 
 
