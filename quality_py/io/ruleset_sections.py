@@ -147,7 +147,7 @@ def loads_error_rates(text: str, origin: str = "<string>") -> ErrorRates | None:
     """The alert thresholds of a YAML ruleset's text (None when it has none).
 
     >>> loads_error_rates("error_rates: {run: 0.1, rules: {101: 0.02}}")
-    ErrorRates(run=0.1, rules={'101': 0.02})
+    ErrorRates(run=0.1, rules={'101': 0.02}, inclusive=False)
     """
     node, _ = _top(text, origin, "error_rates")
     return error_rates_from_node(node, origin)
