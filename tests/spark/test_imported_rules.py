@@ -176,3 +176,32 @@ def test_soda_metrics_of_an_empty_table(spark: Any) -> None:
     empty = spark.createDataFrame([], "a int")
     metrics = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
     assert [m.status for m in metrics] == ["passed", "passed", "passed"]
+
+
+def test_nan_and_empty_input_as_the_tools_define_them(spark: Any) -> None:
+    """DQX's conditions and Soda's SQL run on Spark, whose NaN equals NaN and is above every
+    other number (Spark SQL reference, "NaN Semantics"): DQX's is_in_range(0, 10) flags a NaN
+    reading (NaN > 10) and is_not_less_than(0) passes it; Soda's missing_count does not count a
+    NaN (it is not null). On no rows DQX's whole-table aggregate has no value, so nothing is
+    flagged: its SQL check passes."""
+    checks = """\
+- check: {function: is_in_range, arguments: {column: x, min_limit: 0, max_limit: 10}}
+- check: {function: is_not_less_than, arguments: {column: x, limit: 0}}
+- check: {function: is_aggr_not_less_than, arguments: {column: x, aggr_type: avg, limit: 3}}
+"""
+    ruleset = loads_ruleset_file(import_text(checks, "dqx", "c.yml").text, variables={})
+    rows = [(0, 1.0), (1, float("nan")), (2, None), (3, 11.0), (4, -1.0)]
+    df = spark.createDataFrame(rows, "i int, x double")
+    ids = [r.id.packed for _, r in ruleset.suite.iter_rules()]
+    (set_id,) = [rs.id.packed for rs in ruleset.suite.rule_sets]
+    checked = df.transform(lambda d: add_data_quality(d, ruleset.suite)).orderBy("i").collect()
+    got = [[row.DataQuality.ruleSetResults[set_id].ruleResults[i] == 0 for i in ids]
+           for row in checked]  # fmt: skip
+    assert got == [[False, False], [True, False], [False, False], [True, False], [True, True]]
+    empty = spark.createDataFrame([], "x double")
+    (metric,) = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
+    assert metric.status == "passed"
+    soda = "checks for t:\n  - missing_count(x) = 1\n"
+    sql = loads_ruleset_file(import_text(soda, "sodacl", "s.yml").text, variables={}).sql_checks
+    (metric,) = run_sql_checks(sql, {"source": df}, RulePolicy())  # one null, the NaN is no gap
+    assert metric.status == "passed"
