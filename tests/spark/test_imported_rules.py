@@ -107,6 +107,8 @@ def test_sodacl_checks_judge_as_soda_does(spark: Any) -> None:
         "max_age_120": False,
         "avg_age_between_20_and_60": True,
         "missing_percent_phone_5": False,
+        "row_count_fail": True,  # fail: when < 5; 5 rows are not fewer than 5
+        "row_count_warn": False,  # warn: when < 10
     }
     (schema,) = verify(df, ruleset.checks, policy=policy).results
     assert schema.passed
@@ -201,7 +203,12 @@ def test_nan_and_empty_input_as_the_tools_define_them(spark: Any) -> None:
     empty = spark.createDataFrame([], "x double")
     (metric,) = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
     assert metric.status == "passed"
-    soda = "checks for t:\n  - missing_count(x) = 1\n"
+    # one null (the NaN is no gap); the avg is NaN: Soda judges it in Python, where NaN is in
+    # no zone (threshold_cfg.py is_bad), so neither the inline threshold nor the alert fails
+    soda = (
+        "checks for t:\n  - missing_count(x) = 1\n  - avg(x) < 10\n"
+        "  - avg(x):\n      fail: when > 10\n"
+    )
     sql = loads_ruleset_file(import_text(soda, "sodacl", "s.yml").text, variables={}).sql_checks
-    (metric,) = run_sql_checks(sql, {"source": df}, RulePolicy())  # one null, the NaN is no gap
-    assert metric.status == "passed"
+    metrics = run_sql_checks(sql, {"source": df}, RulePolicy())
+    assert [m.status for m in metrics] == ["passed", "passed", "passed"]

@@ -203,34 +203,44 @@ def test_sodacl_checks() -> None:
     ]  # fmt: skip
     (check,) = ruleset.checks
     assert [k.description for k in check.constraints] == ["schema has age int, email string"]
-    sql = {s.name: s.sql for s in ruleset.sql_checks}
+    sql = {s.name: (s.sql, s.level) for s in ruleset.sql_checks}
+    dup = (
+        "(SELECT COUNT(*) FROM (SELECT COUNT(*) AS frequency FROM source WHERE `phone` IS NOT "
+        "NULL GROUP BY `phone`) AS frequencies WHERE frequency > 1)"
+    )
+    invalid_address = (
+        "COUNT(CASE WHEN NOT (`email_address` IS NULL) AND NOT (`email_address` RLIKE "
+        "'[^@]+@[^@]+') THEN 1 END)"
+    )
+    invalid_country = (
+        "COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (`country` IN ('DE', 'FR', 'US')) "
+        "THEN 1 END)"
+    )
+    missing_phone = (
+        "CASE WHEN COUNT(*) > 0 THEN round(COUNT(CASE WHEN `phone` IS NULL THEN 1 END) * 100 / "
+        "COUNT(*), 2) ELSE 0 END"
+    )
+    missing_email = "COUNT(CASE WHEN `email` IS NULL THEN 1 END)"
+
+    def passes(value: str, zone: str) -> str:  # NaN is in no zone; no value is not judged
+        return f"isnan({value}) OR ({zone}) IS NOT FALSE"
+
     assert sql == {
-        "row_count_0": "(COUNT(*) > 0) IS NOT FALSE",
-        "missing_count_email_0": "(COUNT(CASE WHEN `email` IS NULL THEN 1 END) = 0) IS NOT FALSE",
-        "duplicate_count_phone_0": (
-            "SELECT ((SELECT COUNT(*) FROM (SELECT COUNT(*) AS frequency FROM source WHERE "
-            "`phone` IS NOT NULL GROUP BY `phone`) AS frequencies WHERE frequency > 1) = 0) IS "
-            "NOT FALSE"
-        ),
+        "row_count_0": (passes("COUNT(*)", "COUNT(*) > 0"), "error"),
+        "missing_count_email_0": (passes(missing_email, f"{missing_email} = 0"), "error"),
+        "duplicate_count_phone_0": (f"SELECT {passes(dup, f'{dup} = 0')}", "error"),
         "invalid_count_email_address_0": (
-            "(COUNT(CASE WHEN NOT (`email_address` IS NULL) AND NOT (`email_address` RLIKE "
-            "'[^@]+@[^@]+') THEN 1 END) = 0) IS NOT FALSE"
-        ),
-        "invalid_count_country_0": (
-            "(COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (`country` IN ('DE', 'FR', 'US'))"
-            " THEN 1 END) = 0) IS NOT FALSE"
-        ),
-        "max_age_120": "(MAX(`age`) <= 120) IS NOT FALSE",
-        "avg_age_between_20_and_60": "(AVG(`age`) BETWEEN 20 AND 60) IS NOT FALSE",
-        "missing_percent_phone_5": (
-            "(CASE WHEN COUNT(*) > 0 THEN round(COUNT(CASE WHEN `phone` IS NULL THEN 1 END) * "
-            "100 / COUNT(*), 2) ELSE 0 END < 5) IS NOT FALSE"
-        ),
-    }
-    assert [(u.line, u.text) for u in result.unmapped] == [
-        (22, "freshness(created_at) < 1d"),
-        (23, "{row_count: {fail: when < 5, warn: when < 10}}"),
-    ]
+            passes(invalid_address, f"{invalid_address} = 0"), "error"),
+        "invalid_count_country_0": (passes(invalid_country, f"{invalid_country} = 0"), "error"),
+        "max_age_120": (passes("MAX(`age`)", "MAX(`age`) <= 120"), "error"),
+        "avg_age_between_20_and_60": (
+            passes("AVG(`age`)", "AVG(`age`) >= 20 AND AVG(`age`) <= 60"), "error"),
+        "missing_percent_phone_5": (passes(missing_phone, f"{missing_phone} < 5"), "error"),
+        # threshold_cfg.py: a `fail:` / `warn:` alert names the zone where the value is bad
+        "row_count_fail": ("isnan(COUNT(*)) OR (COUNT(*) < 5) IS NOT TRUE", "error"),
+        "row_count_warn": ("isnan(COUNT(*)) OR (COUNT(*) < 10) IS NOT TRUE", "warning"),
+    }  # fmt: skip
+    assert [(u.line, u.text) for u in result.unmapped] == [(22, "freshness(created_at) < 1d")]
 
 
 def test_an_unknown_format_and_broken_yaml_are_refused() -> None:

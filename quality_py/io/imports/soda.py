@@ -1,17 +1,18 @@
 """SodaCL ``checks for DATASET:`` files (soda-core v3).
 
-Metric checks with a fixed threshold (``row_count > 0``, ``missing_percent(email) < 5 %``,
-``duplicate_count(a, b) = 0``, ``avg(x) between 1 and 9``, with ``filter``, ``missing ...``,
-``valid ...`` and ``invalid ...`` configurations, or a ``<metric> expression``) become SQL
-checks computing the metric with the SQL Soda runs (:mod:`quality_py.io.imports.soda_metrics`)
-and comparing it as Soda does (``between`` includes both ends). ``failed rows`` with a ``fail
-condition`` become rules failing the rows Soda's ``WHERE (condition)`` returns (a null
-condition returns no row, so it fails none). ``schema`` with ``fail: when wrong column type``
-becomes ``has_schema``; ``values in (c) must exist in t (k)`` becomes a reference rule.
+Metric checks (``row_count > 0``, ``missing_percent(email) < 5 %``, ``duplicate_count(a, b) =
+0``, ``avg(x) between (1 and 9]``, with ``filter``, ``missing ...``, ``valid ...`` and
+``invalid ...`` configurations, or a ``<metric> expression``) become SQL checks computing the
+metric with the SQL Soda runs (:mod:`quality_py.io.imports.soda_metrics`) and judging it as Soda
+does: an inline threshold is the zone where the check passes; ``fail: when ...`` and ``warn:
+when ...`` are the zones where it fails (an ``error`` SQL check) or warns (a ``warning`` one);
+a metric without a value, or NaN, is never bad. ``failed rows`` with a ``fail condition``
+become rules failing the rows Soda's ``WHERE (condition)`` returns (a null condition returns no
+row, so it fails none). ``schema`` with ``fail: when wrong column type`` becomes ``has_schema``;
+``values in (c) must [not] exist in t (k)`` becomes a reference rule.
 
-Every key is honoured or listed with its line: ``warn:`` / ``fail:`` alert thresholds, ``name``
-on metric checks, samples, attributes, identities, freshness, anomaly and change-over-time
-checks and ``configurations for`` sections are listed.
+Every key is honoured or listed with its line: samples, attributes, identities, named formats,
+freshness, anomaly and change-over-time checks and ``configurations for`` sections are listed.
 """
 
 from __future__ import annotations
@@ -36,51 +37,81 @@ from quality_py.io.imports.dqx_functions import Unmappable, text_literal
 from quality_py.io.imports.soda_metrics import MISSING_VALID_KEYS, metric_sql
 
 _NUM = r"-?\d+(?:\.\d+)?"
-_CHECK = re.compile(
-    rf"^(?P<metric>\w+)(?:\((?P<args>[^)]*)\))?\s*(?:(?P<op><=|>=|!=|<>|=|<|>)\s*"
-    rf"(?P<n>{_NUM})\s*(?P<pct>%?)|between\s+(?P<lo>{_NUM})\s*(?P<lpct>%?)\s+and\s+"
-    rf"(?P<hi>{_NUM})\s*(?P<hpct>%?))$"
+_CHECK = re.compile(r"^(?P<metric>\w+)(?:\((?P<args>[^)]*)\))?\s*(?P<threshold>.*)$")
+#: SodaCL's threshold (``sodacl_parser.py``, ``__antlr_parse_threshold_condition``): a
+#: comparison, or ``[not] between`` whose ends are included unless written ``(`` / ``)``.
+_THRESHOLD = re.compile(
+    rf"^(?:(?P<op><=|>=|!=|<>|=|<|>)\s*(?P<n>{_NUM})\s*(?P<pct>%?)|(?P<neg>not\s+)?between\s+"
+    rf"(?P<lb>[\[(]?)\s*(?P<lo>{_NUM})\s*(?P<lpct>%?)\s+and\s+(?P<hi>{_NUM})\s*(?P<hpct>%?)"
+    rf"\s*(?P<rb>[\])]?))$"
 )
 _REFERENCE = re.compile(r"^values in \(([^)]*)\) must (not )?exist in (\S+) \(([^)]*)\)$")
 #: Configuration keys a metric check honours besides the missing and valid ones.
-METRIC_KEYS = frozenset({"filter", "name"})
+METRIC_KEYS = frozenset({"filter", "name", "warn", "fail"})
 
 
 def _columns(text: str | None) -> list[str]:
     return [c.strip() for c in (text or "").split(",") if c.strip()]
 
 
-def _comparison(m: re.Match[str], metric: str) -> str:
-    """The threshold as SQL on the metric's value ``{}``."""
+def zone(threshold: str, metric: str, value: str) -> str:
+    """The SQL of ``value`` being in the zone a SodaCL threshold names.
+
+    >>> zone("between (1 and 5]", "avg", "v"), zone("not between 1 and 5", "avg", "v")
+    ('v > 1 AND v <= 5', 'NOT (v >= 1 AND v <= 5)')
+    """
+    m = _THRESHOLD.match(threshold.strip())
+    if not m:
+        raise Unmappable(f"the threshold {threshold!r} is not one we read")
     percents = {m.group("pct"), m.group("lpct"), m.group("hpct")} - {None, ""}
     if percents and not metric.endswith("_percent"):
         raise Unmappable(f"a % threshold on {metric}")
     if m.group("op"):
-        op = {"=": "=", "!=": "<>", "<>": "<>"}.get(m.group("op"), m.group("op"))
-        return f"{{}} {op} {m.group('n')}"
-    return f"{{}} BETWEEN {m.group('lo')} AND {m.group('hi')}"
+        op = {"!=": "<>"}.get(m.group("op"), m.group("op"))
+        return f"{value} {op} {m.group('n')}"
+    low = ">" if m.group("lb") == "(" else ">="
+    high = "<" if m.group("rb") == ")" else "<="
+    inside = f"{value} {low} {m.group('lo')} AND {value} {high} {m.group('hi')}"
+    return f"NOT ({inside})" if m.group("neg") else inside
 
 
 def _metric(draft: Draft, text: str, config: dict[str, Any]) -> None:
+    """A metric check: its threshold inline (the zone where it passes) or as ``fail:`` /
+    ``warn:`` alerts (``when`` and the zone where it fails or warns). A metric without a value
+    (the avg of no rows) is not evaluated by Soda (``metric_check.py`` line 105): it passes."""
     m = _CHECK.match(text)
     if not m:
-        raise Unmappable("not a metric check with a fixed threshold we read")
-    metric = m.group("metric")
+        raise Unmappable("not a metric check we read")
+    metric, inline = m.group("metric"), m.group("threshold").strip()
     custom_keys = [k for k in config if k.endswith(" expression")]
     unknown = sorted(set(config) - METRIC_KEYS - MISSING_VALID_KEYS - set(custom_keys))
     if unknown:
         raise Unmappable(f"the configuration(s) {', '.join(unknown)} are not converted")
     if custom_keys and custom_keys != [f"{metric} expression"]:
         raise Unmappable("a metric expression must be named after its metric, as Soda requires")
+    alerts = [(k, config[k]) for k in ("fail", "warn") if config.get(k) is not None]
+    if bool(inline) == bool(alerts):
+        raise Unmappable("a metric check needs its threshold inline or as fail / warn alerts")
     custom = str(config[custom_keys[0]]) if custom_keys else None
     sql, is_query = metric_sql(metric, _columns(m.group("args")), config, custom)
-    # metric_check.py line 105: a metric without a value (the avg of no rows) is not
-    # evaluated, so the check does not fail: a null comparison passes here
-    test = f"({_comparison(m, metric).format(sql)}) IS NOT FALSE"
-    draft.sql_checks.append(
-        {"name": draft.name(str(config.get("name") or text)),
-         "sql": f"SELECT {test}" if is_query else test, "on": "source", "level": "error"}
-    )  # fmt: skip
+    name = str(config.get("name") or text)
+    # Soda judges the value in Python, where NaN compares false both ways: a NaN is in no
+    # zone, so it never fails (threshold_cfg.py, is_bad); Spark orders NaN above all numbers
+    nan = f"isnan({sql})"
+    tests = []
+    if inline:
+        tests.append((name, "error", f"{nan} OR ({zone(inline, metric, sql)}) IS NOT FALSE"))
+    for key, when in alerts:
+        if not isinstance(when, str) or not when.startswith("when "):
+            raise Unmappable(f"{key}: takes 'when' and a threshold")
+        level = "error" if key == "fail" else "warning"
+        test = f"{nan} OR ({zone(when[5:], metric, sql)}) IS NOT TRUE"
+        tests.append((f"{name} ({key})", level, test))
+    for label, level, test in tests:
+        draft.sql_checks.append(
+            {"name": draft.name(label), "sql": f"SELECT {test}" if is_query else test,
+             "on": "source", "level": level}
+        )  # fmt: skip
 
 
 def _failed_rows(draft: Draft, config: dict[str, Any]) -> None:
@@ -142,8 +173,6 @@ def _one(draft: Draft, node: Any) -> None:
     config = config if isinstance(config, dict) else {}
     text = str(text).strip()
     try:
-        if config.get("warn") is not None or (text != "schema" and "fail" in config):
-            raise Unmappable("warn / fail alert thresholds have no counterpart here")
         if text == "failed rows":
             _failed_rows(draft, config)
         elif text == "schema":
