@@ -20,11 +20,11 @@ from quality_py.io.ruleset_file import loads_ruleset_file
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 ROWS = [
     # col1, col2, col3, col4, col5, col6
-    (1, 5, "x", "y", "z", "a"),
+    (1, 5, "x", "2024-01-31", "z", "a"),
     (None, 12, "", None, "z", "it's"),
     (4, None, None, "", " ", "Q"),
     (2, 2, "x", None, "", None),
-    (2, 2, "x", "y", "z", "B"),
+    (2, 2, "x", "2024-02-30", "z", "B"),
 ]
 CODES = ["a", "b", "Q"]
 
@@ -50,7 +50,18 @@ def dqx_fails(row: tuple[Any, ...]) -> list[bool]:
         c1 is not None and c2 is not None and not c1 <= c2 <= c1 * 3,  # limits from columns
         c6 is not None and c6.lower() not in ("a", "b"),  # case_sensitive: false
         groups[c3] > 2,  # count per col3 (nulls one group) over 2
+        c4 is not None and not _is_date(c4),  # is_valid_date: try_to_timestamp reads nothing
     ]
+
+
+def _is_date(text: str) -> bool:
+    import datetime
+
+    try:
+        datetime.datetime.strptime(text, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
 
 
 def test_dqx_rules_fail_the_rows_dqx_reports(spark: Any) -> None:

@@ -61,13 +61,16 @@ def test_dqx_checks() -> None:
          "ignore", None),
         ("col3_twice_at_most", "(count(*) OVER (PARTITION BY col3) > 2) IS NOT TRUE", "ignore",
          None),
+        ("col4_is_valid_date",
+         "(col4 IS NOT NULL AND try_to_timestamp(col4, 'yyyy-MM-dd') IS NULL) IS NOT TRUE",
+         "ignore", None),
     ]  # fmt: skip
     assert [(s.name, s.sql, s.level) for s in ruleset.sql_checks] == [
         ("is_aggr_not_greater_than", "(count(*) > 1000) IS NOT TRUE", "warning")
     ]
     assert [(u.line, u.reason) for u in result.unmapped] == [
         (21, "user_metadata is not kept (the check is converted)"),
-        (74, "the function is_valid_date has no counterpart here"),
+        (74, "the function is_valid_ipv4_address has no counterpart here"),
     ]
     assert "2 item(s) not mapped (DQX 0.16 meaning applied)" in result.summary()
 
@@ -283,12 +286,12 @@ def test_the_import_command_of_the_docs(
     monkeypatch.chdir(tmp_path)
     assert main(words[1:]) == 1  # converted, then refused by validate: the view is not given
     out = capsys.readouterr().out
-    assert "mapped 14 rules and 1 dataset or SQL checks; 2 item(s) not mapped" in out
+    assert "mapped 15 rules and 1 dataset or SQL checks; 2 item(s) not mapped" in out
     assert "line 74:" in out
     assert "1 converted item(s) would be refused by validate and run" in out
     assert "no view 'codes' is allowed" in out
     assert (
-        loads_ruleset_file((tmp_path / words[5]).read_text(), variables={}).suite.rule_count == 14
+        loads_ruleset_file((tmp_path / words[5]).read_text(), variables={}).suite.rule_count == 15
     )
 
 

@@ -191,6 +191,20 @@ def _sql(a: dict[str, Any], ctx: Context) -> str:
     return f"({body})" if a.get("negate") else f"NOT ({body})"
 
 
+def _timestamp(key: str) -> Callable[[dict[str, Any], Context], str]:
+    """``is_valid_date`` / ``is_valid_timestamp``: a value that is not null and that
+    ``try_to_timestamp`` (with the format, when given) cannot read."""
+
+    def condition(a: dict[str, Any], ctx: Context) -> str:
+        fmt = a.get(key)
+        if fmt is not None and not isinstance(fmt, str):
+            raise Unmappable(f"{key} must be a text")
+        read = f"try_to_timestamp({_col(a)}{', ' + text_literal(fmt) if fmt else ''})"
+        return f"{_col(a)} IS NOT NULL AND {read} IS NULL"
+
+    return condition
+
+
 def _min(a: dict[str, Any]) -> str:
     return limit_sql(a.get("min_limit"))
 
@@ -229,6 +243,8 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
     "is_not_equal_to": (_not_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
     "regex_match": (_regex, frozenset({"regex", "negate"})),
     "sql_expression": (_sql, frozenset({"expression", "negate", "msg", "name", "columns"})),
+    "is_valid_date": (_timestamp("date_format"), frozenset({"date_format"})),
+    "is_valid_timestamp": (_timestamp("timestamp_format"), frozenset({"timestamp_format"})),
 }  # fmt: skip
 #: Earlier names of DQX functions (renamed in 0.2).
 RENAMED = {
