@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``QP_TRACEBACK=1`` shows the traceback of every error.
     """
     args = build_parser().parse_args(argv)
+    quiet_query_context_loggers()
     try:
         require_separate(args)  # before anything is read or written
         return int(args.func(args))
@@ -53,6 +54,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             except OSError as lost:
                 print(f"error: cannot write {args.json}: {lost.strerror or lost}", file=sys.stderr)
         return code
+
+
+#: pyspark's loggers that write each failed analysis as a JSON record holding the JVM's stack
+#: trace to stderr (``pyspark/errors/exceptions/base.py``, ``_log_exception``).
+QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+
+
+def quiet_query_context_loggers() -> None:
+    """Switch off pyspark's query-context loggers for a command: the error they record reaches
+    the user as our one paragraph (the rule, its text, Spark's message), not as tens of
+    kilobytes of JSON before it. pyspark 3.5 has no such loggers."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:
+        return
+    for name in QUERY_CONTEXT_LOGGERS:
+        PySparkLogger.getLogger(name).disabled = True
 
 
 def _failed(err: BaseException) -> int:

@@ -335,3 +335,31 @@ def test_convert_from_another_tool_validates_against_the_data(
                  " dep_delay double, dep_time int"]) == 1  # fmt: skip
     text = capsys.readouterr().out
     assert "'running'" in text and "'pk'" not in text.split("would be refused")[1]
+
+
+def test_a_rule_on_a_missing_column_prints_our_paragraph_alone(
+    spark: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """pyspark 4 logs each failed analysis as a JSON record with the JVM's stack trace (44 KB
+    for this one rule before the fix); the command prints our paragraph: the rule, Spark's
+    message with its suggestion, and the rule's text."""
+    from quality_py.cli import QUERY_CONTEXT_LOGGERS
+
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pyspark 3.5: no such loggers, nothing to quiet
+        PySparkLogger = None
+    for name in QUERY_CONTEXT_LOGGERS if PySparkLogger is not None else ():
+        PySparkLogger.getLogger(name).disabled = False  # as in a fresh process
+    rules = tmp_path / "miss.yaml"
+    rules.write_text(
+        "suite: {name: s, version: 1}\nrule_sets:\n- name: r\n  version: 1\n  rules:\n"
+        "  - {name: tail, expression: 'tailnumber IS NOT NULL'}\n"
+    )
+    capfd.readouterr()
+    argv = ["run", str(rules), "--input", "sample:flights", "--valid", str(tmp_path / "v")]
+    assert main([*argv, "--quarantine", str(tmp_path / "q")]) == 2
+    err = capfd.readouterr().err
+    assert "error: [RULE_ANALYSIS] 1 rule(s) do not analyse" in err and "`tailnum`" in err
+    assert not [line for line in err.splitlines() if line.startswith("{")]
+    assert len(err) < 2_000
