@@ -54,6 +54,7 @@ from quality_py.actions.preconditions import (
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.history.over_time import OverTime
 from quality_py.model.enums import RunStatus
+from quality_py.model.reads import columns_read
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
@@ -158,6 +159,13 @@ class QualityRun(RunPlan):
         [('dropped_rows', 1.0), ('input_rows', 2.0)]
         """
         return run_stats.stats_frame(self.flagged.sparkSession, self.suite, self.refs, summary)
+
+
+def _read_by(run: RunPlan, refs: Sequence[Any]) -> list[str]:
+    """The input columns the rules ``refs`` read, in input order."""
+    read = columns_read(run.prepared, run.input_columns)
+    wanted = {c for r in refs for c in read.get(f"{r.rule.id}.{r.rule.version}", ())}
+    return [c for c in run.input_columns if c in wanted]
 
 
 def run_quality(
@@ -277,9 +285,10 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
         return verification
     sample: tuple[dict[str, Any], ...] = ()
     if failing:
-        shown = list(keys) if keys else run.input_columns[:3]
-        rows = run.flagged.where(FAIL).select(*[quoted(c) for c in shown]).limit(5).collect()
-        sample = tuple(r.asDict() for r in rows)
+        shown = list(keys) if keys else _read_by(run, [r for r, _ in failing])
+        if shown:  # the declared keys, else what the failing rules read (never leading columns)
+            rows = run.flagged.where(FAIL).select(*[quoted(c) for c in shown]).limit(5).collect()
+            sample = tuple(r.asDict() for r in rows)
     raise QualityRunFailed(
         RunSummary(
             run.run_id,

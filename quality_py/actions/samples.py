@@ -1,5 +1,6 @@
-"""A few failing rows for a run's record: each row's key columns, the values of the columns its
-failed rules read, and the rules it failed (``sample/row <i>/row`` metrics, JSON; the report's
+"""A few failing rows for a run's record: each row's key columns (the declared keys, else the
+columns its failed rules read), the values of the columns its failed rules read, and the rules
+it failed (``sample/row <i>/row`` metrics, JSON; the report's
 rule pages show them).
 
 Bounded: the first ``OverTime.sample_rows`` failing rows (10 by default), then among the first
@@ -57,7 +58,7 @@ def sample_rows(run: RunPlan, where: str) -> list[dict[str, Any]]:
         )
         return []
     visible = [c for c in run.input_columns if c.lower() not in hidden]
-    keys = [c for c in (list(run.keys) or run.input_columns[:3]) if c.lower() not in hidden]
+    keys = [c for c in run.keys if c.lower() not in hidden]  # none declared: see _row
     read = columns_read(run.prepared, visible)
     wanted = list(dict.fromkeys([*keys, *(c for cols in read.values() for c in cols)]))
     failed = failed_rules_sql(
@@ -98,8 +99,10 @@ def _row(
     entity = {r.rule.packed: f"{r.rule.id}.{r.rule.version}" for r in refs}
     failed = list(dict.fromkeys(entity[p] for p in row.pop("__qp_sample_failed") or ()))
     columns = list(dict.fromkeys(c for e in failed for c in read.get(e, ())))[:MAX_COLUMNS]
+    # without declared keys a row is shown by what its failed rules read, never by whichever
+    # columns happen to come first in the input
     return {
-        "keys": {k: _shown(row[k]) for k in keys},
+        "keys": {k: _shown(row[k]) for k in (keys or columns)},
         "values": {c: _shown(row[c]) for c in columns},
         "failed": failed,
     }

@@ -441,3 +441,25 @@ def test_a_run_with_many_rules_plans_and_counts(spark: Any, tmp_path: Path) -> N
     assert summary.dropped_rows == len(dropped)
     assert summary.quarantined_rows == sum(1 for ks in failing.values() if ks)
     assert sorted(r.id for r in run.valid.collect()) == sorted(set(range(50)) - dropped)
+
+
+def test_samples_without_declared_keys_show_what_the_failed_rules_read(
+    spark: Any, tmp_path: Path
+) -> None:
+    """No keys declared: a failing row is shown by the columns its failed rules read, never by
+    the input's leading columns (here `id`, which no rule reads). By hand: `s` is null on row 4
+    only; `x > 0` fails -1.0 and the null (NaN is above every number in Spark: it passes)."""
+    from quality_py import run_quality
+    from quality_py.history import FileMetricsRepository
+
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    suite = _suite(Rule(Id(100, 1), "s IS NOT NULL", action_if_failed="fail"))
+    with pytest.raises(QualityRunFailed) as err:
+        run_quality(df, suite)
+    assert list(err.value.summary.sample_keys) == [{"s": None}]
+    repo = FileMetricsRepository(tmp_path / "h")
+    checked = _suite(Rule(Id(101, 1), "x > 0"))
+    run_quality(df, checked, run_id="r", over_time=OverTime(history=repo)).write()
+    (record,) = repo.records()
+    kept = [json.loads(m.message or "{}") for m in record.metrics if m.kind == "sample"]
+    assert sorted(json.dumps(k["keys"]) for k in kept) == ['{"x": -1.0}', '{"x": null}']
