@@ -4,9 +4,9 @@
 # Connect-only tier (pyspark-client, newest Python, a Connect server started by the tests), the
 # unit and Spark tiers on Python 3.10 with pyspark 3.5; headless Chromium (installed where
 # missing) loads the HTML report.
-# Each step prints its duration; the whole command takes 21-24 minutes on 2 cores, over the
-# 20-minute budget (1423 s with rule set 60's windows in every flights run; the Spark tier took
-# 544 s and 687 s on two runs of nearly the same code; clean clones before it: 1216-1337 s).
+# Each step prints its duration; the whole command takes 24-26 minutes on 2 cores, over the
+# 20-minute budget (1445-1564 s with the migration corpus and walk-through; the Spark tier took
+# 635-733 s on runs of nearly the same code; 1423 s before them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS

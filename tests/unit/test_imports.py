@@ -228,20 +228,22 @@ def test_sodacl_checks() -> None:
     def passes(value: str, zone: str) -> str:  # NaN is in no zone; no value is not judged
         return f"isnan({value}) OR ({zone}) IS NOT FALSE"
 
+    def count_passes(zone: str) -> str:  # a count is never NaN
+        return f"({zone}) IS NOT FALSE"
+
     assert sql == {
-        "row_count_0": (passes("COUNT(*)", "COUNT(*) > 0"), "error"),
-        "missing_count_email_0": (passes(missing_email, f"{missing_email} = 0"), "error"),
-        "duplicate_count_phone_0": (f"SELECT {passes(dup, f'{dup} = 0')}", "error"),
-        "invalid_count_email_address_0": (
-            passes(invalid_address, f"{invalid_address} = 0"), "error"),
-        "invalid_count_country_0": (passes(invalid_country, f"{invalid_country} = 0"), "error"),
+        "row_count_0": (count_passes("COUNT(*) > 0"), "error"),
+        "missing_count_email_0": (count_passes(f"{missing_email} = 0"), "error"),
+        "duplicate_count_phone_0": (f"SELECT {count_passes(f'{dup} = 0')}", "error"),
+        "invalid_count_email_address_0": (count_passes(f"{invalid_address} = 0"), "error"),
+        "invalid_count_country_0": (count_passes(f"{invalid_country} = 0"), "error"),
         "max_age_120": (passes("MAX(`age`)", "MAX(`age`) <= 120"), "error"),
         "avg_age_between_20_and_60": (
-            passes("AVG(`age`)", "AVG(`age`) >= 20 AND AVG(`age`) <= 60"), "error"),
-        "missing_percent_phone_5": (passes(missing_phone, f"{missing_phone} < 5"), "error"),
+            passes("AVG(`age`)", "AVG(`age`) BETWEEN 20 AND 60"), "error"),
+        "missing_percent_phone_5": (count_passes(f"{missing_phone} < 5"), "error"),
         # threshold_cfg.py: a `fail:` / `warn:` alert names the zone where the value is bad
-        "row_count_fail": ("isnan(COUNT(*)) OR (COUNT(*) < 5) IS NOT TRUE", "error"),
-        "row_count_warn": ("isnan(COUNT(*)) OR (COUNT(*) < 10) IS NOT TRUE", "warning"),
+        "row_count_fail": ("(COUNT(*) < 5) IS NOT TRUE", "error"),
+        "row_count_warn": ("(COUNT(*) < 10) IS NOT TRUE", "warning"),
     }  # fmt: skip
     assert [(u.line, u.text) for u in result.unmapped] == [(22, "freshness(created_at) < 1d")]
 
@@ -322,3 +324,13 @@ rules:
         (6, "its expectation is no format string Spark-Expectations fills"),
         (7, "the placeholder {rows} is not a plain name"),
     ]
+
+
+def test_a_dqx_reference_that_is_no_table_name_is_listed() -> None:
+    """A path or a quoted name (Spark would read a file) is never a reference, as for Soda."""
+    text = (
+        "- check: {function: foreign_key, arguments: {columns: [a], ref_columns: [b],"
+        " ref_table: '/tmp/codes.parquet'}}\n"
+    )
+    result = import_text(text, "dqx", "c.yml")
+    assert result.rules == 0 and [u.line for u in result.unmapped] == [1]

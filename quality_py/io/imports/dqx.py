@@ -106,6 +106,10 @@ def _translate(draft: Draft, fn: str, args: dict[str, Any], ctx: Context) -> Map
         raise Unmappable(f"the argument(s) {', '.join(unread)} of {fn} are not converted")
     if fn in ROW_FUNCTIONS:
         return Mapped(rule=row_rule(fn, args, ctx))
+    if fn == "foreign_key":  # the reference's name passes the gate every importer uses
+        refused = draft.reference(args.get("ref_table") or args.get("ref_df_name"))
+        if refused:
+            raise Unmappable(refused)
     return dataset_check(fn, args, ctx)
 
 

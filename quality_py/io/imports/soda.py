@@ -34,7 +34,7 @@ from quality_py.io.imports.common import (
     value,
 )
 from quality_py.io.imports.dqx_functions import Unmappable, text_literal
-from quality_py.io.imports.soda_metrics import MISSING_VALID_KEYS, metric_sql
+from quality_py.io.imports.soda_metrics import COUNTED, MISSING_VALID_KEYS, metric_sql
 
 _NUM = r"-?\d+(?:\.\d+)?"
 _CHECK = re.compile(r"^(?P<metric>\w+)(?:\((?P<args>[^)]*)\))?\s*(?P<threshold>.*)$")
@@ -58,7 +58,7 @@ def zone(threshold: str, metric: str, value: str) -> str:
     """The SQL of ``value`` being in the zone a SodaCL threshold names.
 
     >>> zone("between (1 and 5]", "avg", "v"), zone("not between 1 and 5", "avg", "v")
-    ('v > 1 AND v <= 5', 'NOT (v >= 1 AND v <= 5)')
+    ('v > 1 AND v <= 5', 'NOT (v BETWEEN 1 AND 5)')
     """
     m = _THRESHOLD.match(threshold.strip())
     if not m:
@@ -71,7 +71,10 @@ def zone(threshold: str, metric: str, value: str) -> str:
         return f"{value} {op} {m.group('n')}"
     low = ">" if m.group("lb") == "(" else ">="
     high = "<" if m.group("rb") == ")" else "<="
-    inside = f"{value} {low} {m.group('lo')} AND {value} {high} {m.group('hi')}"
+    if (low, high) == (">=", "<="):
+        inside = f"{value} BETWEEN {m.group('lo')} AND {m.group('hi')}"
+    else:
+        inside = f"{value} {low} {m.group('lo')} AND {value} {high} {m.group('hi')}"
     return f"NOT ({inside})" if m.group("neg") else inside
 
 
@@ -96,16 +99,17 @@ def _metric(draft: Draft, text: str, config: dict[str, Any]) -> None:
     sql, is_query = metric_sql(metric, _columns(m.group("args")), config, custom)
     name = str(config.get("name") or text)
     # Soda judges the value in Python, where NaN compares false both ways: a NaN is in no
-    # zone, so it never fails (threshold_cfg.py, is_bad); Spark orders NaN above all numbers
-    nan = f"isnan({sql})"
+    # zone, so it never fails (threshold_cfg.py, is_bad); Spark orders NaN above all numbers.
+    # A count (or a percentage of counts) is never NaN: it needs no guard
+    nan = "" if metric in COUNTED and custom is None else f"isnan({sql}) OR "
     tests = []
     if inline:
-        tests.append((name, "error", f"{nan} OR ({zone(inline, metric, sql)}) IS NOT FALSE"))
+        tests.append((name, "error", f"{nan}({zone(inline, metric, sql)}) IS NOT FALSE"))
     for key, when in alerts:
         if not isinstance(when, str) or not when.startswith("when "):
             raise Unmappable(f"{key}: takes 'when' and a threshold")
         level = "error" if key == "fail" else "warning"
-        test = f"{nan} OR ({zone(when[5:], metric, sql)}) IS NOT TRUE"
+        test = f"{nan}({zone(when[5:], metric, sql)}) IS NOT TRUE"
         tests.append((f"{name} ({key})", level, test))
     for label, level, test in tests:
         draft.sql_checks.append(

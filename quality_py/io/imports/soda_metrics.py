@@ -48,6 +48,8 @@ COUNTS = ("row_count", "missing_count", "invalid_count", "valid_count")
 PERCENTS = {"missing_percent": "missing_count", "invalid_percent": "invalid_count"}
 DUPLICATES = ("duplicate_count", "duplicate_percent")
 METRICS = frozenset({*VALUE_METRICS, *STATISTICS, *COUNTS, *PERCENTS, *DUPLICATES})
+#: Metrics that count rows (or are a percentage of counts): their value is never NaN.
+COUNTED = frozenset({*COUNTS, *PERCENTS, *DUPLICATES})
 
 
 def _number(v: object, key: str) -> str:
