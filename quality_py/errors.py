@@ -17,7 +17,7 @@ Examples
 >>> err.code
 'RULE_SYNTAX'
 >>> print(err)
-[RULE_SYNTAX] unexpected end (rule Id(100, 1), line 1, col 3)
+[RULE_SYNTAX] unexpected end (rule 100.1, line 1, col 3)
   a +
     ^
 """
@@ -109,6 +109,20 @@ def escape_text(text: str) -> str:
     return "".join(out)
 
 
+def item_text(kind: str, item_id: Id | None, name: str | None = None) -> str:
+    """How a message names an item: ``rule 'positive_amount' (101.1)`` when it has a name,
+    ``rule 101.1`` when not, ``rule`` alone without an id.
+
+    >>> from quality_py.model.ids import Id
+    >>> item_text("rule", Id(101, 1), "positive_amount"), item_text("suite", Id(1, 2))
+    ("rule 'positive_amount' (101.1)", 'suite 1.2')
+    """
+    if item_id is None:
+        return f"{kind} {name!r}" if name else kind
+    short = f"{item_id.id}.{item_id.version}" if hasattr(item_id, "version") else repr(item_id)
+    return f"{kind} {name!r} ({short})" if name else f"{kind} {short}"
+
+
 class QualityError(Exception):
     """Root of every error this library raises for bad input."""
 
@@ -139,8 +153,7 @@ class QualityError(Exception):
     def _render(self) -> str:
         where = []
         if self.item_id is not None:
-            named = f" {self.item_name!r}" if self.item_name else ""
-            where.append(f"{self.item_kind} {self.item_id!r}{named}")
+            where.append(item_text(self.item_kind, self.item_id, self.item_name))
         if self.span is not None:
             where.append(f"line {self.span.line}, col {self.span.col}")
         head = f"[{self.code}] {escape_text(self.message)}"

@@ -21,8 +21,11 @@ from pathlib import Path
 from quality_py.actions.outcome import RunSummary
 from quality_py.actions.run import run_quality
 from quality_py.dataset.checks import Check
+from quality_py.errors import item_text
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
 from quality_py.model.enums import RowAction
+from quality_py.model.ids import Id
+from quality_py.model.labels import label, resolve_rules, rule_names, short_id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 
@@ -59,8 +62,10 @@ def assert_quality(
     """Assert that every rule and every error-level dataset check of ``ruleset`` (a YAML path, a
     :class:`RulesetFile` or a :class:`RuleSuite`) holds on ``df``; return the run's summary.
 
-    ``allow`` maps a rule (``"101.1"``, or ``"101"`` for any version) to the rows it may fail;
-    ``checks`` replaces the ruleset's dataset checks; ``sample`` failing rows are shown.
+    ``allow`` maps a rule (its name, ``"101.1"``, or ``"101"`` for any version) to the rows it
+    may fail; a key that names no rule is refused with the closest name (a misspelt allowance
+    never passes silently). ``checks`` replaces the ruleset's dataset checks; ``sample`` failing
+    rows are shown, each with the names of the rules it failed.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(101, 1), "a > 0")])])
@@ -74,50 +79,75 @@ def assert_quality(
       a=-2  fails 101.1
     >>> assert_quality(df, suite, allow={"101": 1}).input_rows
     2
+
+    A named rule is shown, and allowed, by its name:
+
+    >>> named = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [
+    ...     Rule(Id(101, 1), "a > 0", name="positive_a")])], name="numbers")
+    >>> assert_quality(df, named)
+    Traceback (most recent call last):
+    ...
+    AssertionError: data quality: 1 of 1 rules fail on 2 rows (suite 'numbers' (1.1))
+      rule 'positive_a' (101.1, set 10.1) fails 1 row: a > 0
+    failing rows (1 of 1 shown):
+      a=-2  fails positive_a
+    >>> assert_quality(df, named, allow={"positive_a": 1}).input_rows
+    2
     """
     __tracebackhide__ = True  # pytest shows the assertion, not this function
     rules = _ruleset(ruleset)
     suite = _reporting_only(rules.suite)
+    allowed = _allowances(suite, allow or {})
     kept = [
         replace(c, action_if_failed=RowAction.IGNORE)
         for c in (rules.checks if checks is None else checks)
     ]  # every check is judged here, by its level, instead of failing the run early
     run = run_quality(df, suite, kept)
     summary = run.write()
-    problems = _rule_problems(suite, summary, allow or {})
+    problems = _rule_problems(suite, summary, allowed)
     failed_checks = [c for c in (summary.checks.results if summary.checks else ()) if not c.passed]
     errors = [c for c in failed_checks if c.level == "error"]
     if not problems and not errors:
         return summary
     lines = [
         f"data quality: {len(problems)} of {suite.rule_count} rules fail on "
-        f"{summary.input_rows} rows (suite {suite.id.id}.{suite.id.version})"
+        f"{summary.input_rows} rows ({item_text('suite', suite.id, suite.name)})"
     ]
     lines += [f"  {p}" for p in problems]
     lines += [f"  check {c.check!r} ({c.level}): {c.message}" for c in errors]
     if problems:
-        lines += _failing_rows(run.quarantine.drop(run.column), sample)
+        lines += _failing_rows(run.quarantine.drop(run.column), sample, rule_names(suite))
     raise AssertionError("\n".join(lines))
 
 
-def _rule_problems(suite: RuleSuite, summary: RunSummary, allow: Mapping[str, int]) -> list[str]:
-    texts = {(s.id, r.id): (r.expression, r.description) for s in suite.rule_sets for r in s.rules}
-    out = []
-    for stats in summary.rules.rules if summary.rules else ():
-        failing = stats.failing or 0
-        rule = f"{stats.rule_id.id}.{stats.rule_id.version}"
-        allowed = allow.get(rule, allow.get(str(stats.rule_id.id), 0))
-        if failing > allowed:
-            text, _ = texts.get((stats.rule_set_id, stats.rule_id), ("", None))
-            rows = "row" if failing == 1 else "rows"
-            limit = f" (allowed {allowed})" if allowed else ""
-            where = f"set {stats.rule_set_id.id}.{stats.rule_set_id.version}"
-            out.append(f"rule {rule} ({where}) fails {failing} {rows}{limit}: {text}")
+def _allowances(suite: RuleSuite, allow: Mapping[str, int]) -> dict[Id, int]:
+    """``allow`` by rule id: each key resolved as a name or id (an unknown one refused)."""
+    out: dict[Id, int] = {}
+    for key, rows in allow.items():
+        for rule_id in resolve_rules(suite, key, who="assert_quality's allow"):
+            out[rule_id] = rows
     return out
 
 
-def _failing_rows(quarantine: DataFrame, sample: int) -> list[str]:
-    """A few failing rows: every column's value, and the rules each failed."""
+def _rule_problems(suite: RuleSuite, summary: RunSummary, allow: Mapping[Id, int]) -> list[str]:
+    texts = {(s.id, r.id): (r.expression, r.name) for s in suite.rule_sets for r in s.rules}
+    sets = {s.id: label(s.id, s.name) for s in suite.rule_sets}
+    out = []
+    for stats in summary.rules.rules if summary.rules else ():
+        failing = stats.failing or 0
+        allowed = allow.get(stats.rule_id, 0)
+        if failing > allowed:
+            text, name = texts.get((stats.rule_set_id, stats.rule_id), ("", None))
+            rows = "row" if failing == 1 else "rows"
+            limit = f" (allowed {allowed})" if allowed else ""
+            ids = f"{short_id(stats.rule_id)}, set {sets.get(stats.rule_set_id)}"
+            rule = f"rule {name!r} ({ids})" if name else f"rule {ids.replace(', ', ' (')})"
+            out.append(f"{rule} fails {failing} {rows}{limit}: {text}")
+    return out
+
+
+def _failing_rows(quarantine: DataFrame, sample: int, names: Mapping[Id, str]) -> list[str]:
+    """A few failing rows: every column's value, and the rules each failed (by name)."""
     total = quarantine.count()
     rows = quarantine.limit(sample).collect() if sample > 0 else []
     lines = [f"failing rows ({len(rows)} of {total} shown):"]
@@ -125,6 +155,6 @@ def _failing_rows(quarantine: DataFrame, sample: int) -> list[str]:
         values = row.asDict()
         failed = values.pop("qp_failed_rules", None) or []
         shown = "  ".join(f"{k}={v!r}" for k, v in values.items() if not k.startswith("qp_"))
-        names = ", ".join(f"{f['ruleId']}.{f['ruleVersion']}" for f in failed)
-        lines.append(f"  {shown}  fails {names}")
+        ids = [Id(f["ruleId"], f["ruleVersion"]) for f in failed]
+        lines.append(f"  {shown}  fails {', '.join(label(i, names.get(i)) for i in ids)}")
     return lines

@@ -13,6 +13,7 @@ from quality_py.actions.outputs import read_outputs
 from quality_py.actions.pipeline import foreach_batch, with_quality
 from quality_py.actions.publish import RunOutputError
 from quality_py.actions.run import QualityRun, run_quality
+from quality_py.actions.stats import quarantine_with_names
 
 __all__ = [
     "CallbackNotifier",
@@ -24,6 +25,7 @@ __all__ = [
     "RunSummary",
     "WebhookNotifier",
     "foreach_batch",
+    "quarantine_with_names",
     "read_outputs",
     "run_quality",
     "with_quality",

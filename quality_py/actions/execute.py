@@ -96,7 +96,13 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
         notify_all(plan.notifiers, "failure", err.summary)
         raise
     except Exception as err:
-        failed = RunSummary(plan.run_id, plan.run_time, suite_name(plan.suite), RunStatus.FAILED)
+        failed = RunSummary(
+            plan.run_id,
+            plan.run_time,
+            suite_name(plan.suite),
+            RunStatus.FAILED,
+            suite_name=plan.suite.name,
+        )
         record_run(plan, failed, (), message=f"{type(err).__name__}: {err}")
         notify_all(plan.notifiers, "failure", failed, error=err)
         raise
@@ -247,6 +253,7 @@ def summarize(
         rules=stats_from_row(plan.prepared, values),
         checks=verification,
         timings={"write_seconds": round(time.perf_counter() - started, 3)},
+        suite_name=plan.suite.name,
     )
 
 

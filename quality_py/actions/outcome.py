@@ -10,7 +10,7 @@ from typing import Any
 
 from quality_py.actions.flags import RuleRef
 from quality_py.dataset.checks import VerificationResult
-from quality_py.errors import QualityError
+from quality_py.errors import QualityError, item_text
 from quality_py.model.enums import RunStatus
 from quality_py.runners.summary import SuiteStats
 
@@ -33,6 +33,8 @@ class RunSummary:
     rules: SuiteStats | None = None
     checks: VerificationResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    #: the suite's name, when it has one (shown before ``suite``, its ``id.version``)
+    suite_name: str | None = None
 
     def describe(self) -> str:
         """A few lines for people: status, counts, what failed.
@@ -43,7 +45,8 @@ class RunSummary:
         quality run r1 of suite suite 1.1: success
           rows: 10 in, 9 valid, 2 quarantined, 1 dropped
         """
-        lines = [f"quality run {self.run_id} of suite {self.suite}: {self.status}"]
+        suite = f"{self.suite_name!r} ({self.suite})" if self.suite_name else self.suite
+        lines = [f"quality run {self.run_id} of suite {suite}: {self.status}"]
         if self.input_rows is not None:
             lines.append(
                 f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
@@ -51,8 +54,8 @@ class RunSummary:
             )
         for ref, count in self.failing_rules:
             what = f" ({ref.description})" if ref.description else ""
-            named = f" {ref.name}" if ref.name else ""
-            lines.append(f"  fail rule {ref.rule_set}/{ref.rule}{named}{what}: {count} rows")
+            rule = item_text("fail rule", ref.rule, ref.name)
+            lines.append(f"  {rule}{what}: {count} rows")
         for message in self.failed_checks:
             lines.append(f"  failed check: {message}")
         if self.sample_keys:
@@ -72,13 +75,15 @@ class RunSummary:
             "run_id": self.run_id,
             "run_time": self.run_time.isoformat(),
             "suite": self.suite,
+            "suite_name": self.suite_name,
             "status": str(self.status),
             "input_rows": self.input_rows,
             "valid_rows": self.valid_rows,
             "quarantined_rows": self.quarantined_rows,
             "dropped_rows": self.dropped_rows,
             "failing_rules": [
-                {"rule": f"{r.rule.id}.{r.rule.version}", "rows": n} for r, n in self.failing_rules
+                {"rule": f"{r.rule.id}.{r.rule.version}", "name": r.name, "rows": n}
+                for r, n in self.failing_rules
             ],
             "failed_checks": list(self.failed_checks),
             "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],

@@ -214,7 +214,8 @@ def run_quality(
     run_id = run_id or uuid.uuid4().hex
     require_run_id(run_id)
     require_distinct_rule_ids(rules, over_time, error_rates)
-    started = RunSummary(run_id, datetime.now(timezone.utc), suite_name(rules), RunStatus.RUNNING)
+    now = datetime.now(timezone.utc)
+    started = RunSummary(run_id, now, suite_name(rules), RunStatus.RUNNING, suite_name=rules.name)
     notify_all(tuple(notifiers), "start", started)
     with failures_reported(over_time, tuple(notifiers), started):
         dataset_checks, sql_checks = split_checks(checks, rules.policy)
@@ -300,5 +301,6 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
             sample_keys=sample,
             checks=verification,
             timings={"precheck_seconds": round(time.perf_counter() - started, 3)},
+            suite_name=run.suite.name,
         )
     )

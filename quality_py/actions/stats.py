@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from quality_py.errors import ModelError
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
 
@@ -92,3 +93,70 @@ def stats_frame(
 ) -> DataFrame:
     """A small DataFrame of the run's stats (partitioned by ``qp_run_id`` when written)."""
     return spark.createDataFrame(stats_rows(suite, refs, summary), STATS_DDL)
+
+
+#: The key of a rule in a run: ``rule_set/rule``, both ``id.version``, as the stats spell them.
+_STATS_KEY = "concat(rule_set, '/', rule)"
+_FAILED_KEY = "concat(f.ruleSetId, '.', f.ruleSetVersion, '/', f.ruleId, '.', f.ruleVersion)"
+#: A packed rule id (``id << 32 | version``: :func:`quality_py.model.ids.pack_id`) as id.version
+_PACKED_KEY = (
+    "concat(shiftright(f, 32), '.', if((f & 4294967295) >= 2147483648, "
+    "(f & 4294967295) - 4294967296, f & 4294967295))"
+)
+
+
+def quarantine_with_names(quarantine: DataFrame, stats: DataFrame) -> DataFrame:
+    """The quarantine with ``qp_failed_rule_names``: the name of each rule a row failed (its
+    ``id.version`` when it has none), read from the stats the same run wrote, so no suite is
+    needed at hand. Every quarantined row is kept (a run without stats shows ids).
+
+    The stats of each run hold its rules (``kind = 'rule'``: ``rule_set``, ``rule``, ``name``,
+    ``action``, ``description``); this is the join written once. In SQL::
+
+        SELECT q.*, transform(q.qp_failed_rules, f -> coalesce(
+                 n.names[concat(f.ruleSetId, '.', f.ruleSetVersion, '/', f.ruleId, '.',
+                                f.ruleVersion)],
+                 concat(f.ruleId, '.', f.ruleVersion))) AS qp_failed_rule_names
+        FROM quarantine q LEFT JOIN (
+          SELECT qp_run_id, map_from_entries(collect_list(
+                   struct(concat(rule_set, '/', rule), name))) AS names
+          FROM stats WHERE kind = 'rule' GROUP BY qp_run_id) n
+        ON q.qp_run_id = n.qp_run_id
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [
+    ...     Rule(Id(101, 1), "a > 0", name="positive_a"), Rule(Id(102, 1), "a < 5")])])
+    >>> run = run_quality(spark.createDataFrame([(1,), (-2,), (9,)], "a int"), suite, run_id="r1")
+    >>> summary = run.write()
+    >>> stats = stats_frame(spark, run.suite, run.refs, summary)
+    >>> named = quarantine_with_names(run.quarantine, stats)
+    >>> sorted(tuple(r.qp_failed_rule_names) for r in named.collect())
+    [('102.1',), ('positive_a',)]
+    >>> lean = spark.createDataFrame(  # written with quarantine_detail="ids"
+    ...     [("r1", [Id(101, 1).packed])], "qp_run_id string, qp_failed_rule_ids array<bigint>")
+    >>> [tuple(r.qp_failed_rule_names) for r in quarantine_with_names(lean, stats).collect()]
+    [('positive_a',)]
+    """
+    from pyspark.sql import functions as F
+
+    rules = stats.where("kind = 'rule'")
+    if "qp_failed_rules" in quarantine.columns:
+        key, failed, shown = _STATS_KEY, "qp_failed_rules", "concat(f.ruleId, '.', f.ruleVersion)"
+        wanted = _FAILED_KEY
+    elif "qp_failed_rule_ids" in quarantine.columns:  # the lean form: packed rule ids only
+        rules = rules.groupBy("qp_run_id", "rule").agg(F.min("name").alias("name"))
+        key, failed, wanted = "rule", "qp_failed_rule_ids", _PACKED_KEY
+        shown = wanted
+    else:
+        raise ModelError(
+            "quarantine_with_names reads a quarantine: it has neither qp_failed_rules nor "
+            "qp_failed_rule_ids",
+            code="INPUT",
+        )
+    names = rules.groupBy("qp_run_id").agg(
+        F.expr(f"map_from_entries(collect_list(struct({key}, name)))").alias("__qp_n")
+    )
+    named = F.expr(f"transform({failed}, f -> coalesce(__qp_n[{wanted}], {shown}))")
+    return quarantine.join(F.broadcast(names), "qp_run_id", "left").select(
+        *[F.col(f"`{c}`") for c in quarantine.columns], named.alias("qp_failed_rule_names")
+    )

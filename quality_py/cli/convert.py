@@ -9,7 +9,7 @@ from typing import Any
 
 from quality_py.actions.sql_checks import FRAMES
 from quality_py.cli.common import job_of
-from quality_py.errors import QualityError, RulesetFormatError
+from quality_py.errors import QualityError, RulesetFormatError, item_text
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import is_yaml
 from quality_py.io.tables import (
@@ -79,7 +79,7 @@ def untabled(suite: RuleSuite, sections: dict[str, Any]) -> list[str]:
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])],
     ...                   description="orders")
     >>> untabled(suite, {"checks": []})
-    ['checks (dataset checks)', 'the description of suite Id(1, 1)']
+    ['checks (dataset checks)', 'the description of suite 1.1']
     """
     names = {
         "checks": "checks (dataset checks)",
@@ -89,13 +89,13 @@ def untabled(suite: RuleSuite, sections: dict[str, Any]) -> list[str]:
     }
     out = [names[k] for k in sections]
     if suite.description is not None:
-        out.append(f"the description of suite {suite.id!r}")
+        out.append(f"the description of {item_text('suite', suite.id)}")
     if suite.probable_pass != 0.8:
         out.append(f"probable_pass {suite.probable_pass}")
     if suite.name is not None:
-        out.append(f"the name of suite {suite.id!r}")
+        out.append(f"the name of {item_text('suite', suite.id)}")
     out += [
-        f"the {what} of rule set {rs.id!r}"
+        f"the {what} of {item_text('rule set', rs.id)}"
         for rs in suite.rule_sets
         for what, value in (("description", rs.description), ("name", rs.name))
         if value is not None

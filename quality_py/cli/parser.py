@@ -268,7 +268,7 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     _source(e)
     _with_data(e)
-    e.add_argument("--rule", help="only this rule: ID or ID.VERSION")
+    e.add_argument("--rule", help="only this rule: its name, ID or ID.VERSION")
     e.add_argument(
         "--mode",
         default="simple",

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from quality_py.actions.preview import preview_edit
 from quality_py.cli.common import job_of, pair_values, write_json
 from quality_py.docgen import to_html, to_markdown
 from quality_py.docgen.checks import SiteLinks, doc_checks
-from quality_py.errors import ModelError
 from quality_py.io.schema import SCHEMA_FILE
 from quality_py.model.changes import suite_changes
-from quality_py.model.ids import Id
 from quality_py.runners.explain import explain_rules
 from quality_py.validation import validate
 
@@ -38,18 +35,9 @@ def validate_command(args: argparse.Namespace) -> int:
 def explain_command(args: argparse.Namespace) -> int:
     """The ``explain`` command: each rule's compiled SQL and, given data, Spark's plan of it."""
     prepared = job_of(args).prepare(compile=False)
-    rule_id = parse_rule_id(args.rule) if args.rule else None
-    for explanation in explain_rules(prepared.suite, prepared.frame, rule_id, mode=args.mode):
+    for explanation in explain_rules(prepared.suite, prepared.frame, args.rule, mode=args.mode):
         print(explanation.format())
     return 0
-
-
-def parse_rule_id(text: str) -> Any:
-    """``ID`` (any version) or ``ID.VERSION``."""
-    parts = text.split(".")
-    if not all(p.strip().lstrip("-").isdigit() for p in parts) or len(parts) > 2:
-        raise ModelError(f"--rule takes ID or ID.VERSION, not {text!r}", code="INVALID_ID")
-    return Id(int(parts[0]), int(parts[1])) if len(parts) == 2 else int(parts[0])
 
 
 def docs_command(args: argparse.Namespace) -> int:
@@ -76,7 +64,8 @@ def docs_command(args: argparse.Namespace) -> int:
         changes = (suite_changes(old, suite), f"{old.id.id}.{old.id.version}")
     out = Path(args.out)
     render = to_html if out.suffix.lower() in (".html", ".htm") else to_markdown
-    out.write_text(render(suite, report, checks, links, changes), encoding="utf-8")
+    text = render(suite, report, checks, links, changes, variables=ruleset.variables)
+    out.write_text(text, encoding="utf-8")
     print(f"wrote {out}")
     return 0
 

@@ -13,6 +13,7 @@ import sys
 from quality_py.actions import QualityRunFailed
 from quality_py.cli.common import job_of, write_json
 from quality_py.dataset.checks import format_verification
+from quality_py.errors import item_text
 from quality_py.jobs import JobResult, QualityJob
 from quality_py.jobs.running import failed_result, require_runnable, run_prepared
 from quality_py.runners.summary import format_summary
@@ -47,7 +48,8 @@ def _run(args: argparse.Namespace, job: QualityJob) -> int:
 
 def _print(result: JobResult, job: QualityJob) -> None:
     suite = result.suite
-    print(f"suite {suite.id!r}: {suite.rule_count} rules in {len(suite.rule_sets)} rule sets")
+    named = item_text("suite", suite.id, suite.name)
+    print(f"{named}: {suite.rule_count} rules in {len(suite.rule_sets)} rule sets")
     if result.stats is not None:
         print(format_summary(result.stats))
     if result.checks is not None:

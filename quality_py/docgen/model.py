@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from quality_py.docgen.checks import SiteLinks
 from quality_py.errors import QualityError
 from quality_py.model.ids import INT_MAX, Id
-from quality_py.model.rules import LambdaFunction, OutputExpression, RuleSuite
+from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
 from quality_py.sql.doc_comments import Docs, parse_docs, strip_docs
 from quality_py.sql.library import lookup
 from quality_py.sql.names import functions_called
@@ -36,6 +36,10 @@ class Entry:
     action: str | None = None
     #: the address of the rule's page in the report site, when known
     page: str | None = None
+    #: a rule's filter: rows where it is not true are not checked by the rule
+    filter: str | None = None
+    #: False for a switched-off rule (``active: false``): it checks no row
+    active: bool = True
 
     @property
     def anchor(self) -> str:
@@ -60,6 +64,30 @@ def _functions(text: str, lambda_names: set[str]) -> tuple[list[str], list[str],
         else:
             spark.append(name.lower())
     return sorted(set(lambdas)), sorted(set(library)), sorted(set(spark))
+
+
+def rule_title(rule_set: RuleSet, rule: Rule) -> str:
+    """A rule's heading: its name first when it has one, then its id and its rule set.
+
+    >>> rs = RuleSet(Id(5, 1), [], name="basics")
+    >>> rule_title(rs, Rule(Id(9, 1), "a > 0", name="positive_a"))
+    'positive_a (rule 9 v1, rule set basics)'
+    >>> rule_title(RuleSet(Id(5, 1), []), Rule(Id(9, 1), "a > 0"))
+    'Rule 9 v1 (rule set 5 v1)'
+    """
+    within = rule_set.name or f"{rule_set.id.id} v{rule_set.id.version}"
+    ids = f"{rule.id.id} v{rule.id.version}"
+    return (
+        f"{rule.name} (rule {ids}, rule set {within})"
+        if rule.name
+        else f"Rule {ids} (rule set {within})"
+    )
+
+
+def suite_title(suite: RuleSuite) -> str:
+    """The page's title: ``Rule suite orders (7 v2)``, or ``Rule suite 7 v2`` without a name."""
+    ids = f"{suite.id.id} v{suite.id.version}"
+    return f"Rule suite {suite.name} ({ids})" if suite.name else f"Rule suite {ids}"
 
 
 def gather(
@@ -102,13 +130,13 @@ def gather(
         e = entry(
             "rule",
             rule.id,
-            f"Rule {rule.id.id} v{rule.id.version} (rule set "
-            f"{rule_set.id.id} v{rule_set.id.version})",
+            rule_title(rule_set, rule),
             rule.expression,
-            owner=rule.owner,
-            tags=tuple(rule.tags),
+            rule.owner,
+            tuple(rule.tags),
         )
         e.action = str(rule.action_if_failed)
+        e.filter, e.active = rule.filter, rule.active
         e.page = links.rule(str(rule.id.id)) if links is not None else None
         if rule.description and not e.docs.description:
             e.docs = Docs(rule.description, e.docs.params, e.docs.returns)

@@ -7,11 +7,17 @@ from collections.abc import Sequence
 
 from quality_py.docgen.changes import changes_html, changes_markdown
 from quality_py.docgen.checks import DocCheck, SiteLinks
-from quality_py.docgen.model import Entry, gather
+from quality_py.docgen.model import Entry, gather, suite_title
+from quality_py.errors import item_text
 from quality_py.model.changes import RuleChange
 from quality_py.model.ids import INT_MAX
 from quality_py.model.rules import RuleSuite
 from quality_py.validation.report import ValidationReport
+
+#: what a switched-off rule and a filter mean, said the same way in Markdown and HTML
+OFF = "the rule checks no row; every row's result for it is DisabledRule"
+FILTERED = "on other rows the rule is neither passed nor failed (DisabledRule)"
+VARIABLES = "the rules below show the values given when this page was made"
 
 
 def _link(kind: str, ident: object) -> str:
@@ -26,6 +32,10 @@ def _md_entry(e: Entry) -> list[str]:
         out += [e.docs.description, ""]
     if e.owner or e.tags:
         out += [f"Owner: {e.owner or '-'}; tags: {', '.join(e.tags) or '-'}", ""]
+    if not e.active:
+        out += [f"**Switched off** (`active: false`): {OFF}", ""]
+    if e.filter:
+        out += [f"Applies only where `{e.filter}`: {FILTERED}", ""]
     if e.action:
         page = f" ([its history in the report]({e.page}))" if e.page else ""
         out += [f"Action if failed: **{e.action}**{page}", ""]
@@ -73,10 +83,12 @@ def to_markdown(
     checks: Sequence[DocCheck] = (),
     links: SiteLinks | None = None,
     changes: tuple[Sequence[RuleChange], str] | None = None,
+    variables: Sequence[str] = (),
 ) -> str:
-    """The suite as Markdown: rules by rule set with their actions, output expressions,
-    lambdas, findings, and the ruleset's ``checks``; ``links``: the report site to link into;
-    ``changes``: the rule changes since a previous version and that version's label.
+    """The suite as Markdown: rules by rule set with their names, actions, filters and whether
+    they are switched off, output expressions, lambdas, findings, and the ruleset's ``checks``;
+    ``links``: the report site to link into; ``changes``: the rule changes since a previous
+    version and that version's label; ``variables``: the ``${NAME}`` variables the file uses.
 
     >>> from quality_py import Id, Rule, RuleSet
     >>> md = to_markdown(RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -85,7 +97,7 @@ def to_markdown(
     True
     """
     parts = gather(suite, report, links)
-    lines = [f"# Rule suite {suite.id.id} v{suite.id.version}", ""]
+    lines = [f"# {suite_title(suite)}", ""]
     if suite.description:
         lines += [suite.description, ""]
     lines += [
@@ -93,14 +105,17 @@ def to_markdown(
         f"{len(parts['outputs'])} output expressions, {len(parts['lambdas'])} lambdas.",
         "",
     ]
+    if variables:
+        used = ", ".join(f"`${{{v}}}`" for v in variables)
+        lines += [f"Variables used: {used} ({VARIABLES}).", ""]
     if report is not None:
         lines += [
             f"Validation: **{len(report.errors)} errors, {len(report.warnings)} warnings**.",
             "",
         ]
         lines += [
-            f"- [{f.kind}](#{_link(f.item_kind, f.item_id)}) {f.item_kind} "
-            f"{f.item_id!r}: {f.message}"
+            f"- [{f.kind}](#{_link(f.item_kind, f.item_id)}) "
+            f"{item_text(f.item_kind, f.item_id, report.name_of(f))}: {f.message}"
             for f in report.findings
             if f.item_id
         ]
@@ -145,6 +160,13 @@ def _html_entry(e: Entry) -> str:
         parts.append(f"<p>{esc(e.docs.description)}</p>")
     if e.owner or e.tags:
         parts.append(f"<p>Owner: {esc(e.owner or '-')}; tags: {esc(', '.join(e.tags) or '-')}</p>")
+    if not e.active:
+        parts.append(f'<p data-active="false"><b>Switched off</b> (active: false): {OFF}</p>')
+    if e.filter:
+        parts.append(
+            f'<p data-filter="{esc(e.filter)}">Applies only where <code>{esc(e.filter)}</code>: '
+            f"{FILTERED}</p>"
+        )
     if e.action:
         page = f' (<a href="{esc(e.page)}">its history in the report</a>)' if e.page else ""
         parts.append(
@@ -207,6 +229,7 @@ def to_html(
     checks: Sequence[DocCheck] = (),
     links: SiteLinks | None = None,
     changes: tuple[Sequence[RuleChange], str] | None = None,
+    variables: Sequence[str] = (),
 ) -> str:
     """One self-contained HTML page (no external assets) with a search box over the entries,
     the rules' actions and the ruleset's ``checks``; ``links``: the report site to link into.
@@ -217,10 +240,15 @@ def to_html(
     (True, True)
     """
     parts = gather(suite, report, links)
-    title = f"Rule suite {suite.id.id} v{suite.id.version}"
+    title = suite_title(suite)
     body = [f"<h1>{html.escape(title)}</h1>"]
     if suite.description:
         body.append(f"<p>{html.escape(suite.description)}</p>")
+    if variables:
+        used = ", ".join(f"<code>${{{html.escape(v)}}}</code>" for v in variables)
+        body.append(
+            f'<p data-variables="{len(variables)}">Variables used: {used} ({VARIABLES}).</p>'
+        )
     if report is not None:
         body.append(
             f"<p>Validation: <b>{len(report.errors)} errors, {len(report.warnings)} "

@@ -47,6 +47,9 @@ class RulesetFile:
     sql_checks: tuple[SqlCheck, ...] = ()
     error_rates: ErrorRates | None = None
     origin: str = "<string>"
+    #: the ``${NAME}`` variables the file uses, in the order first met (their values are in
+    #: the sections: substitution happens as the file is read)
+    variables: tuple[str, ...] = ()
 
 
 def loads_ruleset_file(
@@ -65,7 +68,8 @@ def loads_ruleset_file(
     )
     from quality_py.io.yaml_rulesets import compose_ruleset, suite_and_checks
 
-    root = compose_ruleset(text, origin, variables)
+    used: list[str] = []
+    root = compose_ruleset(text, origin, variables, used)
     suite, checks = suite_and_checks(root, text, origin)
     return RulesetFile(
         suite=suite,
@@ -74,6 +78,7 @@ def loads_ruleset_file(
         sql_checks=sql_checks_from_node(section(root, "sql_checks"), origin),
         error_rates=error_rates_from_node(section(root, "error_rates"), origin),
         origin=origin,
+        variables=tuple(used),
     )
 
 

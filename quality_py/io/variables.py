@@ -62,8 +62,10 @@ def substitute_variables(
     origin: str,
     *,
     environ: Mapping[str, str] | None = None,
+    used: list[str] | None = None,
 ) -> None:
-    """Replace every ``${NAME}`` in the text values of the YAML tree ``root``, in place."""
+    """Replace every ``${NAME}`` in the text values of the YAML tree ``root``, in place;
+    ``used``, when given, receives each variable's name once, in the order first met."""
     given = dict(variables or {})
     env = os.environ if environ is None else environ
     resolver = Resolver()
@@ -78,6 +80,10 @@ def substitute_variables(
             new = _VARIABLE.sub(
                 partial(_value, node=node, given=given, env=env, origin=origin), node.value
             )
+            if used is not None:
+                for m in _VARIABLE.finditer(node.value):
+                    if m.group(1) and m.group(1) not in used:
+                        used.append(m.group(1))
             if new != node.value:
                 node.value = new
                 if node.style is None:  # a plain scalar: its type follows its new text

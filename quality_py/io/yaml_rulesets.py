@@ -311,7 +311,10 @@ def loads_ruleset_and_checks(
 
 
 def compose_ruleset(
-    text: str, origin: str = "<string>", variables: Mapping[str, str] | None = None
+    text: str,
+    origin: str = "<string>",
+    variables: Mapping[str, str] | None = None,
+    used: list[str] | None = None,
 ) -> yaml.Node:
     """The YAML node tree of ruleset text (aliases, depth and syntax checked, ``${NAME}``
     variables substituted: :mod:`quality_py.io.variables`), which every section reader takes:
@@ -328,7 +331,7 @@ def compose_ruleset(
         ) from None
     if root is None:
         raise _Ctx(text, origin).error(None, "the ruleset is empty")
-    substitute_variables(root, variables, origin)
+    substitute_variables(root, variables, origin, used=used)
     return root
 
 

@@ -70,6 +70,7 @@ class JobResult:
             counts = self.summary.to_dict()
         elif self.stats is not None:
             counts = {"input_rows": self.stats.rows}
+        counts.setdefault("suite_name", self.suite.name)
         return {
             "command": "run",
             "status": self.status,
@@ -233,6 +234,8 @@ def rule_result(stats: RuleStats) -> dict[str, Any]:
     return {
         "rule_set": f"{stats.rule_set_id.id}.{stats.rule_set_id.version}",
         "rule": f"{stats.rule_id.id}.{stats.rule_id.version}",
+        "name": stats.name,
+        "rule_set_name": stats.rule_set_name,
         "passed": stats.passed,
         "failed": stats.failed,
         "soft_failed": stats.soft_failed,

@@ -14,8 +14,8 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quality_py.errors import ModelError
 from quality_py.model.ids import Id
+from quality_py.model.labels import resolve_rules
 from quality_py.model.rules import RuleSuite
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ class RuleExplanation:
     plan: str | None = None
     #: what the rule costs beyond its own row (a shuffle on a key set, a join with a view)
     costs: tuple[str, ...] = ()
+    #: the rule's name, when it has one
+    name: str | None = None
 
     def format(self) -> str:
         """A readable block: ids, the text, the SQL and the plan.
@@ -41,10 +43,15 @@ class RuleExplanation:
         rule 2.1 (rule set 1.1)
           written:  a > 0
           compiled: a > 0
+        >>> print(RuleExplanation(Id(1, 1), Id(2, 1), "a > 0", "a > 0", name="a_positive").format())
+        rule 'a_positive' (2.1, rule set 1.1)
+          written:  a > 0
+          compiled: a > 0
         """
+        ids = f"{self.rule_id.id}.{self.rule_id.version}"
+        within = f"rule set {self.rule_set_id.id}.{self.rule_set_id.version}"
         lines = [
-            f"rule {self.rule_id.id}.{self.rule_id.version} "
-            f"(rule set {self.rule_set_id.id}.{self.rule_set_id.version})",
+            f"rule {self.name!r} ({ids}, {within})" if self.name else f"rule {ids} ({within})",
             f"  written:  {self.source}",
             f"  compiled: {self.compiled_sql}",
         ]
@@ -58,11 +65,12 @@ class RuleExplanation:
 def explain_rules(
     suite: RuleSuite,
     df: DataFrame | None = None,
-    rule_id: Id | int | None = None,
+    rule_id: Id | int | str | None = None,
     *,
     mode: str = "simple",
 ) -> list[RuleExplanation]:
-    """Every rule of ``suite`` (or the one with ``rule_id``: an Id, or an int for any version),
+    """Every rule of ``suite`` (or the one ``rule_id`` names: its name, an Id, ``"ID.VERSION"``,
+    or an int or ``"ID"`` for any version; an unknown one is refused with a did-you-mean),
     compiled; with ``df``, also Spark's plan of each rule over it (``mode`` as in
     ``DataFrame.explain``: simple, extended, codegen, cost, formatted). No Spark job runs.
 
@@ -82,30 +90,27 @@ def explain_rules(
         from quality_py.prepare import prepare_for_schema
         from quality_py.runners.staging import over_rows, type_oracle
 
-        compiled = compile_suite(prepare_for_schema(suite, df.schema), type_of=type_oracle(df))
-        compiled = over_rows(df, compiled)
+        suite = prepare_for_schema(suite, df.schema)
+        compiled = over_rows(df, compile_suite(suite, type_of=type_oracle(df)))
     else:
         compiled = compile_suite(suite)
-    chosen = [r for r in compiled.rules if _matches(r.rule_id, rule_id)]
-    if rule_id is not None and not chosen:
-        raise ModelError(f"the suite has no rule {rule_id}", code="INVALID_ID")
+    wanted = None if rule_id is None else set(resolve_rules(suite, rule_id, who="explain"))
+    chosen = [r for r in compiled.rules if wanted is None or r.rule_id in wanted]
     out = []
     for rule in chosen:
         plan = _plan(df, rule.sql, mode) if df is not None else None
         out.append(
             RuleExplanation(
-                rule.rule_set_id, rule.rule_id, rule.source, rule.sql, plan, costs(rule.tree)
+                rule.rule_set_id,
+                rule.rule_id,
+                rule.source,
+                rule.sql,
+                plan,
+                costs(rule.tree),
+                rule.name,
             )
         )
     return out
-
-
-def _matches(candidate: Id, wanted: Id | int | None) -> bool:
-    if wanted is None:
-        return True
-    if isinstance(wanted, Id):
-        return candidate == wanted
-    return candidate.id == wanted
 
 
 def _plan(df: DataFrame, sql: str, mode: str) -> str:

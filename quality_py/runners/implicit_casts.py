@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from quality_py.errors import RuleAnalysisError
+from quality_py.errors import RuleAnalysisError, item_text
 from quality_py.runners.frames import select_exprs
 from quality_py.sql.build import to_sql
 
@@ -387,9 +387,9 @@ def refuse_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> None:
     bad = [(rule, notes) for rule, notes in zip(rules, merged, strict=True) if notes]
     if not bad:
         return
-    lines = [f"{rule.rule_id!r}: {note}" for rule, notes in bad for note in notes]
+    lines = [f"{item_text('rule', r.rule_id, r.name)}: {n}" for r, notes in bad for n in notes]
     first = bad[0][0]
-    raise RuleAnalysisError(
+    err = RuleAnalysisError(
         f"{len(bad)} rule(s) compare text with another type:\n  "
         + "\n  ".join(lines)
         + "\n(RulePolicy(allow_implicit_casts=True) lets Spark convert and fails the rows "
@@ -398,14 +398,16 @@ def refuse_implicit_casts(frame: DataFrame, compiled: CompiledSuite) -> None:
         source=first.source,
         code="IMPLICIT_CAST",
     )
+    err.item_name = first.name
+    raise err
 
 
 def refuse_in_outputs(frame: DataFrame, outputs: Sequence[tuple[Any, exp.Expr]]) -> None:
     """Refuse rule-engine outputs in which text from the data meets a number or date (the same
     conversion :func:`refuse_implicit_casts` refuses in rules), naming each output."""
     found = coercions(frame, [tree for _, tree in outputs])
-    lines = [f"output {oid!r}: {note}" for (oid, _), notes in zip(outputs, found, strict=True)
-             for note in notes]  # fmt: skip
+    pairs = zip(outputs, found, strict=True)
+    lines = [f"{item_text('output', oid)}: {note}" for (oid, _), notes in pairs for note in notes]
     if lines:
         first = next(oid for (oid, _), notes in zip(outputs, found, strict=True) if notes)
         raise RuleAnalysisError(

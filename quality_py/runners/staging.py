@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, RuleAnalysisError
+from quality_py.errors import ModelError, RuleAnalysisError, item_text
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
@@ -300,12 +300,14 @@ def _first_line(text: str) -> str:
 
 def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:
     first = problems[0][0]
-    lines = [f"{r.rule_id!r}: {msg}" for r, msg in problems]
-    return RuleAnalysisError(
+    lines = [f"{item_text('rule', r.rule_id, r.name)}: {msg}" for r, msg in problems]
+    err = RuleAnalysisError(
         f"{len(problems)} rule(s) do not analyse:\n  " + "\n  ".join(lines),
         item_id=first.rule_id,
         source=first.source,
     )
+    err.item_name = first.name
+    return err
 
 
 def require_new_columns(df: DataFrame, *names: str) -> None:

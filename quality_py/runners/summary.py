@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from quality_py.model.ids import Id
+from quality_py.model.labels import label, labelled
 from quality_py.model.layout import ResultLayout
 from quality_py.model.results import DISABLED_RULE, FAILED, PASSED, SOFT_FAILED, Layout
 from quality_py.model.rules import RuleSuite
@@ -47,6 +48,9 @@ class RuleStats:
     #: rows where the rule's value was null: a null input or a contained error (a bad value
     #: that would have aborted the job); quality runs count it
     null_values: int | None = None
+    #: the rule's and its rule set's names, when they have them
+    name: str | None = None
+    rule_set_name: str | None = None
 
     @property
     def applicable(self) -> int:
@@ -184,7 +188,8 @@ def stats_from_row(suite: RuleSuite, values: dict[str, Any]) -> SuiteStats:
                 None if failing is None else int(failing),
             )
         null = values.get(f"r{i}_null")
-        rules.append(RuleStats(rule_set.id, rule.id, *counts, None if null is None else int(null)))
+        nulls = None if null is None else int(null)
+        rules.append(RuleStats(rule_set.id, rule.id, *counts, nulls, rule.name, rule_set.name))
     return SuiteStats(rows, int(values["overall"]), tuple(rules))
 
 
@@ -211,18 +216,30 @@ def rule_summary(df: DataFrame, suite: RuleSuite, column: str = "DataQuality") -
 
 
 def format_summary(stats: SuiteStats) -> str:
-    """A fixed-width table of the per-rule counts."""
+    """A table of the per-rule counts, each rule by its name with its id beside it.
+
+    >>> rule = RuleStats(Id(10, 1), Id(101, 1), 2, 1, 0, 0, 0, 1, name="positive_amount")
+    >>> print(format_summary(SuiteStats(3, 2, (rule,))))
+    rule                      rule set  passed  failed  soft  disabled  prob.  pass rate  fails row
+    -----------------------------------------------------------------------------------------------
+    positive_amount (101.1)   10.1           2       1     0         0      0     66.67%          1
+    rows: 3, overall passed: 2 (66.67%), failed: 1
+    """
     names = ("passed", "failed", "soft", "disabled", "prob.", "pass rate", "fails row")
-    head = f"{'rule set':>10} {'rule':>10} " + " ".join(f"{n:>9}" for n in names)
+    rules = [labelled(r.rule_id, r.name) for r in stats.rules]
+    sets = [label(r.rule_set_id, r.rule_set_name) for r in stats.rules]
+    wide = max([len("rule"), *map(len, rules)]) + 3
+    set_wide = max([len("rule set"), *map(len, sets)])
+    head = f"{'rule':<{wide}}{'rule set':<{set_wide}}" + "".join(
+        f"{n:>{len(n) + 2}}" for n in names
+    )
     lines = [head, "-" * len(head)]
-    for r in stats.rules:
+    for r, rule, rule_set in zip(stats.rules, rules, sets, strict=True):
         rate = "n/a" if r.pass_rate is None else f"{100 * r.pass_rate:.2f}%"
         fails = "n/a" if r.failing is None else r.failing
         counts = (r.passed, r.failed, r.soft_failed, r.disabled, r.probability, rate, fails)
-        lines.append(
-            f"{r.rule_set_id.id:>7}.{r.rule_set_id.version:<2} "
-            f"{r.rule_id.id:>7}.{r.rule_id.version:<2} " + " ".join(f"{c:>9}" for c in counts)
-        )
+        cells = "".join(f"{c:>{len(n) + 2}}" for c, n in zip(counts, names, strict=True))
+        lines.append(f"{rule:<{wide}}{rule_set:<{set_wide}}{cells}")
     ok = stats.overall_passed
     pct = f"{100 * ok / stats.rows:.2f}%" if stats.rows else "n/a"
     lines.append(f"rows: {stats.rows}, overall passed: {ok} ({pct}), failed: {stats.rows - ok}")

@@ -66,6 +66,8 @@ class CompiledRule:
     #: Whether ``tree`` is already the INT result code (a rule with a ``filter`` or inactive),
     #: not a value still to be coded: use :func:`rule_code` rather than reading ``tree``.
     coded: bool = False
+    #: The rule's name, when it has one (errors and outputs name the rule as its author does).
+    name: str | None = None
     #: ``tree``'s SQL, generated once: by the compile that made the rule, else on first use.
     #: ``dataclasses.replace`` (a new tree) starts it afresh; trees are never changed in place.
     _sql: str | None = field(default=None, init=False, repr=False, compare=False)
@@ -444,7 +446,7 @@ def _compile_rule(
         issues.append(CompileIssue(err, "rule", rule.id, source, parsed))
         return None
     coded = rule.filter is not None or not rule.active
-    done = CompiledRule(set_id, rule.id, rule.expression, tree, parsed, coded)
+    done = CompiledRule(set_id, rule.id, rule.expression, tree, parsed, coded, rule.name)
     object.__setattr__(done, "_sql", sql)  # the text just generated: no second generation
     return done
 

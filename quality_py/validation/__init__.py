@@ -113,4 +113,6 @@ def validate(
                 Finding("SampleRunError", "suite", suite.id, str(err).split("\n")[0], None, None)
             )
     names: dict[Id | None, str] = {r.id: r.name for _, r in suite.iter_rules() if r.name}
-    return ValidationReport(suite.id, tuple(findings), checked, rows, names, notes)
+    return ValidationReport(
+        suite.id, tuple(findings), checked, rows, names, notes, suite_name=suite.name
+    )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from quality_py.errors import Span, escape_text
+from quality_py.errors import Span, escape_text, item_text
 from quality_py.model.ids import Id
 
 #: Finding kinds (contract section 6; our names, one per distinct problem).
@@ -56,11 +56,9 @@ class Finding:
         """One line: kind, item (with its ``name``), position and message.
 
         >>> Finding("NameError", "rule", Id(5, 1), "no column x").describe("x_known")
-        "NameError in rule Id(5, 1) 'x_known': no column x"
+        "NameError in rule 'x_known' (5.1): no column x"
         """
-        where = f"{self.item_kind} {self.item_id!r}" if self.item_id else self.item_kind
-        if name:
-            where += f" {name!r}"
+        where = item_text(self.item_kind, self.item_id, name)
         if self.span is not None:
             where += f" line {self.span.line}, col {self.span.col}"
         return f"{self.kind} in {where}: {escape_text(self.message)}"
@@ -84,6 +82,8 @@ class ValidationReport:
     #: what rules cost beyond their own row (a shuffle of the input on a key set, a join with a
     #: view), one ``Cost`` note per cost: neither errors nor warnings
     notes: tuple[Finding, ...] = ()
+    #: the suite's name, shown beside its id
+    suite_name: str | None = field(default=None, compare=False)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -100,16 +100,24 @@ class ValidationReport:
         """True when there is no error."""
         return not self.errors
 
+    def name_of(self, finding: Finding) -> str | None:
+        """The name of the rule a finding is about, when it has one.
+
+        >>> report = ValidationReport(Id(1, 1), names={Id(5, 1): "a_known"})
+        >>> report.name_of(Finding("NameError", "rule", Id(5, 1), "no column a"))
+        'a_known'
+        """
+        return self.names.get(finding.item_id) if finding.item_kind == "rule" else None
+
     def format(self) -> str:
         """A readable multi-line report.
 
         >>> from quality_py.model import Id
-        >>> print(ValidationReport(Id(1, 1), (), True).format())
-        suite Id(1, 1): 0 error(s), 0 warning(s)
+        >>> print(ValidationReport(Id(1, 1), (), True, suite_name="orders").format())
+        suite 'orders' (1.1): 0 error(s), 0 warning(s)
         """
-        head = (
-            f"suite {self.suite_id!r}: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
-        )
+        suite = item_text("suite", self.suite_id, self.suite_name)
+        head = f"{suite}: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
         if not self.spark_checked:
             head += " (static checks only: functions and views were not checked against Spark)"
         lines = [head]
@@ -117,7 +125,7 @@ class ValidationReport:
         for title, items in groups:
             if items:
                 lines.append(f"{title}:")
-                lines += [f"  - {f.describe(self.names.get(f.item_id))}" for f in items]
+                lines += [f"  - {f.describe(self.name_of(f))}" for f in items]
         if self.sample is not None:
             lines.append(f"sample: {len(self.sample)} row(s) checked")
         return "\n".join(lines)

@@ -65,7 +65,7 @@ def test_bad_ruleset_exits_2_with_position(
     )
     assert code == 2
     err = capsys.readouterr().err
-    assert "[RULE_SYNTAX]" in err and "rule Id(1, 1)" in err
+    assert "[RULE_SYNTAX]" in err and "rule 1.1" in err
 
 
 def test_main_job_on_the_flights_sample(
@@ -146,7 +146,7 @@ def test_convert_validate_and_docs_commands(
     broken.write_text(RULES.replace("isPositive(amount)", "isPositive(amount, 2) OR nope > 1"))
     assert main(["validate", str(broken), "--schema", "amount INT, note STRING"]) == 1
     text = capsys.readouterr().out
-    assert "LambdaArityError in rule Id(100, 1)" in text
+    assert "LambdaArityError in rule 100.1" in text
     html = tmp_path / "suite.html"
     assert main(["docs", str(ruleset), "--out", str(html), "--input", "sample:flights"]) == 0
     page = html.read_text()

@@ -23,7 +23,7 @@ def test_syntax_errors_carry_rule_id_line_and_column(text: str, line: int, col: 
     assert e.item_id == Id(100, 2)
     assert e.span is not None and (e.span.line, e.span.col) == (line, col)
     rendered = str(e).splitlines()
-    assert "rule Id(100, 2)" in rendered[0]
+    assert "rule 100.2" in rendered[0]
     assert rendered[-1] == "  " + " " * (col - 1) + "^"
 
 

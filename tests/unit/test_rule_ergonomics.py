@@ -197,7 +197,7 @@ def test_errors_name_a_named_rule() -> None:
     suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a >", name="amount_ok")])])
     with pytest.raises(QualityError) as err:
         compile_suite(suite)
-    assert "(rule Id(3, 1) 'amount_ok', line 1, col 3)" in str(err.value)
+    assert "(rule 'amount_ok' (3.1), line 1, col 3)" in str(err.value)
     report = compile_suite(suite, collect=True)
     assert "'amount_ok'" in str(report.issues[0].error)
 
@@ -216,4 +216,4 @@ def test_validating_a_yaml_ruleset_without_data_starts_no_spark(
     assert main(["validate", str(path)]) == 1
     out, err = capsys.readouterr()
     assert "starting a local Spark" not in err
-    assert "SyntaxError in rule Id(" in out and "'amount_positive'" in out
+    assert "SyntaxError in rule 'amount_positive' (" in out

@@ -209,7 +209,7 @@ def test_validate_reports_what_each_rule_costs_apart_from_errors_and_warnings() 
             "a shuffle and sort of the input on (a), shared with every rule over the same keys",
         )
     ]
-    assert "costs:\n  - Cost in rule Id(3, 1): a shuffle and sort" in report.format()
+    assert "costs:\n  - Cost in rule 3.1: a shuffle and sort" in report.format()
 
 
 def test_builders_write_rule_text_that_compiles() -> None:
