@@ -285,13 +285,19 @@ class RuleTableError(QualityError, ValueError):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ``""``.
+    A choice that differs only in case is the closest.
 
     >>> did_you_mean("has_completness", ["has_completeness", "is_complete"])
     " (did you mean 'has_completeness'?)"
+    >>> did_you_mean("RuleExpr", ["ruleExpr", "ruleId"])
+    " (did you mean 'ruleExpr'?)"
     >>> did_you_mean("zzz", ["id", "name"])
     ''
     """
     import difflib
 
-    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.75)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    lowered = {c.lower(): c for c in sorted(choices)}
+    if word.lower() in lowered and lowered[word.lower()] != word:
+        return f" (did you mean {lowered[word.lower()]!r}?)"
+    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.75)
+    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""

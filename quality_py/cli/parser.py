@@ -124,7 +124,11 @@ def _history(p: argparse.ArgumentParser, what: str) -> None:
 
 def _with_data(p: argparse.ArgumentParser) -> None:
     """The data a ruleset is checked against: a schema, or an input (and reference data)."""
-    p.add_argument("--schema", help="the data's schema as DDL, e.g. 'a INT, b STRING'")
+    p.add_argument(
+        "--schema",
+        help="the data's columns: DDL ('a INT, b STRING') or a sample file (.csv header, "
+        ".parquet, .json lines); validate reads it without Spark",
+    )
     _input(p, False, "take the schema from this input (or sample:...)")
     _reference(p)
 
@@ -252,10 +256,18 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "validate",
         "report every problem of a ruleset; exit 1 on errors",
         "Compile every rule, lambda and output of a ruleset and check its dataset checks against "
-        "a schema (--schema, or --input's); --sample N also runs the rules on N rows.",
+        "a schema (--schema, or --input's). Without --input or --analyse no Spark starts: "
+        "syntax, the policy, lambdas, variables and names are checked here (YAML or CSV and "
+        "parquet rule tables), as in a pre-commit hook. --analyse also has Spark analyse every "
+        "rule against --schema (types, functions); --sample N runs the rules on N rows.",
     )
     _source(v)
     _with_data(v)
+    v.add_argument(
+        "--analyse",
+        action="store_true",
+        help="start Spark to analyse every rule against --schema: types and functions",
+    )
     v.add_argument("--sample", type=count(0), default=0, help="also run on N rows of --input")
     _spark(v)
     v.set_defaults(func=validate_command)

@@ -18,18 +18,19 @@ from collections.abc import Iterator
 
 from quality_py.cli.common import input_table
 from quality_py.gate.locations import Location, location, require_disjoint
+from quality_py.jobs.schema_text import names_a_file
 
 #: Options naming what a command reads (a ruleset, rule tables, data, reference data).
 READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "outputs",
-         "meta_rule_sets", "views", "view", "previous", "file")  # fmt: skip
+         "meta_rule_sets", "views", "view", "previous", "file", "schema")  # fmt: skip
 #: Options naming what a command writes (a history is written by the runs that keep one).
 WRITES = ("output", "valid", "quarantine", "stats", "json", "notify", "history", "out", "site",
           "suggest", "dest")  # fmt: skip
 #: Options that name no place (values, switches, SQL, the Spark to use).
 NOT_PLACES = (
-    "suite", "format", "master", "remote", "conf", "tag", "run_id", "schema", "where", "webhook",
+    "suite", "format", "master", "remote", "conf", "tag", "run_id", "where", "webhook",
     "name", "layout", "strict", "key", "hide_column", "publish", "quarantine_detail", "var",
-    "output_format", "sample", "rule", "samples", "rules_only", "print", "evaluate",
+    "output_format", "sample", "rule", "analyse", "samples", "rules_only", "print", "evaluate",
     "dqx_version", "dq_env", "se_table",
     "max_categories", "since", "until", "title", "dataset_tag", "site_url", "site_dataset",
     "from_format", "mode", "help",
@@ -43,6 +44,8 @@ def _values(args: argparse.Namespace, dest: str) -> Iterator[str]:
             continue
         if dest == "view":  # NAME=PATH
             item = item.partition("=")[2]
+        if dest == "schema" and not names_a_file(item):  # a DDL schema names no place
+            continue
         if item.startswith("sample:") or not item.strip():
             continue
         yield item

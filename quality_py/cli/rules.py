@@ -15,11 +15,13 @@ from quality_py.validation import validate
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    """The ``validate`` command: exit 1 when there is an error. A YAML ruleset checked without
-    data (no --schema, --input or reference views) needs no Spark: its problems come at once."""
-    prepared = job_of(args).prepare(compile=False)
+    """The ``validate`` command: exit 1 when there is an error. Without --input or --analyse
+    (and without reference views or rule tables only Spark reads) no Spark starts: a YAML file
+    or local rule tables are checked against --schema's names at once."""
+    static = not (args.input or args.analyse)
+    prepared = job_of(args).prepare(compile=False, static_schema=static)
     frame = prepared.frame
-    schema = frame if args.input else frame.schema if frame is not None else None
+    schema = frame if args.input else frame.schema if frame is not None else prepared.paths
     sample = frame if args.sample and args.input else None
     report = validate(
         prepared.suite, schema, spark=prepared.spark, sample=sample,

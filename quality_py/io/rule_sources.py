@@ -28,6 +28,7 @@ from typing import Any
 from quality_py.errors import InputError
 from quality_py.gate import reads
 from quality_py.io.tables import read_rule_tables
+from quality_py.io.tables.local import LocalTable, read_local_table, readable_here
 from quality_py.model.ids import Id
 from quality_py.model.types import DataFrame, SparkSession
 
@@ -91,8 +92,14 @@ def _read_file(spark: SparkSession, path: Path) -> DataFrame:
     return reads.files(spark, kind, str(path))
 
 
-def read_table(spark: SparkSession, source: str) -> DataFrame:
-    """One table from a file, a folder (parquet or Delta) or a catalog name."""
+def read_table(spark: SparkSession | None, source: str) -> DataFrame | LocalTable:
+    """One table from a file, a folder (parquet or Delta) or a catalog name: a CSV, parquet or
+    JSON file or a parquet folder on this machine is read here without Spark
+    (:mod:`quality_py.io.tables.local`), anything else with ``spark``."""
+    if not source.startswith("table:") and readable_here(Path(source)):
+        return read_local_table(Path(source))
+    if spark is None:
+        raise _refuse(f"{source}: reading this rule table needs a Spark session")
     if source.startswith("table:"):
         return reads.table(spark, source[len("table:") :])
     path = Path(source)
@@ -117,41 +124,54 @@ def _member(folder: Path, name: str) -> Path | None:
     return None
 
 
+def table_places(source: str, others: dict[str, str | None] | None = None) -> dict[str, Any]:
+    """Where each of the four tables of ``source`` is (None for an absent optional table);
+    ``others`` names the lambdas/outputs/meta rule sets tables explicitly."""
+    path = Path(source)
+    places: dict[str, Any] = dict.fromkeys(TABLES)
+    if path.is_dir() and not (path / "_delta_log").is_dir() and _member(path, "rules"):
+        for name in TABLES:
+            member = _member(path, name)
+            places[name] = None if member is None else str(member)
+    else:
+        places["rules"] = source
+        if path.is_file():  # sibling files of the same kind
+            for name in TABLES[1:]:
+                sibling = path.with_name(f"{name}{path.suffix}")
+                if sibling.is_file() and sibling != path:
+                    places[name] = str(sibling)
+    places.update({k: v for k, v in (others or {}).items() if v})
+    return places
+
+
+def needs_spark_to_read(source: str, others: dict[str, str | None] | None = None) -> bool:
+    """Whether reading the rule tables of ``source`` needs Spark (a catalog table, an object
+    store, a Delta folder), rather than files read here."""
+    return any(
+        place is not None and (place.startswith("table:") or not readable_here(Path(place)))
+        for place in table_places(source, others).values()
+    )
+
+
 def rule_table_frames(
-    spark: SparkSession, source: str, others: dict[str, str | None] | None = None
+    spark: SparkSession | None, source: str, others: dict[str, str | None] | None = None
 ) -> dict[str, Any]:
-    """The DataFrames of the four tables of ``source`` (None for an absent optional table);
-    ``others`` names the lambdas/outputs/meta rule sets tables explicitly.
+    """The tables of ``source`` (see :func:`table_places`), each a DataFrame or a table read
+    here without Spark (None for an absent optional table).
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "rules.csv").write_text(
     ...     "ruleSuiteId,ruleSuiteVersion,ruleSetId,ruleSetVersion,ruleId,ruleVersion,ruleExpr\\n"
     ...     "1,1,10,1,100,1,a > 0\\n")
-    >>> frames = rule_table_frames(spark, str(folder / "rules.csv"))
-    >>> frames["rules"].count(), frames["lambdas"]
+    >>> frames = rule_table_frames(None, str(folder / "rules.csv"))
+    >>> len(frames["rules"].rows), frames["lambdas"]
     (1, None)
     """
-    explicit = {k: v for k, v in (others or {}).items() if v}
-    path = Path(source)
-    frames: dict[str, Any] = dict.fromkeys(TABLES)
-    if path.is_dir() and not (path / "_delta_log").is_dir() and _member(path, "rules"):
-        for name in TABLES:
-            member = _member(path, name)
-            if member is not None:
-                frames[name] = read_table(spark, str(member))
-    else:
-        frames["rules"] = read_table(spark, source)
-        if path.is_file():  # sibling files of the same kind
-            for name in TABLES[1:]:
-                sibling = path.with_name(f"{name}{path.suffix}")
-                if sibling.is_file() and sibling != path:
-                    frames[name] = read_table(spark, str(sibling))
-    for name, where in explicit.items():
-        frames[name] = read_table(spark, where)
-    if frames["rules"] is None:
+    places = table_places(source, others)
+    if places["rules"] is None:
         raise _refuse(f"{source}: no rules table")
-    return frames
+    return {k: None if v is None else read_table(spark, v) for k, v in places.items()}
 
 
 def is_rule_tables(source: str) -> bool:
@@ -160,14 +180,14 @@ def is_rule_tables(source: str) -> bool:
 
 
 def read_suite(
-    spark: SparkSession,
+    spark: SparkSession | None,
     source: str,
     suite: str | None = None,
     others: dict[str, str | None] | None = None,
 ) -> Any:
     """The suite of the rule tables of ``source``: ``suite`` picks one (``"1"`` its latest
     version, ``"1.2"`` that version); without it the tables must hold one suite id, whose
-    latest version is read."""
+    latest version is read. Files on this machine need no ``spark``."""
     frames = rule_table_frames(spark, source, others)
     loaded = read_rule_tables(
         frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]

@@ -95,8 +95,9 @@ def load_ruleset_file(
     others: dict[str, str | None] | None = None,
     variables: Mapping[str, str] | None = None,
 ) -> RulesetFile:
-    """The ruleset of a YAML file (read once) or of rule tables (``spark`` reads them; ``suite``
-    picks one, ``others`` names the lambdas/outputs/meta rule sets tables).
+    """The ruleset of a YAML file (read once) or of rule tables (files on this machine read
+    here, others by ``spark``; ``suite`` picks one, ``others`` names the lambdas/outputs/meta
+    rule sets tables).
 
     >>> ruleset = load_ruleset_file("rulesets/flights.yaml")
     >>> ruleset.suite.rule_count > 0 and len(ruleset.checks) > 0
@@ -105,10 +106,6 @@ def load_ruleset_file(
     if is_yaml(source):
         path = Path(source)
         return loads_ruleset_file(path.read_text(encoding="utf-8"), str(path), variables)
-    if spark is None:
-        from quality_py.errors import InputError
-
-        raise InputError(f"{source}: reading rule tables needs a Spark session")
     from quality_py.io.rule_sources import read_suite
 
     return RulesetFile(suite=read_suite(spark, str(source), suite, others), origin=str(source))

@@ -95,16 +95,20 @@ class QualityJob(JobSpec):
         *,
         compile: bool = True,
         also_writes: Sequence[tuple[str, str]] = (),
+        static_schema: bool = False,
     ) -> PreparedJob:
         """The job ready to run (:func:`quality_py.jobs.prepare.prepare`): ``spark``, else the
         job's Spark settings when it needs Spark at all; ``also_writes``: ``(label, path)`` of
-        files the caller writes too (kept apart from what the job reads).
+        files the caller writes too (kept apart from what the job reads); ``static_schema``:
+        read ``schema`` here for a check of names (``prepared.paths``), without Spark.
 
         >>> prepared = QualityJob(ruleset="rulesets/flights.yaml").prepare(compile=False)
         >>> prepared.spark is None, prepared.frame is None, prepared.suite.rule_count > 0
         (True, True, True)
         """
-        return prepare(self, spark, compile=compile, also_writes=also_writes)
+        return prepare(
+            self, spark, compile=compile, also_writes=also_writes, static_schema=static_schema
+        )
 
     def run(self, spark: SparkSession | None = None) -> JobResult:
         """Prepare and run the job; its result (a failing quality run raises

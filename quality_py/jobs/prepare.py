@@ -24,6 +24,7 @@ from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
 from quality_py.io.views import filter_sql
 from quality_py.jobs.inputs import input_table, read_input
 from quality_py.jobs.reference import ReferenceData
+from quality_py.jobs.schema_text import schema_frame, static_paths
 from quality_py.jobs.spec import JobSpec, SparkSettings
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
@@ -48,6 +49,8 @@ class PreparedJob:
     started: float
     #: the rules' policy: the ruleset's own (the safe one from a file) allowing the job's views
     policy: RulePolicy
+    #: ``--schema`` read without Spark (``static_schema``): ``{dotted path: is a struct}``
+    paths: dict[str, bool] | None = None
 
     @property
     def suite(self) -> RuleSuite:
@@ -69,23 +72,27 @@ def prepare(
     *,
     compile: bool = True,
     also_writes: Sequence[tuple[str, str]] = (),
+    static_schema: bool = False,
 ) -> PreparedJob:
     """Prepare ``job`` (see the module's steps); ``compile``: compile a YAML ruleset before
     Spark starts (a run), or leave its errors to the caller to report (validate, docs);
     ``also_writes``: ``(label, path)`` of files the caller writes beside the job's outputs (a
-    result document), kept apart from what the job reads like its outputs."""
+    result document), kept apart from what the job reads like its outputs; ``static_schema``:
+    ``--schema`` is read here for a check of names (no Spark for it, no frame of it)."""
     reference = ReferenceData.read(
         job.views, job.views_file, input=job.input_text, format=job.format
     )
     require_apart(job, reference, also_writes)
     ruleset, compiled = None, None
-    if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.from_tables):
+    if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.tables_need_spark):
+        if job.from_tables:
+            step(f"reading the rule tables of {job.ruleset}")
         ruleset, compiled = _with_policy(_read_ruleset(job, job.ruleset, None), reference, compile)
     if spark is None and job.input is not None and not isinstance(job.input, str):
         spark = job.input.sparkSession  # a DataFrame brings its session
-    if spark is None and job.needs_spark:
+    if spark is None and job.needs_spark_with(schema=not static_schema):
         spark = open_session(job.spark)
-    if job.from_tables and isinstance(job.ruleset, str):
+    if job.tables_need_spark and isinstance(job.ruleset, str):
         step(f"reading the rule tables of {job.ruleset}")
         ruleset, compiled = _with_policy(_read_ruleset(job, job.ruleset, spark), reference, compile)
     started = time.perf_counter()
@@ -93,8 +100,9 @@ def prepare(
     frame = None
     if spark is not None:
         reference.register(spark)
-        frame = _frame(job, spark, policy)
-    return PreparedJob(job, spark, ruleset, compiled, reference, frame, started, policy)
+        frame = _frame(job, spark, policy, static_schema)
+    paths = static_paths(job.schema) if static_schema and job.schema else None
+    return PreparedJob(job, spark, ruleset, compiled, reference, frame, started, policy, paths)
 
 
 def _read_ruleset(
@@ -121,10 +129,12 @@ def _with_policy(
     return replace(ruleset, suite=suite), compiled
 
 
-def _frame(job: JobSpec, spark: SparkSession, policy: RulePolicy) -> DataFrame | None:
+def _frame(
+    job: JobSpec, spark: SparkSession, policy: RulePolicy, static_schema: bool
+) -> DataFrame | None:
     """The job's input with ``where`` applied, or an empty frame of its schema, or None."""
     if job.input is None:
-        return spark.createDataFrame([], job.schema) if job.schema else None
+        return schema_frame(spark, job.schema) if job.schema and not static_schema else None
     frame = (
         job.input if not isinstance(job.input, str) else read_input(spark, job.input, job.format)
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import InputError
+from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
 from quality_py.model.types import DataFrame
 
@@ -176,16 +177,31 @@ class JobSpec:
 
     @property
     def from_tables(self) -> bool:
-        """Whether the ruleset is rule tables (read with Spark), not a YAML file."""
+        """Whether the ruleset is rule tables, not a YAML file."""
         return isinstance(self.ruleset, str) and not is_yaml(self.ruleset)
 
     @property
+    def tables_need_spark(self) -> bool:
+        """Whether the rule tables are read with Spark (a catalog table, an object store, a
+        Delta folder); CSV, parquet and JSON files on this machine are read without it."""
+        return (
+            isinstance(self.ruleset, str)
+            and self.from_tables
+            and needs_spark_to_read(self.ruleset, self.others)
+        )
+
+    @property
     def needs_spark(self) -> bool:
-        """The one answer to "does this job need Spark?": to read rule tables, data (an input, a
-        schema, reference views) or a history kept in a table."""
-        data = self.input is not None or self.schema or self.views or self.views_file
+        """The one answer to "does this job need Spark?": to read rule tables kept where only
+        Spark reads, data (an input, a schema, reference views) or a history kept in a table."""
+        return self.needs_spark_with(schema=True)
+
+    def needs_spark_with(self, *, schema: bool) -> bool:
+        """:attr:`needs_spark`, where ``schema=False`` reads ``--schema`` without Spark (a
+        static check of names: ``validate``)."""
+        data = self.input is not None or (schema and self.schema) or self.views or self.views_file
         table_history = bool(self.history and self.history.startswith("table:"))
-        return bool(self.from_tables or data or self.outputs.places() or table_history)
+        return bool(self.tables_need_spark or data or self.outputs.places() or table_history)
 
     @property
     def others(self) -> dict[str, str | None]:

@@ -9,10 +9,9 @@ an unknown one with a did-you-mean.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from quality_py.errors import ModelError
+from quality_py.errors import ModelError, did_you_mean
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 
@@ -42,24 +41,6 @@ def labelled(item_id: Id, name: str | None) -> str:
     ('positive_amount (101.1)', '101.1')
     """
     return f"{name} ({short_id(item_id)})" if name else short_id(item_id)
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``word``, else ``""``.
-
-    Case differences count as close: ``Amount`` suggests ``amount``.
-
-    >>> did_you_mean("positve_amount", ["positive_amount", "known_customer"])
-    " (did you mean 'positive_amount'?)"
-    >>> did_you_mean("zzz", ["positive_amount"])
-    ''
-    """
-    options = sorted(set(choices))
-    lowered = {c.lower(): c for c in options}
-    if word.lower() in lowered and lowered[word.lower()] != word:
-        return f" (did you mean {lowered[word.lower()]!r}?)"
-    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.7)
-    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
 
 
 def _parsed_id(text: str) -> tuple[int, int | None] | None:
@@ -136,7 +117,6 @@ def rule_labels(suite: RuleSuite, ids: Sequence[Id]) -> list[str]:
 
 
 __all__ = [
-    "did_you_mean",
     "label",
     "labelled",
     "resolve_rules",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError
 from quality_py.model.ids import Id
+from quality_py.model.labels import rule_names
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SchemaLike, SparkSession
 from quality_py.prepare import Position, name_position, prepare_for_schema
@@ -41,6 +42,22 @@ def _prepared(
         return replace(suite, meta_rule_sets=())
 
 
+def _static(
+    suite: RuleSuite, paths: dict[str, bool] | None, checks: Sequence[Check]
+) -> ValidationReport:
+    """What :func:`validate` finds without Spark: syntax, the policy, lambdas, names against
+    ``paths`` (``{dotted path: is a struct}``), the dataset checks' columns."""
+    static, _, _ = static_checks(suite, paths)
+    notes = tuple(f for f in static if f.kind in NOTE_KINDS)
+    findings = [f for f in static if f.kind not in NOTE_KINDS]
+    if checks:
+        findings += check_findings(checks, paths, None, suite.policy)
+    names: dict[Id | None, str] = dict(rule_names(suite).items())
+    return ValidationReport(
+        suite.id, tuple(findings), False, None, names, notes, suite_name=suite.name
+    )
+
+
 def validate(
     suite: RuleSuite,
     schema_or_df: SchemaLike = None,
@@ -51,7 +68,8 @@ def validate(
     position: Position = name_position,
     checks: Sequence[Check] = (),
 ) -> ValidationReport:
-    """Every problem of ``suite`` for data of ``schema_or_df`` (a StructType or DataFrame).
+    """Every problem of ``suite`` for data of ``schema_or_df`` (a StructType or DataFrame, or
+    ``{lower-cased dotted path: is a struct}`` for a check of names without Spark).
 
     Static checks come first and need no Spark: syntax, lambda arities, duplicates and
     recursion, unknown columns and nested fields, doc comments. With a session (``spark``, the
@@ -70,9 +88,11 @@ def validate(
     >>> [(f.kind, f.item_id) for f in report.errors]
     [('NameError', Id(4, 1)), ('SyntaxError', Id(5, 1))]
     """
+    findings: list[Finding] = []
+    if isinstance(schema_or_df, Mapping):  # names only, read without Spark: a static check
+        return _static(suite, dict(schema_or_df), checks)
     from pyspark.sql import DataFrame
 
-    findings: list[Finding] = []
     if isinstance(schema_or_df, DataFrame):
         spark = spark or schema_or_df.sparkSession
     if spark is None and schema_or_df is not None:
@@ -112,7 +132,7 @@ def validate(
             findings.append(
                 Finding("SampleRunError", "suite", suite.id, str(err).split("\n")[0], None, None)
             )
-    names: dict[Id | None, str] = {r.id: r.name for _, r in suite.iter_rules() if r.name}
+    names: dict[Id | None, str] = dict(rule_names(suite).items())
     return ValidationReport(
         suite.id, tuple(findings), checked, rows, names, notes, suite_name=suite.name
     )

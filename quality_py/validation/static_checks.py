@@ -14,6 +14,7 @@ from quality_py.sql.compiler import CompileIssue, compile_suite
 from quality_py.sql.doc_comments import parse_docs
 from quality_py.sql.lambdas import LambdaLibrary
 from quality_py.sql.names import unknown_names
+from quality_py.sql.parse import parse_expression
 from quality_py.sql.windows import costs
 from quality_py.validation.report import Finding
 
@@ -138,6 +139,9 @@ def static_checks(
         tree = done.parsed if done is not None else failed.parsed if failed else None
         if paths is not None and tree is not None:
             findings += _missing("rule", rule.id, rule.expression, tree, set(), paths)
+        if paths is not None and rule.filter is not None and failed is None:
+            where = parse_expression(rule.filter)
+            findings += _missing("rule", rule.id, rule.filter, where, set(), paths)
         findings += issue_finding("rule", rule.id)
         if done is not None:
             items.append(Item("rule", rule.id, rule.expression, done.sql, done.parsed))

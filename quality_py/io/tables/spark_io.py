@@ -18,6 +18,7 @@ from quality_py.io.tables.columns import (
     RuleColumns,
     mapping,
 )
+from quality_py.io.tables.local import LocalTable
 from quality_py.io.tables.rows import (
     LambdaRow,
     MetaRuleSetRow,
@@ -109,7 +110,7 @@ def meta_rule_sets_dataframe(
 
 
 def _collect(
-    df: DataFrame | None, kind: type[Row], columns: object, required: set[str]
+    df: DataFrame | LocalTable | None, kind: type[Row], columns: object, required: set[str]
 ) -> list[Row]:
     if df is None:
         return []
@@ -117,20 +118,26 @@ def _collect(
     present = {c.lower(): c for c in df.columns}
     missing = [col for f, col in wanted.items() if f in required and col.lower() not in present]
     if missing:
-        from quality_py.errors import BrokenRow, RuleTableError
+        from quality_py.errors import BrokenRow, RuleTableError, did_you_mean
 
-        problems = tuple(f"the table has no column {c!r}" for c in missing)
+        where = f"{df.origin}: " if isinstance(df, LocalTable) else ""
+        problems = tuple(
+            f"{where}the table has no column {c!r}{did_you_mean(c, df.columns)}" for c in missing
+        )
         raise RuleTableError([BrokenRow(table_name(kind), (), problems)])
     use = {f: present[col.lower()] for f, col in wanted.items() if col.lower() in present}
-    raw = [{f: row[col] for f, col in use.items()} for row in df.select(*use.values()).collect()]
-    return check_rows(kind, raw)
+    if isinstance(df, LocalTable):
+        read = df.select_rows(list(use.values()))
+    else:
+        read = [row.asDict() for row in df.select(*use.values()).collect()]
+    return check_rows(kind, [{f: row[col] for f, col in use.items()} for row in read])
 
 
 def read_rule_tables(
-    rules: DataFrame,
-    lambdas: DataFrame | None = None,
-    outputs: DataFrame | None = None,
-    meta_rule_sets: DataFrame | None = None,
+    rules: DataFrame | LocalTable,
+    lambdas: DataFrame | LocalTable | None = None,
+    outputs: DataFrame | LocalTable | None = None,
+    meta_rule_sets: DataFrame | LocalTable | None = None,
     *,
     versioned: bool = True,
     global_library: Id | None = None,
@@ -139,7 +146,8 @@ def read_rule_tables(
     output_columns: OutputColumns | None = None,
     meta_columns: MetaRuleSetColumns | None = None,
 ) -> LoadedSuites:
-    """Every suite version in the tables, with lambdas and outputs linked.
+    """Every suite version in the tables (Spark DataFrames, or tables read here without Spark:
+    :mod:`quality_py.io.tables.local`), with lambdas and outputs linked.
 
     Raises :class:`~quality_py.errors.RuleTableError` listing every broken row (null or
     non-integer ids, blank text, an id + version repeated with different text) of all tables.

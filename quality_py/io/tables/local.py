@@ -1,0 +1,123 @@
+"""Rule tables read on this machine without Spark: a CSV export, a parquet file or folder, a
+JSON-lines file, a Delta folder whose log is plain JSON commits.
+
+Rule tables are small and people edit them beside the pipeline: checking five rows of
+``rules.csv`` must not start a JVM. The values read are the values Spark's reader gives
+(``io/rule_sources.py``): a CSV is RFC 4180 with a header, every cell text, an empty cell null;
+parquet and JSON keep their types. A table somewhere else (a catalog, an object store) is read
+with Spark, through the same row checks.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from quality_py.errors import InputError
+
+#: The suffixes of a rule table file this module reads.
+LOCAL_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
+
+
+@dataclass(frozen=True)
+class LocalTable:
+    """A table's column names and rows (``{column: value}``), with where it came from."""
+
+    origin: str
+    columns: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]
+
+    def select_rows(self, columns: Sequence[str]) -> list[dict[str, Any]]:
+        """Each row's values of ``columns`` (a column a row lacks is null)."""
+        return [{c: row.get(c) for c in columns} for row in self.rows]
+
+
+def _csv(path: Path) -> LocalTable:
+    """RFC 4180 with a header row, as spreadsheets write it; an empty cell is null."""
+    text = path.read_text(encoding="utf-8-sig")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if header is None:
+        raise InputError(f"{path}: the file is empty (a rule table has a header row)")
+    columns = tuple(header)
+    rows = []
+    for cells in reader:
+        if not cells:
+            continue  # a blank line, as Spark's reader skips it
+        padded = [*cells, *[""] * (len(columns) - len(cells))]
+        rows.append({c: (v if v != "" else None) for c, v in zip(columns, padded, strict=False)})
+    return LocalTable(str(path), columns, tuple(rows))
+
+
+def _json_lines(path: Path) -> LocalTable:
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{path}:{number}: not a JSON object ({err.msg})") from None
+        if not isinstance(value, dict):
+            raise InputError(f"{path}:{number}: not a JSON object")
+        rows.append(value)
+    columns = tuple(dict.fromkeys(k for row in rows for k in row))
+    return LocalTable(str(path), columns, tuple(rows))
+
+
+def _parquet(origin: str, files: Sequence[str]) -> LocalTable:
+    import pyarrow.parquet as pq
+
+    tables = [pq.read_table(f) for f in files]
+    columns = tuple(dict.fromkeys(c for t in tables for c in t.column_names))
+    rows = tuple(row for t in tables for row in t.to_pylist())
+    return LocalTable(origin, columns, rows)
+
+
+def _parquet_files(folder: Path) -> list[str]:
+    """The data files of a plain parquet folder (Spark's rule: names starting ``_`` or ``.``
+    are not data)."""
+    return sorted(
+        str(p)
+        for p in folder.rglob("*.parquet")
+        if not any(part.startswith(("_", ".")) for part in p.relative_to(folder).parts)
+    )
+
+
+def readable_here(path: Path) -> bool:
+    """Whether the table at ``path`` is read here without Spark: a file of a known suffix or a
+    folder of parquet files. A Delta folder is read by Spark (deletion vectors and column
+    mapping make its files alone a wrong answer)."""
+    if path.is_file():
+        return path.suffix.lower() in LOCAL_SUFFIXES
+    if not path.is_dir() or (path / "_delta_log").exists():
+        return False
+    return bool(_parquet_files(path))
+
+
+def read_local_table(path: Path) -> LocalTable:
+    """The table at ``path`` (see :func:`readable_here`).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rules.csv"
+    >>> _ = path.write_text('ruleId,ruleExpr\\n100,"a > 0, or ""b"" ok"\\n101,\\n')
+    >>> table = read_local_table(path)
+    >>> table.columns, table.select_rows(["ruleExpr"])
+    (('ruleId', 'ruleExpr'), [{'ruleExpr': 'a > 0, or "b" ok'}, {'ruleExpr': None}])
+    """
+    suffix = path.suffix.lower()
+    if path.is_file() and suffix == ".csv":
+        return _csv(path)
+    if path.is_file() and suffix in (".json", ".jsonl"):
+        return _json_lines(path)
+    if path.is_file() and suffix == ".parquet":
+        return _parquet(str(path), [str(path)])
+    return _parquet(str(path), _parquet_files(path))
+
+
+__all__ = ["LOCAL_SUFFIXES", "LocalTable", "read_local_table", "readable_here"]
