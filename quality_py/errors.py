@@ -267,7 +267,10 @@ class BrokenRow:
     problems: tuple[str, ...]
 
     def describe(self) -> str:
-        """``rules row {ruleId=None, ...}: ruleId is null; ...``."""
+        """``rules row {ruleId=None, ...}: ruleId is null; ...``; a problem of the whole table
+        (no row): ``rules table rules.csv: ...``."""
+        if not self.row:
+            return f"{self.table}: " + "; ".join(self.problems)
         values = ", ".join(f"{k}={v!r}" for k, v in self.row)
         return f"{self.table} row {{{values}}}: " + "; ".join(self.problems)
 

@@ -33,7 +33,7 @@ LAYERS: dict[str, set[str]] = {
         "errors", "model", "sql", "prepare", "runners", "dataset", "validation", "history",
         "spark", "progress", "gate",
     },
-    "io": {"errors", "model", "sql", "dataset", "history", "actions", "gate"},
+    "io": {"errors", "model", "sql", "dataset", "history", "actions", "gate", "validation"},
     "jobs": {
         "errors", "model", "sql", "runners", "dataset", "history", "actions", "io", "gate",
         "spark", "progress", "version",

@@ -27,7 +27,7 @@ def validate_command(args: argparse.Namespace) -> int:
         prepared.suite, schema, spark=prepared.spark, sample=sample,
         sample_rows=args.sample or 20, checks=prepared.ruleset.checks if prepared.ruleset else (),
     )  # fmt: skip
-    print(report.format())
+    print(report.format(prepared.ruleset.place_of if prepared.ruleset else None))
     if report.sample is not None:
         for row in report.sample[: args.sample]:
             print("  ", row)

@@ -16,15 +16,18 @@ The command line and a notebook call the same loader; running a ruleset lives wi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check
 from quality_py.history.anomaly_checks import AnomalyCheck
+from quality_py.io.text_places import TextPlace, finding_place, text_places
+from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import SparkSession
+from quality_py.validation.report import Finding
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,6 +53,28 @@ class RulesetFile:
     #: the ``${NAME}`` variables the file uses, in the order first met (their values are in
     #: the sections: substitution happens as the file is read)
     variables: tuple[str, ...] = ()
+    #: where each rule's and lambda's text stands in the file (:mod:`quality_py.io.text_places`)
+    places: Mapping[tuple[str, Id, str], TextPlace] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def place_of(self, finding: Finding) -> str | None:
+        """``file:line:col`` of what ``finding`` is about, when the file holds its text.
+
+        >>> ruleset = loads_ruleset_file("suite: {id: 1}\\nrule_sets: [{id: 5, rules: "
+        ...     "[{id: 9, expression: 'a >'}]}]", "orders.yaml")
+        >>> from quality_py.validation import validate
+        >>> [ruleset.place_of(f) for f in validate(ruleset.suite).errors]  # the '>' of 'a >'
+        ['orders.yaml:2:52']
+        """
+        texts = {}
+        for _, rule in self.suite.iter_rules():
+            texts[("rule", rule.id, "expression")] = rule.expression
+            if rule.filter is not None:
+                texts[("rule", rule.id, "filter")] = rule.filter
+        for lam in self.suite.lambdas:
+            texts[("lambda", lam.id, "expression")] = lam.expression
+        return finding_place(self.places, texts)(finding)
 
 
 def loads_ruleset_file(
@@ -79,6 +104,7 @@ def loads_ruleset_file(
         error_rates=error_rates_from_node(section(root, "error_rates"), origin),
         origin=origin,
         variables=tuple(used),
+        places=text_places(root, text, origin, suite),
     )
 
 

@@ -19,6 +19,7 @@ from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import LambdaFunction
 from quality_py.sql.allowed.scan import check_limits
 from quality_py.sql.dialect import DIALECT, STATEMENT_TOKENS
+from quality_py.sql.syntax_messages import plain_message
 
 
 def _article(kind: str) -> str:
@@ -36,8 +37,12 @@ def _tokenize(text: str, item_id: Id | None, kind: str, base: str) -> list[Token
     try:
         return list(DIALECT.tokenize(text))
     except TokenError as err:
+        start = getattr(err, "start", None)
+        span = (
+            Span.from_offsets(text, start) if isinstance(start, int) and start < len(text) else None
+        )
         raise RuleSyntaxError(
-            f"cannot tokenize {kind} text: {err}", item_id=item_id, item_kind=kind, source=base
+            plain_message(str(err)), item_id=item_id, item_kind=kind, source=base, span=span
         ) from None
 
 
@@ -61,10 +66,12 @@ def _parse_tokens(
     except ParseError as err:
         info = err.errors[0] if err.errors else {}
         span = None
-        if info.get("line"):
-            span = _span_of_line_col(text, int(info["line"]), int(info.get("col") or 1))
+        token = str(info.get("highlight") or "")
+        if info.get("line"):  # sqlglot's column is the token's last character: point at its first
+            col = int(info.get("col") or 1) - max(len(token) - 1, 0)
+            span = _span_of_line_col(text, int(info["line"]), max(col, 1))
         raise RuleSyntaxError(
-            str(info.get("description") or err),
+            plain_message(str(info.get("description") or err), token),
             item_id=item_id,
             item_kind=kind,
             source=text,
@@ -77,9 +84,9 @@ def _parse_tokens(
             item_kind=kind,
             source=text,
         ) from None
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         raise RuleSyntaxError(
-            f"{kind} text cannot be parsed ({type(err).__name__}: {err})",
+            f"{kind} text cannot be read as one Spark SQL expression",
             item_id=item_id,
             item_kind=kind,
             source=text,

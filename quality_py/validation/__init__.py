@@ -54,7 +54,7 @@ def _static(
         findings += check_findings(checks, paths, None, suite.policy)
     names: dict[Id | None, str] = dict(rule_names(suite).items())
     return ValidationReport(
-        suite.id, tuple(findings), False, None, names, notes, suite_name=suite.name
+        suite.id, tuple(findings), False, None, names, notes, suite.name, paths is not None
     )
 
 
@@ -134,5 +134,5 @@ def validate(
             )
     names: dict[Id | None, str] = dict(rule_names(suite).items())
     return ValidationReport(
-        suite.id, tuple(findings), checked, rows, names, notes, suite_name=suite.name
+        suite.id, tuple(findings), checked, rows, names, notes, suite.name, paths is not None
     )

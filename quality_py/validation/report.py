@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +84,8 @@ class ValidationReport:
     notes: tuple[Finding, ...] = ()
     #: the suite's name, shown beside its id
     suite_name: str | None = field(default=None, compare=False)
+    #: whether column names were checked (a schema was given)
+    names_checked: bool = field(default=True, compare=False)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -109,8 +111,9 @@ class ValidationReport:
         """
         return self.names.get(finding.item_id) if finding.item_kind == "rule" else None
 
-    def format(self) -> str:
-        """A readable multi-line report.
+    def format(self, where: Callable[[Finding], str | None] | None = None) -> str:
+        """A readable multi-line report; ``where`` gives a finding's ``file:line:col``, which
+        then starts its line (as compilers print it, so editors jump there).
 
         >>> from quality_py.model import Id
         >>> print(ValidationReport(Id(1, 1), (), True, suite_name="orders").format())
@@ -118,14 +121,19 @@ class ValidationReport:
         """
         suite = item_text("suite", self.suite_id, self.suite_name)
         head = f"{suite}: {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
-        if not self.spark_checked:
-            head += " (static checks only: functions and views were not checked against Spark)"
+        if not self.names_checked:
+            head += " (no schema given: column names were not checked)"
+        elif not self.spark_checked:
+            head += " (checked without Spark: column types were not analysed)"
         lines = [head]
         groups = (("errors", self.errors), ("warnings", self.warnings), ("costs", self.notes))
         for title, items in groups:
             if items:
                 lines.append(f"{title}:")
-                lines += [f"  - {f.describe(self.name_of(f))}" for f in items]
+                for f in items:
+                    place = where(f) if where is not None else None
+                    at = f"{place}: " if place else ""
+                    lines.append(f"  - {at}{f.describe(self.name_of(f))}")
         if self.sample is not None:
             lines.append(f"sample: {len(self.sample)} row(s) checked")
         return "\n".join(lines)

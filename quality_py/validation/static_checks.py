@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quality_py.errors import QualityError
+from quality_py.errors import QualityError, Span, did_you_mean
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import SchemaLike
@@ -89,11 +90,33 @@ def _doc_findings(
     ]
 
 
+def _name_span(text: str, name: str) -> Span | None:
+    """Where ``name`` (a column as the rule wrote it, maybe dotted) first stands in ``text``."""
+    parts = [re.escape(p) for p in name.split(".")]
+    pattern = r"(?<![\w.])`?" + r"`?\s*\.\s*`?".join(parts) + r"`?(?!\w)"
+    found = re.search(pattern, text, re.IGNORECASE)
+    return None if found is None else Span.from_offsets(text, found.start(), found.end())
+
+
+def _suggestion(name: str, paths: dict[str, bool]) -> str:
+    """The closest column (or field beside a nested one) to a missing ``name``."""
+    head, _, _ = name.lower().rpartition(".")
+    siblings = [p.rpartition(".")[2] for p in paths if p.rpartition(".")[0] == head]
+    return did_you_mean(name.rpartition(".")[2], siblings)
+
+
 def _missing(
     kind: str, item_id: Id, text: str, tree: Any, params: set[str], paths: dict[str, bool]
 ) -> list[Finding]:
     return [
-        Finding("NameError", kind, item_id, f"column {name} is missing", None, text)
+        Finding(
+            "NameError",
+            kind,
+            item_id,
+            f"column {name} is missing{_suggestion(name, paths)}",
+            _name_span(text, name),
+            text,
+        )
         for name in unknown_names(tree, paths, params)
     ]
 

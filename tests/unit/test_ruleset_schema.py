@@ -119,7 +119,7 @@ def test_unknown_functions_say_what_was_meant() -> None:
     )
     with pytest.raises(PolicyError) as err:
         compile_suite(loads_ruleset(lam.replace("a > 0", "isBg(a)")))
-    assert "did you mean 'isbig'?" in str(err.value)
+    assert "did you mean 'isBig'?" in str(err.value)
     # a dangerous function is refused with no suggestion that leads anywhere
     with pytest.raises(PolicyError) as err:
         compile_suite(loads_ruleset(BASE.replace("a > 0", "reflect('a', 'b') IS NULL")))

@@ -15,8 +15,8 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from quality_py.errors import BrokenRow, ModelError, RuleTableError
-from quality_py.model.ids import INT_MAX, INT_MIN, Id
+from quality_py.errors import BrokenRow, ModelError, QualityError, RuleTableError
+from quality_py.model.ids import INT_MAX, INT_MIN, Id, id_from_name
 from quality_py.model.rules import ROW_ACTIONS, OutputExpression, Rule, RuleSuite
 
 #: A row whose text is exactly this removes the item from that version on (contract 5.2).
@@ -209,6 +209,28 @@ def _as_bool(value: object) -> bool | None:
     return {"true": True, "false": False, "1": True, "0": False}.get(text)
 
 
+def _named_id(values: Mapping[str, Any], problems: list[str]) -> Mapping[str, Any]:
+    """A rule row with a blank ``ruleId`` and a ``ruleName`` takes the id YAML derives from
+    the name (:func:`quality_py.model.ids.id_from_name`) and, when blank too, version 1.
+
+    >>> _named_id({"rule_id": None, "name": "carrier_known"}, [])["rule_id"]
+    284750657
+    """
+    name = values.get("name")
+    blank = values.get("rule_id") is None or not str(values.get("rule_id")).strip()
+    if not blank or not isinstance(name, str) or not name.strip():
+        return values
+    try:
+        derived = id_from_name(name.strip())
+    except QualityError as err:
+        problems.append(f"ruleId is blank and the name cannot give one: {err.message}")
+        return values
+    version = values.get("rule_version")
+    if version is None or not str(version).strip():
+        version = 1
+    return {**values, "rule_id": derived, "rule_version": version}
+
+
 def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     """Typed rows from raw ``{field: value}`` mappings; every broken row raises together.
 
@@ -232,6 +254,7 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     for values in raw:
         problems: list[str] = []
         clean: dict[str, Any] = {}
+        values = _named_id(values, problems) if kind is RuleRow else values
         for name in ints:
             got = _as_int(values.get(name))
             if values.get(name) is None:

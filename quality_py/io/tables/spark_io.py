@@ -120,11 +120,9 @@ def _collect(
     if missing:
         from quality_py.errors import BrokenRow, RuleTableError, did_you_mean
 
-        where = f"{df.origin}: " if isinstance(df, LocalTable) else ""
-        problems = tuple(
-            f"{where}the table has no column {c!r}{did_you_mean(c, df.columns)}" for c in missing
-        )
-        raise RuleTableError([BrokenRow(table_name(kind), (), problems)])
+        where = f" {df.origin}" if isinstance(df, LocalTable) else ""
+        problems = tuple(f"no column {c!r}{did_you_mean(c, df.columns)}" for c in missing)
+        raise RuleTableError([BrokenRow(f"{table_name(kind)} table{where}", (), problems)])
     use = {f: present[col.lower()] for f, col in wanted.items() if col.lower() in present}
     if isinstance(df, LocalTable):
         read = df.select_rows(list(use.values()))

@@ -219,10 +219,17 @@ def _check_function(
     if ok and is_aggregate(node) and _in_subquery(node):  # reading reference data, or a check
         _check_aggregate(node, name, ctx)
     if not ok:
-        hint = ""
+        hint, written = "", name
         if isinstance(node, exp.Anonymous):  # a name Spark may not know at all: a typo?
-            hint = did_you_mean(name.lower(), {*ALLOWED_FUNCTIONS, *lambdas})
-        raise policy_error(ctx, f"function {name} is not allowed by the rule policy{hint}", node)
+            written = str(node.this)
+            known = {*ALLOWED_FUNCTIONS, *(lam.name for lam in ctx.lambdas.all())}
+            hint = did_you_mean(written, known)
+            if not hint:
+                hint = (
+                    " (it is neither a Spark function the rule policy allows nor a lambda of "
+                    "this suite; docs/security.md says which functions rules may call)"
+                )
+        raise policy_error(ctx, f"function {written} is not allowed by the rule policy{hint}", node)
     args = _args(node)
     if name == "array_sort" and any(isinstance(a, exp.Lambda) for a in args):
         raise policy_error(
