@@ -129,6 +129,9 @@ class QualityError(Exception):
     code = "INVALID_MODEL"
     #: the item's name, when it has one (set by whoever knows it: the compiler for rules)
     item_name: str | None = None
+    #: ``file:line:col`` of the item's text in its ruleset file, when known (set by the reader
+    #: of the file: ``RulesetFile.locating``); it starts the message, as compilers print it
+    place: str | None = None
 
     def __init__(
         self,
@@ -157,6 +160,8 @@ class QualityError(Exception):
         if self.span is not None:
             where.append(f"line {self.span.line}, col {self.span.col}")
         head = f"[{self.code}] {escape_text(self.message)}"
+        if self.place:
+            head = f"{escape_text(self.place)}: {head}"
         if where:
             head += " (" + ", ".join(where) + ")"
         if self.source is None:

@@ -15,13 +15,15 @@ The command line and a notebook call the same loader; running a ruleset lives wi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check
+from quality_py.errors import QualityError
 from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.io.text_places import TextPlace, finding_place, text_places
 from quality_py.model.ids import Id
@@ -57,6 +59,18 @@ class RulesetFile:
     places: Mapping[tuple[str, Id, str], TextPlace] = field(
         default_factory=dict, compare=False, repr=False
     )
+
+    @contextmanager
+    def locating(self) -> Iterator[None]:
+        """Errors about a rule or lambda of this file, raised inside, carry the place of its
+        text in the file (``QualityError.place``)."""
+        try:
+            yield
+        except QualityError as err:
+            if err.place is None and err.item_id is not None:
+                found = Finding("", err.item_kind, err.item_id, "", err.span, err.source)
+                err.place = self.place_of(found)
+            raise
 
     def place_of(self, finding: Finding) -> str | None:
         """``file:line:col`` of what ``finding`` is about, when the file holds its text.

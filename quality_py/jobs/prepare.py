@@ -122,7 +122,8 @@ def _with_policy(
     """The ruleset under the job's policy and, for a run, compiled (a suite with meta rule sets
     needs the data's schema: the run compiles it)."""
     suite = ruleset.suite.with_policy(reference.policy(ruleset.suite.policy))
-    compiled = compile_suite(suite) if compile and not suite.meta_rule_sets else None
+    with ruleset.locating():
+        compiled = compile_suite(suite) if compile and not suite.meta_rule_sets else None
     if compile:
         checked = "checked" if compiled is not None else "read"
         step(f"{suite.rule_count} rules of {ruleset.origin} {checked}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -109,9 +110,10 @@ def run_prepared(prepared: PreparedJob) -> JobResult:
     hardening = check_session(prepared.spark)
     if not hardening.hardened:
         print(f"warning: {hardening.describe()}", file=sys.stderr)
-    if job.outputs.quality_run or job.history:
-        return _quality_run(prepared)
-    return _checked_output(prepared)
+    with prepared.ruleset.locating() if prepared.ruleset else nullcontext():
+        if job.outputs.quality_run or job.history:
+            return _quality_run(prepared)
+        return _checked_output(prepared)
 
 
 def failed_result(prepared: PreparedJob, summary: RunSummary) -> JobResult:

@@ -20,6 +20,7 @@ from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.frames import select_exprs
+from quality_py.runners.spark_messages import plain_spark_message
 from quality_py.sql.allowed.key_types import explain_guard_error
 from quality_py.sql.coding import family_of, result_code_sql
 from quality_py.sql.compiler import (
@@ -299,12 +300,16 @@ def _first_line(text: str) -> str:
 
 
 def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:
-    first = problems[0][0]
-    lines = [f"{item_text('rule', r.rule_id, r.name)}: {msg}" for r, msg in problems]
+    """One error naming every rule Spark cannot analyse, each in plain words
+    (:mod:`quality_py.runners.spark_messages`), the first with its place in its text."""
+    plain = [(r, *plain_spark_message(msg, r.source)) for r, msg in problems]
+    first, _, span = plain[0]
+    lines = [f"{item_text('rule', r.rule_id, r.name)}: {msg}" for r, msg, _ in plain]
     err = RuleAnalysisError(
         f"{len(problems)} rule(s) do not analyse:\n  " + "\n  ".join(lines),
         item_id=first.rule_id,
         source=first.source,
+        span=span,
     )
     err.item_name = first.name
     return err

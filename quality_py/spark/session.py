@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,15 +80,49 @@ def register_sql_functions(spark: SparkSession) -> list[str]:
     return names
 
 
+def jvm_console() -> str:
+    """Where a local Spark started for a job writes its JVM's console (log lines, the JVM's own
+    warnings): a file of this process under the temporary directory, never the terminal, where
+    a command prints only its own paragraphs. Named in the step that starts Spark.
+
+    >>> jvm_console().endswith(f"spark-{os.getpid()}.log")
+    True
+    """
+    folder = Path(tempfile.gettempdir()) / "quality_py"
+    folder.mkdir(exist_ok=True)
+    return str(folder / f"spark-{os.getpid()}.log")
+
+
+def _launch_jvm(master: str, app: str, settings: dict[str, str], console: str) -> None:
+    """Start the local JVM with its stdout and stderr in the file ``console`` (pyspark's own
+    ``launch_gateway`` hook for capturing them); a JVM already running is left as it is."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:
+        return
+    conf = SparkConf().setMaster(master).setAppName(app)
+    for key, value in settings.items():
+        conf.set(key, value)
+    with open(console, "ab") as handle:  # the JVM keeps its own copy of the descriptor
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": handle, "stderr": handle})  # type: ignore[no-untyped-call]
+    SparkContext._gateway = gateway
+    SparkContext._jvm = gateway.jvm
+
+
 def local_session(
-    master: str = "local[2]", app: str = "quality_py", conf: dict[str, str] | None = None
+    master: str = "local[2]",
+    app: str = "quality_py",
+    conf: dict[str, str] | None = None,
+    console: str | None = None,
 ) -> Any:
     """A local SparkSession tuned for small machines and big suites.
 
     Loopback only, no UI, UTC, few shuffle partitions, and ``hugeMethodLimit=8000`` so huge
     generated methods fall back to code the JIT compiles.
 
-    ``conf`` adds or overrides settings, e.g. ``{"spark.driver.memory": "4g"}``.
+    ``conf`` adds or overrides settings, e.g. ``{"spark.driver.memory": "4g"}``; ``console``:
+    a file for the JVM's console output (see :func:`jvm_console`), else the terminal.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -113,6 +148,8 @@ def local_session(
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
+        if console is not None and not os.environ.get("SPARK_REMOTE"):
+            _launch_jvm(master, app, settings, console)
         spark = builder.getOrCreate()
     except Exception as err:
         if "CANNOT_CONFIGURE_SPARK_CONNECT_MASTER" not in str(err):
@@ -291,9 +328,11 @@ def job_session(
             f"({remote}): give one of them",
             item_kind="session",
         )
+    console = None if os.environ.get("QP_TRACEBACK") else jvm_console()
+    log = f"; its log: {console}" if console else ""
     if master:
-        tell(f"starting a local Spark on {master} (its first start takes up to a minute)")
-        return local_session(master, conf=wanted), []
+        tell(f"starting a local Spark on {master} (its first start takes up to a minute{log})")
+        return local_session(master, conf=wanted, console=console), []
     if remote:
         tell(f"connecting to the Spark Connect server {remote}")
         builder = Session.builder.remote(remote)
@@ -303,8 +342,8 @@ def job_session(
     active = Session.getActiveSession()
     supplier = supplied_by_environment()
     if active is None and supplier is None:
-        tell("starting a local Spark on local[2] (its first start takes up to a minute)")
-        return local_session("local[2]", conf=wanted), []
+        tell(f"starting a local Spark on local[2] (its first start takes up to a minute{log})")
+        return local_session("local[2]", conf=wanted, console=console), []
     if active is None:
         tell(f"using the Spark of {supplier}")
     spark = active or Session.builder.getOrCreate()

@@ -3,9 +3,12 @@ functions it calls (for generated documentation)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from sqlglot import exp
+
+from quality_py.errors import Span
 
 
 def _free_columns(tree: exp.Expr, params: set[str]) -> Iterator[tuple[list[str], exp.Column]]:
@@ -28,6 +31,19 @@ def _free_columns(tree: exp.Expr, params: set[str]) -> Iterator[tuple[list[str],
             node = node.parent
         if not hidden:
             yield (parts[1:] if parts[0].lower() == "main" and len(parts) > 1 else parts), col
+
+
+def name_span(text: str, name: str) -> Span | None:
+    """Where ``name`` (a column as the rule wrote it, maybe dotted) first stands in ``text``.
+
+    >>> span = name_span("a > 0 AND trip . Fare < 3", "trip.fare")
+    >>> span.line, span.col
+    (1, 11)
+    """
+    parts = [re.escape(p) for p in name.split(".")]
+    pattern = r"(?<![\w.])`?" + r"`?\s*\.\s*`?".join(parts) + r"`?(?!\w)"
+    found = re.search(pattern, text, re.IGNORECASE)
+    return None if found is None else Span.from_offsets(text, found.start(), found.end())
 
 
 def unknown_names(tree: exp.Expr, paths: dict[str, bool], params: set[str]) -> list[str]:

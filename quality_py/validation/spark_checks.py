@@ -95,6 +95,7 @@ def spark_checks(
     or an empty DataFrame of ``schema``, the input named the way the runners name it."""
     from pyspark.errors import PySparkException
 
+    from quality_py.runners.spark_messages import plain_spark_message
     from quality_py.runners.staging import input_frame
     from quality_py.sql.allowed.key_types import explain_guard_error
 
@@ -120,6 +121,7 @@ def spark_checks(
                 (k for prefix, k in _KIND_BY_CONDITION.items() if condition.startswith(prefix)),
                 "AnalysisError",
             )
-            message = explain_guard_error(str(err)) or str(err).split("\n")[0]
-            findings.append(Finding(kind, item.item_kind, item.item_id, message, None, item.source))
+            guard = explain_guard_error(str(err))
+            message, span = (guard, None) if guard else plain_spark_message(str(err), item.source)
+            findings.append(Finding(kind, item.item_kind, item.item_id, message, span, item.source))
     return findings

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quality_py.errors import QualityError, Span, did_you_mean
+from quality_py.errors import QualityError, did_you_mean
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import SchemaLike
@@ -14,7 +13,7 @@ from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompileIssue, compile_suite
 from quality_py.sql.doc_comments import parse_docs
 from quality_py.sql.lambdas import LambdaLibrary
-from quality_py.sql.names import unknown_names
+from quality_py.sql.names import name_span, unknown_names
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.windows import costs
 from quality_py.validation.report import Finding
@@ -90,14 +89,6 @@ def _doc_findings(
     ]
 
 
-def _name_span(text: str, name: str) -> Span | None:
-    """Where ``name`` (a column as the rule wrote it, maybe dotted) first stands in ``text``."""
-    parts = [re.escape(p) for p in name.split(".")]
-    pattern = r"(?<![\w.])`?" + r"`?\s*\.\s*`?".join(parts) + r"`?(?!\w)"
-    found = re.search(pattern, text, re.IGNORECASE)
-    return None if found is None else Span.from_offsets(text, found.start(), found.end())
-
-
 def _suggestion(name: str, paths: dict[str, bool]) -> str:
     """The closest column (or field beside a nested one) to a missing ``name``."""
     head, _, _ = name.lower().rpartition(".")
@@ -114,7 +105,7 @@ def _missing(
             kind,
             item_id,
             f"column {name} is missing{_suggestion(name, paths)}",
-            _name_span(text, name),
+            name_span(text, name),
             text,
         )
         for name in unknown_names(tree, paths, params)
