@@ -92,7 +92,7 @@ def resolve_rules(suite: RuleSuite, ref: object, *, who: str = "a rule reference
         names = [r.name for r in rules if r.name]
         hint = did_you_mean(str(ref), names) if isinstance(ref, str) else ""
         if not hint and names and len(names) <= 10:
-            hint = f" (its rules: {', '.join(names)})"
+            hint = f" (its rules: {', '.join(sorted(names))})"
         raise ModelError(
             f"{who} names no rule of suite {labelled(suite.id, suite.name)}: {ref!r}{hint}",
             code="INVALID_ID",

@@ -90,14 +90,17 @@ SHAPES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], str]], ...] 
     (re.compile(r"Required keyword: '(\w+)' missing for <class '(?:[\w]+\.)*(\w+)'>"), _required),
     (re.compile(r"Expecting \) or encountered unexpected keyword"), lambda m, t: (
         "expected ')' here: a '(' is not closed")),
-    (re.compile(r"Expecting (\S+)$"), _expecting),
-    (re.compile(r"Expected (\S+)$"), _expecting),
     (re.compile(r"Expected END after CASE"), lambda m, t: (
         "CASE is not closed: END is missing after its last WHEN ... THEN ... (or ELSE ...)")),
+    (re.compile(r"Expected (TYPE|AS) after CAST"), lambda m, t: (
+        "CAST needs AS and a type: CAST(x AS INT)")),
     (re.compile(r"Invalid expression / Unexpected token"), _unexpected),
     (re.compile(r"Expected type( after '::')?"), lambda m, t: (
         "a type is expected here (INT, BIGINT, DOUBLE, DECIMAL(10, 2), STRING, DATE, ...)")),
-    (re.compile(r"Expected TYPE after CAST"), lambda m, t: "CAST needs a type: CAST(x AS INT)"),
+    (re.compile(r"Expected (\w+) after (\w+)"), lambda m, t: (
+        f"{m.group(1)} is expected after {m.group(2)} here")),
+    (re.compile(r"Expecting (\S+)$"), _expecting),
+    (re.compile(r"Expected (\S+)$"), _expecting),
     (re.compile(r"Expected table name but got .*"), lambda m, t: (
         "a table or view name is expected here")),
     (re.compile(r"Error tokenizing '(.*)'", re.S), _tokenizing),

@@ -91,6 +91,8 @@ def validate(
     findings: list[Finding] = []
     if isinstance(schema_or_df, Mapping):  # names only, read without Spark: a static check
         return _static(suite, dict(schema_or_df), checks)
+    if schema_or_df is None and sample is None:  # nothing for Spark to analyse against
+        return _static(suite, None, checks)
     from pyspark.sql import DataFrame
 
     if isinstance(schema_or_df, DataFrame):

@@ -39,7 +39,7 @@ class LocalTable:
 
 def _csv(path: Path) -> LocalTable:
     """RFC 4180 with a header row, as spreadsheets write it; an empty cell is null."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = path.read_bytes().decode("utf-8-sig")  # line ends inside a cell kept as written
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if header is None:
