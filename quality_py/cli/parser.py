@@ -73,9 +73,10 @@ def count(low: int) -> Callable[[str], int]:
     return parse
 
 
-def _source(p: argparse.ArgumentParser, name: str = "source") -> None:
-    """The ruleset: a YAML file or rule tables, and which suite and tables of them."""
-    p.add_argument(name, help=_SOURCE_HELP)
+def _source(p: argparse.ArgumentParser, name: str = "source", many: bool = False) -> None:
+    """The ruleset: a YAML file or rule tables, and which suite and tables of them (``many``:
+    one or more rulesets, each checked alone)."""
+    p.add_argument(name, help=_SOURCE_HELP, nargs="+" if many else None)
     p.add_argument("--suite", help="ID or ID.VERSION of the suite to use from tables")
     p.add_argument("--lambdas", help="the lambdas table (same forms as the rules table)")
     p.add_argument("--outputs", help="the output expressions table")
@@ -261,7 +262,7 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "parquet rule tables), as in a pre-commit hook. --analyse also has Spark analyse every "
         "rule against --schema (types, functions); --sample N runs the rules on N rows.",
     )
-    _source(v)
+    _source(v, many=True)
     _with_data(v)
     v.add_argument(
         "--analyse",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from quality_py.actions.preview import preview_edit
 from quality_py.cli.common import job_of, pair_values, write_json
 from quality_py.docgen import to_html, to_markdown
 from quality_py.docgen.checks import SiteLinks, doc_checks
+from quality_py.errors import QualityError, escape_text
 from quality_py.io.schema import SCHEMA_FILE
 from quality_py.model.changes import suite_changes
 from quality_py.runners.explain import explain_rules
@@ -15,9 +17,25 @@ from quality_py.validation import validate
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    """The ``validate`` command: exit 1 when there is an error. Without --input or --analyse
-    (and without reference views or rule tables only Spark reads) no Spark starts: a YAML file
-    or local rule tables are checked against --schema's names at once."""
+    """The ``validate`` command: every ruleset named, each alone (a pre-commit hook passes
+    several); exit 1 when one has an error, 2 when one cannot be read. Without --input or
+    --analyse (and without reference views or rule tables only Spark reads) no Spark starts:
+    a YAML file or local rule tables are checked against --schema's names at once."""
+    sources = args.source if isinstance(args.source, list) else [args.source]
+    code = 0
+    for source in sources:
+        one = argparse.Namespace(**{**vars(args), "source": source})
+        try:
+            code = max(code, _validate_one(one))
+        except QualityError as err:
+            if len(sources) == 1:
+                raise
+            print(f"error: {escape_text(str(err))}", file=sys.stderr)
+            code = max(code, 2)
+    return code
+
+
+def _validate_one(args: argparse.Namespace) -> int:
     static = not (args.input or args.analyse)
     prepared = job_of(args).prepare(compile=False, static_schema=static)
     frame = prepared.frame

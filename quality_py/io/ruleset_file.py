@@ -63,7 +63,18 @@ class RulesetFile:
     @contextmanager
     def locating(self) -> Iterator[None]:
         """Errors about a rule or lambda of this file, raised inside, carry the place of its
-        text in the file (``QualityError.place``)."""
+        text in the file (``QualityError.place``).
+
+        >>> from quality_py.sql.compiler import compile_suite
+        >>> ruleset = loads_ruleset_file("suite: {id: 1}\\nrule_sets: [{id: 5, rules: "
+        ...     "[{id: 9, expression: 'a >'}]}]", "orders.yaml")
+        >>> try:
+        ...     with ruleset.locating():
+        ...         compile_suite(ruleset.suite)
+        ... except QualityError as err:
+        ...     print(err.place)
+        orders.yaml:2:52
+        """
         try:
             yield
         except QualityError as err:

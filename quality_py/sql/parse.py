@@ -41,8 +41,9 @@ def _tokenize(text: str, item_id: Id | None, kind: str, base: str) -> list[Token
         span = (
             Span.from_offsets(text, start) if isinstance(start, int) and start < len(text) else None
         )
+        rest = text[start : start + 60] if isinstance(start, int) else ""
         raise RuleSyntaxError(
-            plain_message(str(err)), item_id=item_id, item_kind=kind, source=base, span=span
+            plain_message(str(err), rest), item_id=item_id, item_kind=kind, source=base, span=span
         ) from None
 
 

@@ -71,7 +71,7 @@ def _unexpected(match: re.Match[str], token: str) -> str:
 
 
 def _tokenizing(match: re.Match[str], token: str) -> str:
-    context = match.group(1)
+    context = token or match.group(1)  # the text from where reading stopped, else sqlglot's
     for quote, what in (("'", "quoted text"), ('"', "quoted text"), ("`", "quoted name")):
         if context.count(quote) % 2 == 1:
             return f"a {what} is not closed: {context!r} needs its closing {quote}"

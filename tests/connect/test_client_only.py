@@ -127,3 +127,42 @@ def test_rules_over_more_than_one_row_on_connect(connect: Any, tmp_path: Path) -
     assert summary.rules.rules[0].failed == 2 and summary.rules.rules[1].failed == 1
     assert summary.rules.rules[2].failed == 1
     assert sorted(r.id for r in connect.read.parquet(str(tmp_path / "v")).collect()) == [11, 12, 13]
+
+
+def test_a_misspelt_column_on_connect_prints_our_paragraph_alone(
+    connect: Any, connect_url: str | None, tmp_path: Path
+) -> None:
+    """Issue 42: the command line against a Connect server, in a fresh process: the error the
+    server sends for a misspelt column reaches the user as our paragraph (the rule by name,
+    the place in the file, the closest column), with nothing of the JVM's stack."""
+    import re
+    import subprocess
+    import sys
+
+    if connect_url is None:
+        pytest.skip("the command line's --remote is tested in the Connect-only tier")
+    data = tmp_path / "in"
+    connect.createDataFrame(ROWS, "amount int, note string").write.parquet(str(data))
+    # line 5: 6 spaces, "- {" (cols 7-9), "name: positive, " (10-25), "expression: " (26-37), the
+    # quote at col 38: amout at col 39 (by hand)
+    (tmp_path / "rules.yaml").write_text(
+        "suite: {name: orders}\n"
+        "rule_sets:\n"
+        "  - name: basics\n"
+        "    rules:\n"
+        '      - {name: positive, expression: "amout > 0"}\n'
+    )
+    command = [
+        sys.executable, "-m", "quality_py", "run", "rules.yaml", "--input", str(data),
+        "--valid", str(tmp_path / "v"), "--remote", connect_url,
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "QP_TRACEBACK")}
+    done = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 2
+    rest = [ln for ln in done.stderr.splitlines() if not re.match(r"\[\d\d:\d\d:\d\d\] ", ln)]
+    assert rest[0].startswith("error: rules.yaml:5:39: [RULE_ANALYSIS] 1 rule(s) do not analyse")
+    assert "rule 'positive' (" in rest[1]
+    assert "column amout is missing (did you mean 'amount'?)" in rest[1]
+    assert rest[2:] == ["  amout > 0", "  ^"]

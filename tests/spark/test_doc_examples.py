@@ -165,6 +165,12 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
     assert valid.count() == 1099
     runs = {r.qp_run_id for r in quarantine.select("qp_run_id").distinct().collect()}
     assert runs == {"orders-2026-11-23"}
+    reasons = sorted((r.id, list(r.qp_failed_rule_names)) for r in ns["reasons"])
+    by_hand = sorted(  # the rules each quarantined row fails, read from the row itself
+        (r.id, [f"{f.ruleId}.{f.ruleVersion}" for f in r.qp_failed_rules])
+        for r in quarantine.collect()
+    )
+    assert reasons == by_hand and len(reasons) == quarantine.count() > 0
     lean = ns["failed_amount"]  # quarantine_detail="ids": rows failing rule 100 (amount > 0)
     assert "DataQuality" not in lean.columns and "qp_failed_rules" not in lean.columns
     expected = ns["df"].where("NOT coalesce(amount > 0, false)").count()  # null fails too

@@ -217,3 +217,48 @@ def test_a_schema_that_is_not_ddl_is_refused_at_its_column(ddl: str, column: int
         assert f"at column {column}:" in err.value.message
     else:
         assert err.value.message == "--schema names no column"
+
+
+# --- docs/editors.md: every command and snippet -----------------------------------------------
+
+EDITORS = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
+
+
+def _blocks(kind: str) -> list[str]:
+    import re
+
+    return re.findall(rf"```{kind}\n(.*?)```", EDITORS.read_text(encoding="utf-8"), re.DOTALL)
+
+
+def test_the_editors_doc_runs_as_written(tmp_path: Path) -> None:
+    import shlex
+
+    import yaml
+
+    ruleset, pre_commit, quoted = (yaml.safe_load(b) for b in _blocks("yaml"))
+    (tmp_path / "orders.yaml").write_text(_blocks("yaml")[0])
+    (tmp_path / "orders.csv").write_text("amount,region\n12.5,EU\n")
+    for line in _blocks("bash")[0].strip().splitlines():
+        command = shlex.split(line)
+        assert command[0] == "quality-py"
+        done = cli(tmp_path, *command[1:])
+        assert (done.returncode, done.stderr) == (0, ""), line
+        assert done.stdout.startswith(f"suite 'orders' ({documented_id('orders')}.1): 0 error(s)")
+    # the hook as documented runs the command line on the files it is given
+    (hook,) = pre_commit["repos"][0]["hooks"]
+    shipped = yaml.safe_load((EDITORS.parents[1] / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == shipped[0]["id"] and hook["entry"] == shipped[0]["entry"]
+    args = [a.replace("rulesets/sample.csv", "orders.csv") for a in hook["args"]]
+    done = cli(tmp_path, *hook["entry"].split()[1:], *args, "orders.yaml", "orders.yaml")
+    assert done.returncode == 0 and done.stdout.count("0 error(s)") == 2
+    # a quoted "on" is the word under YAML 1.1 (PyYAML) too
+    assert quoted["sql_checks"][0]["on"] == "valid"
+    assert isinstance(ruleset, dict)
+
+
+def test_the_doc_shows_what_validate_prints() -> None:
+    shown = [ln.strip() for ln in EDITORS.read_text(encoding="utf-8").splitlines()]
+    for line in expected_report().splitlines()[2:]:
+        text = line.removeprefix("  - ")
+        if text.startswith(("orders.yaml:6:", "orders.yaml:11:", "orders.yaml:13:")):
+            assert text in shown
