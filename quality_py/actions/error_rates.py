@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from quality_py.errors import ModelError
+from quality_py.errors import ModelError, item_text
 from quality_py.gate.numbers import check_fields, number, numeric
 from quality_py.history.records import Metric
 
@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ErrorRates:
-    """Alert thresholds: the share of input rows quarantined by the run, and per rule (by id,
-    any version, or ``"id.version"``) the share of input rows failing it. A share alerts when
+    """Alert thresholds: the share of input rows quarantined by the run, and per rule (by its
+    name, its id for any version, or ``"id.version"``; a key naming no rule of the suite is
+    refused when the run starts) the share of input rows failing it. A share alerts when
     it exceeds its threshold; ``inclusive``: when it reaches it and at least one row counts (as
     Spark-Expectations' ``error_drop_threshold`` does).
 
@@ -75,7 +76,8 @@ class ErrorRates:
         stats = summary.rules.rules if summary.rules is not None else ()
         for r in stats:
             full = f"{r.rule_id.id}.{r.rule_id.version}"
-            limit = self.rules.get(full, self.rules.get(str(r.rule_id.id)))
+            keys = (r.name, full, str(r.rule_id.id)) if r.name else (full, str(r.rule_id.id))
+            limit = next((self.rules[k] for k in keys if k in self.rules), None)
             failing = r.failing if r.failing is not None else r.failed
             if limit is None or not rows:
                 continue
@@ -83,7 +85,8 @@ class ErrorRates:
             if self._over(failing, rate, limit):
                 out.append(
                     Metric("alert", full, "failed_share", rate, "failed",
-                           f"rule {full} fails {rate:.4f} of the rows, {self._at} {limit}",
+                           f"{item_text('rule', r.rule_id, r.name)} fails {rate:.4f} of the "
+                           f"rows, {self._at} {limit}",
                            group="warning")
                 )  # fmt: skip
         return out

@@ -226,7 +226,7 @@ def record_run(
             samples = sample_rows(plan, where)
         except Exception:
             samples = [{"keys": k, "values": {}, "failed": []} for k in summary.sample_keys]
-    extra = [*rule_metrics(plan.refs), *sample_metrics(samples), *outcomes]
+    extra = [*rule_metrics(plan.refs, plan.suite.name), *sample_metrics(samples), *outcomes]
     record = summary_record(summary, plan.over_time.tags, extra, message)
     (save_or_raise if loud else save_quietly)(plan.over_time.history, record)
 

@@ -11,6 +11,7 @@ from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
 from quality_py.errors import InputError, ModelError
 from quality_py.history.over_time import OverTime
+from quality_py.model.labels import resolve_rules
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
@@ -69,6 +70,8 @@ def require_distinct_rule_ids(
                     item_id=rule.id,
                 )
             seen[key] = rule_set.id
+    for ref in error_rates.rules if error_rates is not None else ():
+        resolve_rules(suite, ref, who="error_rates")  # a key naming no rule is refused
 
 
 def require_usable_input(columns: Sequence[str], keys: Sequence[str] | None) -> None:

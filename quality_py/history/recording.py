@@ -62,17 +62,18 @@ def with_anomalies(summary: Any, outcomes: Sequence[Metric]) -> Any:
     return replace(summary, failed_checks=(*summary.failed_checks, *failed)) if failed else summary
 
 
-def rule_metrics(refs: Sequence[Any]) -> list[Metric]:
+def rule_metrics(refs: Sequence[Any], suite_name: str | None = None) -> list[Metric]:
     """Each rule's action and description (metric ``rule/<id>/action``, no value) and, for a
-    named rule, its name (``rule/<id>/name``, the name as message).
+    named rule, its name (``rule/<id>/name``, the name as message); a named suite's name
+    (``suite/suite/name``).
 
     >>> from quality_py.actions.flags import RuleRef
     >>> from quality_py.model import Id
     >>> ref = RuleRef(Id(1, 1), Id(2, 1), "drop", "d", None, (), "two")
-    >>> [(m.name, m.message) for m in rule_metrics([ref])]
-    [('action', 'd'), ('name', 'two')]
+    >>> [(m.name, m.message) for m in rule_metrics([ref], "orders")]
+    [('name', 'orders'), ('action', 'd'), ('name', 'two')]
     """
-    out = []
+    out = [Metric("suite", "suite", "name", None, None, suite_name)] if suite_name else []
     for r in refs:
         entity, group = f"{r.rule.id}.{r.rule.version}", f"{r.rule_set.id}.{r.rule_set.version}"
         out.append(Metric("rule", entity, "action", None, r.action, r.description, group=group))

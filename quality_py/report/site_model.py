@@ -128,10 +128,27 @@ class Dataset:
     bands: dict[tuple[str, str], tuple[float | None, float | None]] = field(default_factory=dict)
 
     @property
+    def suite_name(self) -> str | None:
+        """The suite's name in its newest run that recorded one (a named suite)."""
+        for run in reversed(self.runs):
+            found = [m.message for m in run.record.metrics if m.key == ("suite", "suite", "name")]
+            if found and found[0]:
+                return found[0]
+        return None
+
+    @property
     def label(self) -> str:
-        """The suite and its tags, as people read them."""
+        """The suite (its name when it has one, else its id) and its tags, as people read them.
+
+        >>> from datetime import datetime
+        >>> from quality_py.history.records import Metric
+        >>> named = RunRecord("a", datetime(2026, 1, 2), "quality_run", "1.1", "success",
+        ...     {"table": "flights"}, (Metric("suite", "suite", "name", None, None, "flights"),))
+        >>> datasets([named], by=["table"])[0].label
+        'flights (table=flights)'
+        """
         tags = ", ".join(f"{k}={v}" for k, v in self.tags)
-        return f"{self.suite}" + (f" ({tags})" if tags else "")
+        return f"{self.suite_name or self.suite}" + (f" ({tags})" if tags else "")
 
     @property
     def latest(self) -> Run:

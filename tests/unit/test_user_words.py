@@ -297,3 +297,26 @@ def test_a_csv_rule_table_reads_as_spark_reads_it(tmp_path: Path) -> None:
         {"ruleId": "101", "ruleExpr": None, "description": 'say "hi"'},
         {"ruleId": "102", "ruleExpr": " spaced ", "description": None},
     )
+
+
+def test_error_rates_take_rule_names_and_refuse_unknown_ones() -> None:
+    from types import SimpleNamespace
+
+    from quality_py import ErrorRates
+    from quality_py.actions.preconditions import require_distinct_rule_ids
+    from quality_py.history.over_time import OverTime
+    from quality_py.runners.summary import RuleStats, SuiteStats
+
+    rates = ErrorRates(rules={"positive_amount": 0.1, "102": 0.5})
+    require_distinct_rule_ids(SUITE, OverTime(), rates)  # both keys name a rule
+    with pytest.raises(ModelError, match=r"'positve_amount' \(did you mean 'positive_amount'\?\)"):
+        require_distinct_rule_ids(SUITE, OverTime(), ErrorRates(rules={"positve_amount": 0.1}))
+    # by hand: 2 of 10 rows fail positive_amount (0.2 > 0.1); 3 of 10 fail 102.1 (0.3 <= 0.5)
+    stats = (
+        RuleStats(Id(10, 1), Id(101, 1), 8, 2, 0, 0, 0, 2, name="positive_amount"),
+        RuleStats(Id(10, 1), Id(102, 1), 7, 3, 0, 0, 0, 3),
+    )
+    summary = SimpleNamespace(input_rows=10, quarantined_rows=4, rules=SuiteStats(10, 6, stats))
+    assert [m.message for m in rates.exceeded(summary)] == [
+        "rule 'positive_amount' (101.1) fails 0.2000 of the rows, over 0.1"
+    ]
