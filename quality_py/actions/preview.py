@@ -24,6 +24,7 @@ from typing import Any
 
 from quality_py.actions.flags import fails_any_sql
 from quality_py.model.changes import RuleChange, suite_changes
+from quality_py.model.labels import labelled
 from quality_py.model.reads import columns_read
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
@@ -184,7 +185,7 @@ def preview_edit(
                 passing_samples,
             )
         )
-    suites = (f"{old.id.id}.{old.id.version}", f"{new.id.id}.{new.id.version}")
+    suites = (labelled(old.id, old.name), labelled(new.id, new.name))
     q, d, s = (totals[0], totals[1]), (totals[2], totals[3]), (totals[4], totals[5])
     return EditPreview(rows, tuple(previews), q, d, s, suites)
 

@@ -37,14 +37,15 @@ class RuleChange:
 
     @property
     def label(self) -> str:
-        """``rule 303 ground_speed`` (the newest name and the id number).
+        """``rule 'ground_speed' (303)`` (the newest name and the id number; versions are what
+        changes).
 
         >>> RuleChange((2, 3), "added", None, Rule(Id(3, 1), "a", name="pos")).label
-        'rule 3 pos'
+        "rule 'pos' (3)"
         """
         rule = self.new or self.old
         assert rule is not None
-        return f"rule {rule.id.id}" + (f" {rule.name}" if rule.name else "")
+        return f"rule {rule.name!r} ({rule.id.id})" if rule.name else f"rule {rule.id.id}"
 
     @property
     def differences(self) -> list[str]:

@@ -124,4 +124,4 @@ def test_the_diff_command_on_the_flights(tmp_path: Path, capsys: Any, monkeypatc
     ]
     assert doc["rows"] == len(flights)
     assert all(s["distance"] > 4000 for s in moved[0]["newly_failing_samples"])
-    assert "rule 204 distance_plausible (edited)" in capsys.readouterr().out
+    assert "rule 'distance_plausible' (204) (edited)" in capsys.readouterr().out

@@ -42,7 +42,7 @@ def test_rules_are_matched_by_set_and_id_number() -> None:
     by_key = {c.key: c for c in suite_changes(OLD, NEW)}
     assert by_key[(10, 3)].differences == ["filter: none -> \"kind = 'x'\"", "version: 1 -> 2"]
     assert by_key[(20, 1)].differences == ["action_if_failed: 'drop' -> 'fail'"]
-    assert by_key[(10, 1)].label == "rule 1 a_positive"
+    assert by_key[(10, 1)].label == "rule 'a_positive' (1)"
     assert [c.kind for c in suite_changes(NEW, NEW)] == ["same"] * 4
 
 
