@@ -13,6 +13,7 @@ from quality_py.gate import reads
 from quality_py.gate.locations import has_scheme, local_path
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.progress import step
+from quality_py.runners.spark_messages import plain_spark_message
 from quality_py.spark.capabilities import has_delta
 from quality_py.spark.samples import SAMPLES, load_sample
 
@@ -141,4 +142,4 @@ def spark_error(err: BaseException) -> str | None:
         lines = lines[1:]  # Py4J's own first line names a JVM object, not the problem
     first = lines[0].lstrip(": ") if lines else type(err).__name__
     first = re.sub(r"^([\w.$]+(Exception|Error)): ", "", first)  # the Java class name
-    return first[:400]
+    return plain_spark_message(first)[0][:400]  # without the error class and SQL state

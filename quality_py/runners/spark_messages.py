@@ -43,8 +43,8 @@ def _routine(body: str) -> tuple[str, str | None]:
 
 
 def _not_found(body: str) -> tuple[str, str | None]:
-    names = _names(body)
-    what = ".".join(n for n in names[:1]) or "?"
+    head = body.split(" cannot be found", 1)[0]  # `catalog`.`schema`.`name`
+    what = ".".join(n.replace("``", "`") for n in _names(head)) or "?"
     return f"the table or view {what} does not exist", None
 
 
@@ -71,6 +71,9 @@ def plain_spark_message(message: str, source: str | None = None) -> tuple[str, S
     ("column amout is missing (did you mean 'amount'?)", (1, 12))
     >>> plain_spark_message("[DIVIDE_BY_ZERO] Division by zero. SQLSTATE: 22012")[0]
     'Division by zero.'
+    >>> plain_spark_message("[TABLE_OR_VIEW_NOT_FOUND] The table or view `db`.`t` cannot be "
+    ...                     "found. Verify the spelling. SQLSTATE: 42P01")[0]
+    'the table or view db.t does not exist'
     """
     first = message.strip().split("\n", 1)[0]
     match = _CLASS.match(first)
