@@ -126,15 +126,8 @@ class Dataset:
     anomalies: dict[str, set[str]] = field(default_factory=dict)
     #: (run id, judged metric) -> the band of values its anomaly check expected
     bands: dict[tuple[str, str], tuple[float | None, float | None]] = field(default_factory=dict)
-
-    @property
-    def suite_name(self) -> str | None:
-        """The suite's name in its newest run that recorded one (a named suite)."""
-        for run in reversed(self.runs):
-            found = [m.message for m in run.record.metrics if m.key == ("suite", "suite", "name")]
-            if found and found[0]:
-                return found[0]
-        return None
+    #: the suite's name in its newest run that recorded one (a named suite), read once
+    suite_name: str | None = None
 
     @property
     def label(self) -> str:
@@ -183,6 +176,15 @@ def check_path(dataset: str, key: str) -> str:
     return f"checks/{dataset}-{slug(key)}.html"
 
 
+def _suite_name(runs: Sequence[RunRecord]) -> str | None:
+    """The suite's name in the newest of ``runs`` that recorded one."""
+    for run in reversed(runs):
+        for m in run.metrics:
+            if m.kind == "suite" and m.name == "name" and m.message:
+                return m.message
+    return None
+
+
 def datasets(records: Sequence[RunRecord], by: Sequence[str] = ()) -> list[Dataset]:
     """The datasets of ``records``: runs of one suite id (any version) with the same values
     of the tags ``by`` (e.g. ``table``; other tags, such as a month or a partition, label runs),
@@ -221,7 +223,8 @@ def datasets(records: Sequence[RunRecord], by: Sequence[str] = ()) -> list[Datas
                     )
         ordered = tuple(Run.of(r) for r in runs)
         kept = tuple(profiles.get((suite, tags), ()))
-        out.append(Dataset(suite, tags, ordered, kept, name, anomalies, bands))
+        named = _suite_name(runs)
+        out.append(Dataset(suite, tags, ordered, kept, name, anomalies, bands, named))
     return sorted(out, key=lambda d: d.label)
 
 
