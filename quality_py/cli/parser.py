@@ -445,8 +445,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the command line; ``prog``: the program's name as invoked.
 
     >>> args = build_parser().parse_args(["validate", "rules.yaml", "--schema", "a INT"])
-    >>> args.source, args.schema, args.master
-    ('rules.yaml', 'a INT', None)
+    >>> args.source, args.schema, args.master  # validate takes one or more rulesets
+    (['rules.yaml'], 'a INT', None)
     """
     parser = argparse.ArgumentParser(
         prog=prog or program_name(),

@@ -177,7 +177,9 @@ def test_spark_expectations_rules_keep_their_answers(spark: Any, tmp_path: Path)
     (rule_id,) = [
         str(r.id.id) for _, r in ruleset.suite.iter_rules() if r.name == "amount_positive"
     ]
-    assert event["alerts"] == [f"rule {rule_id}.1 fails 0.2000 of the rows, at or over 0.2"]
+    assert event["alerts"] == [
+        f"rule 'amount_positive' ({rule_id}.1) fails 0.2000 of the rows, at or over 0.2"
+    ]
     assert summary.status != "error"
 
 
