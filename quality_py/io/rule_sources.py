@@ -25,11 +25,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from quality_py.errors import InputError
+from quality_py.errors import InputError, QualityError
 from quality_py.gate import reads
 from quality_py.io.tables import read_rule_tables
+from quality_py.io.tables.columns import RuleColumns, mapping
 from quality_py.io.tables.local import LocalTable, read_local_table, readable_here
-from quality_py.model.ids import Id
+from quality_py.io.text_places import TextPlace
+from quality_py.model.ids import Id, id_from_name
 from quality_py.model.types import DataFrame, SparkSession
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
@@ -179,6 +181,33 @@ def is_rule_tables(source: str) -> bool:
     return not source.lower().endswith((".yaml", ".yml"))
 
 
+def row_places(table: DataFrame | LocalTable | None) -> dict[tuple[str, Id, str], TextPlace]:
+    """Where each rule's text stands in a CSV rules table read here: its row's line and the
+    column of its ``ruleExpr`` / ``ruleFilter`` cell (``rules.csv:3:24``), by the rule's id and
+    version as the row gives them (derived from ``ruleName`` when ``ruleId`` is blank)."""
+    if not isinstance(table, LocalTable) or not table.starts:
+        return {}
+    wanted = mapping(RuleColumns())
+    present = {c.lower(): i for i, c in enumerate(table.columns)}
+    index = {f: present.get(col.lower()) for f, col in wanted.items()}
+    out: dict[tuple[str, Id, str], TextPlace] = {}
+    for row, (line, cells) in zip(table.rows, table.starts, strict=True):
+        values = {f: row[table.columns[i]] for f, i in index.items() if i is not None}
+        try:
+            named = str(values.get("name") or "").strip()
+            rid = int(values["rule_id"]) if values.get("rule_id") else id_from_name(named)
+            version = int(values["rule_version"]) if values.get("rule_version") else 1
+            rule = Id(rid, version)
+        except (QualityError, ValueError, KeyError):
+            continue  # a broken row: the table reader names it
+        for field, key in (("rule_expr", "expression"), ("filter", "filter")):
+            i = index.get(field)
+            if i is not None and i < len(cells):
+                place = TextPlace(table.origin, line, cells[i], False)
+                out.setdefault(("rule", rule, key), place)
+    return out
+
+
 def read_suite(
     spark: SparkSession | None,
     source: str,
@@ -188,16 +217,28 @@ def read_suite(
     """The suite of the rule tables of ``source``: ``suite`` picks one (``"1"`` its latest
     version, ``"1.2"`` that version); without it the tables must hold one suite id, whose
     latest version is read. Files on this machine need no ``spark``."""
+    return read_placed_suite(spark, source, suite, others)[0]
+
+
+def read_placed_suite(
+    spark: SparkSession | None,
+    source: str,
+    suite: str | None = None,
+    others: dict[str, str | None] | None = None,
+) -> tuple[Any, dict[tuple[str, Id, str], TextPlace]]:
+    """:func:`read_suite` and where each rule's text stands in a CSV rules table
+    (:func:`row_places`; empty for other tables)."""
     frames = rule_table_frames(spark, source, others)
+    places = row_places(frames["rules"])
     loaded = read_rule_tables(
         frames["rules"], frames["lambdas"], frames["outputs"], frames["meta_rule_sets"]
     )
     if suite:
         sid, _, version = suite.partition(".")
         if version:
-            return loaded.suites[Id(int(sid), int(version))]
-        return loaded.latest(int(sid))
+            return loaded.suites[Id(int(sid), int(version))], places
+        return loaded.latest(int(sid)), places
     ids = {i.id for i in loaded.suites}
     if len(ids) != 1:
         raise _refuse(f"{source} holds suites {sorted(ids)}: choose one with --suite")
-    return loaded.latest(ids.pop())
+    return loaded.latest(ids.pop()), places

@@ -157,6 +157,7 @@ def load_ruleset_file(
     if is_yaml(source):
         path = Path(source)
         return loads_ruleset_file(path.read_text(encoding="utf-8"), str(path), variables)
-    from quality_py.io.rule_sources import read_suite
+    from quality_py.io.rule_sources import read_placed_suite
 
-    return RulesetFile(suite=read_suite(spark, str(source), suite, others), origin=str(source))
+    read, places = read_placed_suite(spark, str(source), suite, others)
+    return RulesetFile(suite=read, origin=str(source), places=places)

@@ -262,3 +262,24 @@ def test_the_doc_shows_what_validate_prints() -> None:
         text = line.removeprefix("  - ")
         if text.startswith(("orders.yaml:6:", "orders.yaml:11:", "orders.yaml:13:")):
             assert text in shown
+
+
+def test_rule_table_findings_name_their_row_and_cell(tmp_path: Path) -> None:
+    """By hand, on line 3: cells start at cols 1, 3, 5, 8, 10, 14, 16; the quoted ruleExpr at
+    17 (its text at 18) is 12 characters, so ruleFilter starts at 30. Line 4's ruleExpr at 17."""
+    (tmp_path / "rt.csv").write_text(
+        "ruleSuiteId,ruleSuiteVersion,ruleSetId,ruleSetVersion,ruleId,ruleVersion,ruleName,"
+        "ruleExpr,ruleFilter\n"
+        "1,1,10,1,,,positive_amount,amount > 0,\n"
+        "1,1,10,1,101,1,,\"amout < 10\",regoin = 'EU'\n"
+        "1,1,10,1,102,2,,amount >,\n"
+    )
+    done = cli(tmp_path, "validate", "rt.csv", "--schema", "amount INT, region STRING")
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[2:] == [
+        "  - rt.csv:3:18: NameError in rule 101.1 line 1, col 1: column amout is missing (did "
+        "you mean 'amount'?)",
+        "  - rt.csv:3:30: NameError in rule 101.1 line 1, col 1: column regoin is missing (did "
+        "you mean 'region'?)",
+        "  - rt.csv:4:17: SyntaxError in rule 102.2 line 1, col 8: '>' has nothing on its right",
+    ]

@@ -31,6 +31,8 @@ class LocalTable:
     origin: str
     columns: tuple[str, ...]
     rows: tuple[dict[str, Any], ...]
+    #: where each row starts in a text file: ``(line, column of each cell)``, 1-based (CSV)
+    starts: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def select_rows(self, columns: Sequence[str]) -> list[dict[str, Any]]:
         """Each row's values of ``columns`` (a column a row lacks is null)."""
@@ -45,13 +47,31 @@ def _csv(path: Path) -> LocalTable:
     if header is None:
         raise InputError(f"{path}: the file is empty (a rule table has a header row)")
     columns = tuple(header)
-    rows = []
+    lines = text.split("\n")
+    rows, starts = [], []
+    line = reader.line_num
     for cells in reader:
+        first, line = line + 1, reader.line_num
         if not cells:
             continue  # a blank line, as Spark's reader skips it
         padded = [*cells, *[""] * (len(columns) - len(cells))]
         rows.append({c: (v if v != "" else None) for c, v in zip(columns, padded, strict=False)})
-    return LocalTable(str(path), columns, tuple(rows))
+        starts.append((first, _cell_columns(lines[first - 1] if first <= len(lines) else "")))
+    return LocalTable(str(path), columns, tuple(rows), tuple(starts))
+
+
+def _cell_columns(line: str) -> tuple[int, ...]:
+    """The 1-based column where each cell of a CSV line starts (inside its quote when quoted);
+    a cell that goes on to the next lines counts from its own start all the same."""
+    out, quoted, start = [], False, 0
+    for i, char in enumerate(line):
+        if char == '"':
+            quoted = not quoted
+        elif char == "," and not quoted:
+            out.append(start)
+            start = i + 1
+    out.append(start)
+    return tuple(s + (2 if line[s : s + 1] == '"' else 1) for s in out)
 
 
 def _json_lines(path: Path) -> LocalTable:
