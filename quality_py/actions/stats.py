@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from quality_py.errors import ModelError
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
+from quality_py.sql.snippets import quoted
 
 if TYPE_CHECKING:  # run.py imports this module
     from quality_py.actions.outcome import RunSummary
@@ -158,5 +159,5 @@ def quarantine_with_names(quarantine: DataFrame, stats: DataFrame) -> DataFrame:
     )
     named = F.expr(f"transform({failed}, f -> coalesce(__qp_n[{wanted}], {shown}))")
     return quarantine.join(F.broadcast(names), "qp_run_id", "left").select(
-        *[F.col(f"`{c}`") for c in quarantine.columns], named.alias("qp_failed_rule_names")
+        *[F.col(quoted(c)) for c in quarantine.columns], named.alias("qp_failed_rule_names")
     )

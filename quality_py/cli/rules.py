@@ -45,7 +45,7 @@ def _validate_one(args: argparse.Namespace) -> int:
         prepared.suite, schema, spark=prepared.spark, sample=sample,
         sample_rows=args.sample or 20, checks=prepared.ruleset.checks if prepared.ruleset else (),
     )  # fmt: skip
-    print(report.format(prepared.ruleset.place_of if prepared.ruleset else None))
+    print(report.format(prepared.ruleset.locator() if prepared.ruleset else None))
     if report.sample is not None:
         for row in report.sample[: args.sample]:
             print("  ", row)

@@ -25,13 +25,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from quality_py.errors import InputError, QualityError
+from quality_py.errors import InputError
 from quality_py.gate import reads
 from quality_py.io.tables import read_rule_tables
 from quality_py.io.tables.columns import RuleColumns, mapping
 from quality_py.io.tables.local import LocalTable, read_local_table, readable_here
+from quality_py.io.tables.rows import rule_row_id
 from quality_py.io.text_places import TextPlace
-from quality_py.model.ids import Id, id_from_name
+from quality_py.model.ids import Id
 from quality_py.model.types import DataFrame, SparkSession
 
 TABLES = ("rules", "lambdas", "outputs", "meta_rule_sets")
@@ -192,13 +193,8 @@ def row_places(table: DataFrame | LocalTable | None) -> dict[tuple[str, Id, str]
     index = {f: present.get(col.lower()) for f, col in wanted.items()}
     out: dict[tuple[str, Id, str], TextPlace] = {}
     for row, (line, cells) in zip(table.rows, table.starts, strict=True):
-        values = {f: row[table.columns[i]] for f, i in index.items() if i is not None}
-        try:
-            named = str(values.get("name") or "").strip()
-            rid = int(values["rule_id"]) if values.get("rule_id") else id_from_name(named)
-            version = int(values["rule_version"]) if values.get("rule_version") else 1
-            rule = Id(rid, version)
-        except (QualityError, ValueError, KeyError):
+        rule = rule_row_id({f: row[table.columns[i]] for f, i in index.items() if i is not None})
+        if rule is None:
             continue  # a broken row: the table reader names it
         for field, key in (("rule_expr", "expression"), ("filter", "filter")):
             i = index.get(field)

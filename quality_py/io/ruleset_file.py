@@ -15,7 +15,7 @@ The command line and a notebook call the same loader; running a ruleset lives wi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,13 +84,21 @@ class RulesetFile:
             raise
 
     def place_of(self, finding: Finding) -> str | None:
-        """``file:line:col`` of what ``finding`` is about, when the file holds its text.
+        """``file:line:col`` of what ``finding`` is about, when the file holds its text (for
+        many findings, build the lookup once with :meth:`locator`).
 
         >>> ruleset = loads_ruleset_file("suite: {id: 1}\\nrule_sets: [{id: 5, rules: "
         ...     "[{id: 9, expression: 'a >'}]}]", "orders.yaml")
         >>> from quality_py.validation import validate
         >>> [ruleset.place_of(f) for f in validate(ruleset.suite).errors]  # the '>' of 'a >'
         ['orders.yaml:2:52']
+        """
+        return self.locator()(finding)
+
+    def locator(self) -> Callable[[Finding], str | None]:
+        """:meth:`place_of`, with the suite's texts gathered once.
+
+        >>> loads_ruleset_file("suite: {id: 1}").locator()(Finding("x", "rule", None, "m"))
         """
         texts = {}
         for _, rule in self.suite.iter_rules():
@@ -99,7 +107,7 @@ class RulesetFile:
                 texts[("rule", rule.id, "filter")] = rule.filter
         for lam in self.suite.lambdas:
             texts[("lambda", lam.id, "expression")] = lam.expression
-        return finding_place(self.places, texts)(finding)
+        return finding_place(self.places, texts)
 
 
 def loads_ruleset_file(

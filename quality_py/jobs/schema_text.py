@@ -14,6 +14,7 @@ from typing import Any
 
 from quality_py.errors import InputError
 from quality_py.gate.ddl import ddl_paths
+from quality_py.io.tables.local import parquet_files
 from quality_py.model.types import DataFrame, SparkSession
 
 #: The suffixes of a sample file ``--schema`` may name.
@@ -61,7 +62,7 @@ def _file_paths(path: Path) -> dict[str, bool]:
     if suffix == ".parquet" or path.is_dir():
         import pyarrow.parquet as pq
 
-        files = [path] if path.is_file() else sorted(path.rglob("*.parquet"))
+        files = [str(path)] if path.is_file() else parquet_files(path)
         if not files:
             raise InputError(f"--schema {path}: no parquet file in the folder")
         _arrow_paths(pq.read_schema(files[0]), "", out)

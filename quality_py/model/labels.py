@@ -9,8 +9,6 @@ an unknown one with a did-you-mean.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from quality_py.errors import ModelError, did_you_mean
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
@@ -110,17 +108,10 @@ def rule_names(suite: RuleSuite) -> dict[Id, str]:
     return {r.id: r.name for _, r in suite.iter_rules() if r.name}
 
 
-def rule_labels(suite: RuleSuite, ids: Sequence[Id]) -> list[str]:
-    """:func:`label` of each of ``ids`` in ``suite``."""
-    names = rule_names(suite)
-    return [label(i, names.get(i)) for i in ids]
-
-
 __all__ = [
     "label",
     "labelled",
     "resolve_rules",
-    "rule_labels",
     "rule_names",
     "short_id",
 ]

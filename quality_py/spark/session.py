@@ -297,6 +297,15 @@ def supplied_by_environment() -> str | None:
     return None
 
 
+def _start_local(master: str, conf: dict[str, str], tell: Callable[[str], None]) -> Any:
+    """A local session for a job, its JVM's console in :func:`jvm_console`'s file (the
+    terminal under ``QP_TRACEBACK``), named in the step that says Spark is starting."""
+    console = None if os.environ.get("QP_TRACEBACK") else jvm_console()
+    log = f"; its log: {console}" if console else ""
+    tell(f"starting a local Spark on {master} (its first start takes up to a minute{log})")
+    return local_session(master, conf=conf, console=console)
+
+
 def job_session(
     *,
     master: str | None = None,
@@ -328,11 +337,8 @@ def job_session(
             f"({remote}): give one of them",
             item_kind="session",
         )
-    console = None if os.environ.get("QP_TRACEBACK") else jvm_console()
-    log = f"; its log: {console}" if console else ""
     if master:
-        tell(f"starting a local Spark on {master} (its first start takes up to a minute{log})")
-        return local_session(master, conf=wanted, console=console), []
+        return _start_local(master, wanted, tell), []
     if remote:
         tell(f"connecting to the Spark Connect server {remote}")
         builder = Session.builder.remote(remote)
@@ -342,8 +348,7 @@ def job_session(
     active = Session.getActiveSession()
     supplier = supplied_by_environment()
     if active is None and supplier is None:
-        tell(f"starting a local Spark on local[2] (its first start takes up to a minute{log})")
-        return local_session("local[2]", conf=wanted, console=console), []
+        return _start_local("local[2]", wanted, tell), []
     if active is None:
         tell(f"using the Spark of {supplier}")
     spark = active or Session.builder.getOrCreate()

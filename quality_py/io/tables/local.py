@@ -99,7 +99,7 @@ def _parquet(origin: str, files: Sequence[str]) -> LocalTable:
     return LocalTable(origin, columns, rows)
 
 
-def _parquet_files(folder: Path) -> list[str]:
+def parquet_files(folder: Path) -> list[str]:
     """The data files of a plain parquet folder (Spark's rule: names starting ``_`` or ``.``
     are not data)."""
     return sorted(
@@ -117,7 +117,7 @@ def readable_here(path: Path) -> bool:
         return path.suffix.lower() in LOCAL_SUFFIXES
     if not path.is_dir() or (path / "_delta_log").exists():
         return False
-    return bool(_parquet_files(path))
+    return bool(parquet_files(path))
 
 
 def read_local_table(path: Path) -> LocalTable:
@@ -137,7 +137,7 @@ def read_local_table(path: Path) -> LocalTable:
         return _json_lines(path)
     if path.is_file() and suffix == ".parquet":
         return _parquet(str(path), [str(path)])
-    return _parquet(str(path), _parquet_files(path))
+    return _parquet(str(path), parquet_files(path))
 
 
-__all__ = ["LOCAL_SUFFIXES", "LocalTable", "read_local_table", "readable_here"]
+__all__ = ["LOCAL_SUFFIXES", "LocalTable", "parquet_files", "read_local_table", "readable_here"]

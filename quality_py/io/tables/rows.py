@@ -231,6 +231,24 @@ def _named_id(values: Mapping[str, Any], problems: list[str]) -> Mapping[str, An
     return {**values, "rule_id": derived, "rule_version": version}
 
 
+def rule_row_id(values: Mapping[str, Any]) -> Id | None:
+    """The id and version a raw rule row gives (derived from its name as :func:`check_rows`
+    derives it), or None for a row the table reader refuses.
+
+    >>> rule_row_id({"rule_id": "7", "rule_version": "2"}), rule_row_id({"rule_id": "x"})
+    (Id(7, 2), None)
+    """
+    problems: list[str] = []
+    named = _named_id(values, problems)
+    rid, version = _as_int(named.get("rule_id")), _as_int(named.get("rule_version"))
+    if problems or rid is None or version is None:
+        return None
+    try:
+        return Id(rid, version)
+    except ModelError:
+        return None
+
+
 def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     """Typed rows from raw ``{field: value}`` mappings; every broken row raises together.
 
