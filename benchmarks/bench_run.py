@@ -4,9 +4,11 @@ The main job: valid rows, quarantine with the reasons, per-rule counts. Both sid
 parquet (``dataFrameLong``: 27 BIGINT columns, column ``j`` holds ``row + j``) and write the same
 outputs to scratch paths, cases interleaved in every round, medians after a warm-up:
 
-* ``ours``: ``run_quality(df, suite, run_id="b").write(valid, quarantine)`` (compact layout);
-* ``ours_ids``: the same written with ``quarantine_detail="ids"`` (the quarantine holds the failed
-  rules' packed ids instead of the data-quality column and the ids' structs);
+* ``ours``: ``run_quality(df, suite, run_id="b").write(valid, quarantine)``, the default: the
+  quarantine holds the failed rules' names, as the hand-written one does;
+* ``ours_ids``: the same written with ``quarantine_detail="ids"`` (the failed rules' packed ids);
+* ``ours_full``: written with ``quarantine_detail="full"`` (the data-quality column with every
+  rule's code and each failed rule's four ids: the default before 0.2.0);
 * ``hand``: the rules' booleans computed once (null fails), the per-rule failure counts, rows,
   quarantined and dropped rows observed on the valid write, quarantine = the failing rows with
   an array of the failed rules' names, the run id and time and the kept flag; valid = the rows
@@ -20,7 +22,8 @@ Workloads (odd rules ``drop``, even rules ``ignore``):
   (``j = k % 27``): exactly P % of rows fail something (about a seventh of the rules each),
   the others none.
 
-Every leg's per-rule failure counts are compared with the hand-written ones before timing.
+Every leg's per-rule failure counts are compared with the hand-written ones before timing. The
+machine's one-minute load average is recorded beside each workload's figures (before and after).
 
 Usage: ``python benchmarks/bench_run.py [--rows N] [--runs R] [--workloads gen84,band500@100]
 [--legs ours,ours_ids]``
@@ -29,6 +32,7 @@ Usage: ``python benchmarks/bench_run.py [--rows N] [--runs R] [--workloads gen84
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import tempfile
@@ -115,9 +119,16 @@ def hand_outputs(flagged: Any, columns: list[str], n: int, scratch: str) -> dict
     return {k: int(v) for k, v in counts.get.items()}
 
 
-def our_run(df: Any, suite: RuleSuite, scratch: str, detail: str = "full") -> Any:
+def our_run(
+    df: Any, suite: RuleSuite, scratch: str, detail: str | None = None, stats: bool = False
+) -> Any:
+    """A quality run's default outputs (``detail``: the quarantine's form, None the default;
+    ``stats``: the stats written too); each form has a quarantine of its own (one quarantine
+    holds one form)."""
     run = run_quality(df, suite, run_id="b")
-    return run.write(f"{scratch}/v", f"{scratch}/q", quarantine_detail=detail)
+    out = f"{scratch}/{detail or 'default'}"
+    where = f"{out}/s" if stats else None
+    return run.write(f"{out}/v", f"{out}/q", where, quarantine_detail=detail)
 
 
 def check_equal(summary: Any, hand: dict[str, int], workload: str) -> None:
@@ -137,7 +148,8 @@ def measure(df: Any, workload: str, runs: int, scratch: str, legs: list[str]) ->
     texts = rule_texts(workload)
     suite = suite_of(texts)
     hand_counts = hand_run(df, texts, scratch)  # also the warm-up
-    details = {"ours": "full", "ours_ids": "ids"}
+    details = {"ours": None, "ours_ids": "ids", "ours_full": "full"}
+    load_before = os.getloadavg()[0]
     for leg in legs:
         check_equal(our_run(df, suite, scratch, details[leg]), hand_counts, workload)
     cases = {"hand": lambda: hand_run(df, texts, scratch)}
@@ -151,6 +163,7 @@ def measure(df: Any, workload: str, runs: int, scratch: str, legs: list[str]) ->
             times[name].append(round(time.perf_counter() - start, 3))
     med = {k: statistics.median(v) for k, v in times.items()}
     return {
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "rules": len(texts),
         "failing_rows": hand_counts["quarantined"],
         "dropped_rows": hand_counts["dropped"],
@@ -166,7 +179,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workloads", default=DEFAULT)
-    parser.add_argument("--legs", default="ours", help="ours, ours_ids or both")
+    parser.add_argument("--legs", default="ours", help="ours, ours_ids, ours_full (any of them)")
     args = parser.parse_args()
     spark = spark_session("quality_py-bench-run")
     df = long_data(spark, args.rows, COLS)
@@ -182,7 +195,7 @@ def main() -> None:
             print(
                 f"{workload:14s} rules {result['rules']:5d}  failing {result['failing_rows']:8d}"
                 f"  hand {med['hand']:7.2f} s  {ours}  ratios {result['ratios']}  "
-                f"runs {result['runs']}",
+                f"load {result['load']}  runs {result['runs']}",
                 flush=True,
             )
     finally:

@@ -25,6 +25,7 @@ from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.outputs import OutputWriter, require_apart
 from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
 from quality_py.actions.preconditions import require_quarantine_detail
+from quality_py.actions.quarantine_form import quarantine_form
 from quality_py.actions.samples import sample_rows
 from quality_py.actions.stats import stats_frame
 from quality_py.dataset.checks import VerificationResult
@@ -62,7 +63,8 @@ class Destinations:
     format: str = "auto"
     partition_valid_by_run: bool = False
     publish: str = "atomic"
-    quarantine_detail: str = "full"
+    #: ``names``, ``ids`` or ``full``; None: the form the quarantine holds, else ``names``
+    quarantine_detail: str | None = None
 
     def places(self) -> dict[str, str | None]:
         """Each output's place by its name."""
@@ -72,12 +74,18 @@ class Destinations:
 def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
     """Write, judge, record and notify ``plan``'s run to ``to``; its summary (or
     :class:`QualityRunFailed` with nothing published). Documented on ``QualityRun.write``."""
-    require_quarantine_detail(to.quarantine_detail, plan.prepared)
+    if to.quarantine_detail is not None:
+        require_quarantine_detail(to.quarantine_detail, plan.prepared)
     require_apart(plan.source, [*to.places().items(), ("history", plan.history_place)])
+    spark = plan.source.sparkSession
+    to = replace(
+        to,
+        quarantine_detail=quarantine_form(spark, to.quarantine, to.format, to.quarantine_detail),
+    )
+    require_quarantine_detail(to.quarantine_detail or "", plan.prepared)
     started = time.perf_counter()
     outcomes: list[Metric] = []
     try:
-        spark = plan.source.sparkSession
         with (
             OutputWriter([to.valid, to.quarantine, to.stats], to.format, to.publish, spark) as out,
             wide_plan_settings(spark),
@@ -160,7 +168,7 @@ def _write_rows(plan: RunPlan, out: Any, to: Destinations, started: float) -> Ru
         rows = plan.flagged.where(ANY)
         if quarantined is not None:
             rows = rows.observe(quarantined, *plan.counting.quarantine_columns())
-        frame = plan.quarantine_of(rows, to.quarantine_detail)
+        frame = plan.quarantine_of(rows, to.quarantine_detail or "names")
         out.write(frame, to.quarantine, "overwrite", "qp_run_id", plan.run_id)
     _write_valid(plan, out, valid, to)
     verification = finish() if finish is not None else plan.precheck

@@ -21,6 +21,7 @@ from quality_py.runners.summary import fails_sql
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompiledSuite
 from quality_py.sql.dq_struct import dq_struct
+from quality_py.sql.snippets import string_literal
 
 #: The hidden flag columns of a quality run: a ``fail`` rule failed, a ``drop`` rule failed, any.
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
@@ -93,21 +94,64 @@ def fails_any_sql(
     return " OR ".join(parts)
 
 
+#: What a quarantined row says of the rules it failed (``quarantine_detail``): their names
+#: (the default), their packed ids, or the data-quality column with their four ids.
+QUARANTINE_DETAIL = ("names", "ids", "full")
+#: The column each form of the failed rules is written to.
+FAILED_COLUMN = {
+    "names": "qp_failed_rule_names",
+    "ids": "qp_failed_rule_ids",
+    "full": "qp_failed_rules",
+}
+_EMPTY = {"names": "STRING", "ids": "BIGINT", "full": f"STRUCT<{FAILED_RULE_FIELDS}>"}
+
+
+def failed_rule_names(refs: tuple[RuleRef, ...]) -> tuple[str, ...]:
+    """Each rule's name in the quarantine: its label, unambiguous within the suite.
+
+    A name two rules share gets the id beside it (``positive (101.1)``); a rule id two rule sets
+    share gets its rule set's label before it (``50.1/101.1``). A reader can then match every
+    entry to one rule of the run's stats without the suite at hand.
+
+    >>> refs = (RuleRef(Id(5, 1), Id(101, 1), "drop", None, None, (), "positive"),
+    ...         RuleRef(Id(5, 1), Id(102, 1), "drop", None, None, (), "positive"),
+    ...         RuleRef(Id(5, 1), Id(103, 1), "drop", None, None, ()),
+    ...         RuleRef(Id(6, 1), Id(103, 1), "drop", None, None, ()))
+    >>> failed_rule_names(refs)
+    ('positive (101.1)', 'positive (102.1)', '5.1/103.1', '6.1/103.1')
+    """
+
+    def with_id(r: RuleRef) -> str:
+        return f"{r.name} ({r.rule.id}.{r.rule.version})" if r.name else r.label
+
+    def with_set(r: RuleRef) -> str:
+        return f"{r.rule_set.id}.{r.rule_set.version}/{r.rule.id}.{r.rule.version}"
+
+    names = [r.label for r in refs]
+    for qualify in (with_id, with_set):
+        seen: dict[str, int] = {}
+        for name in names:
+            seen[name] = seen.get(name, 0) + 1
+        names = [qualify(r) if seen[n] > 1 else n for r, n in zip(refs, names, strict=True)]
+    return tuple(names)
+
+
 def failed_rules_sql(
     refs: tuple[RuleRef, ...],
     codes: tuple[str, ...],
     probable_pass: float,
     families: tuple[str | None, ...] | None = None,
-    packed: bool = False,
+    form: str = "full",
 ) -> str:
-    """``array<struct<ruleSetId, ruleSetVersion, ruleId, ruleVersion>>`` of the rules failing
-    the row, in rule order; ``packed``: ``array<bigint>`` of their packed rule ids
-    (``Id.packed``, the ids of the compact layout), a third of the bytes to write.
+    """The rules failing the row, in rule order, in ``form``: ``names``, ``array<string>`` of
+    :func:`failed_rule_names`; ``ids``, ``array<bigint>`` of their packed rule ids
+    (``Id.packed``, the ids of the compact layout); ``full``,
+    ``array<struct<ruleSetId, ruleSetVersion, ruleId, ruleVersion>>``.
 
-    Each rule's entry is chosen by a generated ``IF`` (its ids, a constant, or null) and one
-    ``filter`` drops the nulls: the only lambda Spark interprets row by row is a null test.
-    (Pairing the codes with the rules in a ``zip_with`` lambda cost a run of 500 failing rules
-    1.65x; ids only, instead of the action and description on every row, write 25 % faster:
+    Each rule's entry is chosen by a generated ``IF`` (a constant, or null) and one ``filter``
+    drops the nulls: the only lambda Spark interprets row by row is a null test. (Pairing the
+    codes with the rules in a ``zip_with`` lambda cost a run of 500 failing rules 1.65x; ids
+    only, instead of the action and description on every row, write 25 % faster:
     benchmarks/README.md.) A boolean rule's code is only Passed or Failed, so its test is
     ``code = 0``; others use the full test of :func:`fails_sql`.
 
@@ -115,20 +159,26 @@ def failed_rules_sql(
     >>> failed_rules_sql((ref,), ("c",), 0.8, ("boolean",))
     "filter(array(IF(c = 0, named_struct('ruleSetId', 1, 'ruleSetVersion', 1, 'ruleId', 2, \
 'ruleVersion', 3), NULL)), x -> x IS NOT NULL)"
+    >>> failed_rules_sql((ref,), ("c",), 0.8, ("boolean",), form="names")
+    "filter(array(IF(c = 0, '2.3', NULL)), x -> x IS NOT NULL)"
     """
     if not refs:
-        kind = "BIGINT" if packed else f"STRUCT<{FAILED_RULE_FIELDS}>"
-        return f"CAST(array() AS ARRAY<{kind}>)"
+        return f"CAST(array() AS ARRAY<{_EMPTY[form]}>)"
     fams = families if families is not None else (None,) * len(refs)
+    items = (
+        [string_literal(n) for n in failed_rule_names(refs)]
+        if form == "names"
+        else [f"CAST({int(r.rule.packed)} AS BIGINT)" for r in refs]
+        if form == "ids"
+        else [  # ids are Python ints (model/ids.py): INT literals
+            f"named_struct('ruleSetId', {int(r.rule_set.id)}, "
+            f"'ruleSetVersion', {int(r.rule_set.version)}, 'ruleId', {int(r.rule.id)}, "
+            f"'ruleVersion', {int(r.rule.version)})"
+            for r in refs
+        ]
+    )
     entries = []
-    for ref, code, family in zip(refs, codes, fams, strict=True):
-        item = (  # ids are Python ints (model/ids.py): INT literals
-            f"CAST({int(ref.rule.packed)} AS BIGINT)"
-            if packed
-            else f"named_struct('ruleSetId', {int(ref.rule_set.id)}, "
-            f"'ruleSetVersion', {int(ref.rule_set.version)}, 'ruleId', {int(ref.rule.id)}, "
-            f"'ruleVersion', {int(ref.rule.version)})"
-        )
+    for item, code, family in zip(items, codes, fams, strict=True):
         test = f"{code} = {FAILED}" if family == "boolean" else fails_sql(code, probable_pass)
         entries.append(f"IF({test}, {item}, NULL)")
     return f"filter(array({', '.join(entries)}), x -> x IS NOT NULL)"

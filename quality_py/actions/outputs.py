@@ -339,6 +339,28 @@ def _read_path(spark: SparkSession, path: str, fmt: str) -> DataFrame:
     return reads.files(spark, fmt, path, schema=schema)
 
 
+def existing_columns(spark: SparkSession, destination: str, fmt: str) -> list[str] | None:
+    """The columns of what ``destination`` holds now; None when it holds nothing yet (or
+    nothing Spark can read, which its write will then report).
+
+    >>> existing_columns(spark, "/nonexistent/qp-out", "auto") is None
+    True
+    """
+    if not is_path(destination):
+        name = destination.removeprefix("table:")
+        return list(reads.table(spark, name).columns) if _table_exists(spark, name) else None
+    local = local_path(destination)
+    if local is not None and not local.exists():
+        return None
+    try:
+        chosen = output_format(spark, destination, fmt)
+        return list(_read_path(spark, _resolved(destination), chosen).columns)
+    except RunOutputError:
+        raise
+    except Exception:  # an empty folder, or nothing there: the write says what it finds
+        return None
+
+
 def read_outputs(
     spark: SparkSession,
     valid: str | None = None,

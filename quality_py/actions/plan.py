@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.counting import RunCounts
 from quality_py.actions.error_rates import ErrorRates
-from quality_py.actions.flags import ANY, DROP, FAIL, RuleRef, failed_rules_sql
+from quality_py.actions.flags import (
+    ANY,
+    DROP,
+    FAIL,
+    FAILED_COLUMN,
+    RuleRef,
+    failed_rules_sql,
+)
 from quality_py.actions.notify import Notifier
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.history.over_time import OverTime
@@ -62,6 +69,8 @@ class RunPlan:
     #: whether a rule sums or averages over a window (its last bits depend on the order rows
     #: arrive in, so every job must read one computation of it)
     window_sums: bool = False
+    #: the input with every rule's value (what ``codes_frame`` adds the codes to)
+    values_frame: Any = None
 
     @property
     def input_columns(self) -> list[str]:
@@ -76,24 +85,26 @@ class RunPlan:
 
     @property
     def quarantine(self) -> Any:
-        """Rows failing any rule: input columns, the data-quality column and run metadata."""
+        """Rows failing any rule in the full form (input columns, the data-quality column with
+        every rule's code, run metadata, ``qp_failed_rules``): the view to inspect a run by;
+        ``write`` writes the form its ``quarantine_detail`` says (by default the names)."""
         return self.quarantine_of(self.flagged.where(ANY))
 
     def quarantine_of(self, rows: DataFrame, detail: str = "full") -> DataFrame:
-        """The quarantine's columns of ``rows`` (flagged rows failing a rule) in ``detail``."""
+        """The quarantine's columns of ``rows`` (flagged rows failing a rule) in ``detail``
+        (``names``, ``ids`` or ``full``: :data:`~quality_py.actions.flags.QUARANTINE_DETAIL`)."""
         from pyspark.sql import functions as F
 
-        packed = detail == "ids"
         refs_sql = failed_rules_sql(
-            self.refs, self.codes, self.prepared.probable_pass, self.families or None, packed
+            self.refs, self.codes, self.prepared.probable_pass, self.families or None, detail
         )
         return rows.select(
             *[quoted(c) for c in self.input_columns],
-            *([] if packed else [quoted(self.column)]),
+            *([quoted(self.column)] if detail == "full" else []),
             F.lit(self.run_id).alias("qp_run_id"),
             F.lit(self.run_time).cast("timestamp").alias("qp_run_time"),
             F.expr(f"NOT {DROP}").alias("qp_kept_in_valid"),
-            F.expr(refs_sql).alias("qp_failed_rule_ids" if packed else "qp_failed_rules"),
+            F.expr(refs_sql).alias(FAILED_COLUMN[detail]),
         )
 
     @property
@@ -115,13 +126,41 @@ class RunPlan:
         # Spark cannot prune a column through an observation: observed on ``flagged`` itself,
         # the valid job would build the data-quality struct of every row only to drop it.
         # (Checks read input columns only: preconditions.require_evaluable.)
-        observed = self.flagged.drop(self.column).observe(counts, *columns)
+        observed = self._counted_rows().observe(counts, *columns)
         pending = list(self.checks) if self.precheck is None else []  # precheck: already known
         observed, finish = observe_checks(
             observed, pending, policy=self.suite.policy, grouping_source=self.source
         )
         valid = observed.where(f"NOT {DROP}").select(*[quoted(c) for c in self.input_columns])
         return valid, counts, (finish if pending else None)
+
+    def _counted_rows(self) -> Any:
+        """The rows the valid job counts and filters: the input, each rule's value and the
+        ``drop`` and ``any`` flags.
+
+        Where every rule is boolean and no rule sees more than one row (whose codes a run may
+        keep once computed), the flags are taken from the values themselves, as a hand-written
+        job does (a boolean rule fails a row where its value is not true): the valid job then
+        builds no row of the rules' codes, one projection of twice the rules' width fewer.
+        (500 rules, no failing row: benchmarks/README.md, "The default run".)
+        """
+        from pyspark.sql import functions as F
+
+        boolean = bool(self.families) and all(f == "boolean" for f in self.families)
+        if self.values_frame is None or self.window_keys or not boolean:
+            return self.flagged.drop(self.column)
+        values = self.hidden[: len(self.codes)]
+
+        def fails(chosen: list[str]) -> str:
+            held = [f"coalesce({v}, false)" for v in chosen]
+            if not held:
+                return "false"
+            return f"NOT least({', '.join(held)})" if len(held) > 1 else f"NOT {held[0]}"
+
+        drops = [v for v, r in zip(values, self.refs, strict=True) if r.action == "drop"]
+        return self.values_frame.select(
+            "*", F.expr(fails(drops)).alias(DROP), F.expr(fails(list(values))).alias(ANY)
+        )
 
     @property
     def history_place(self) -> str | None:

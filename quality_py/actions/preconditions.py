@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from quality_py.actions.error_rates import ErrorRates
+from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
 from quality_py.errors import InputError, ModelError
@@ -146,8 +147,8 @@ def split_checks(
 
 
 def require_quarantine_detail(detail: str, suite: RuleSuite) -> None:
-    """``full`` or ``ids``; ``ids`` names failed rules by rule id alone, so a rule id must be in
-    one rule set only.
+    """``names``, ``ids`` or ``full``; ``ids`` names failed rules by rule id alone, so a rule id
+    must be in one rule set only.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
@@ -155,9 +156,10 @@ def require_quarantine_detail(detail: str, suite: RuleSuite) -> None:
     >>> require_quarantine_detail("slim", suite)
     Traceback (most recent call last):
     ...
-    quality_py.errors.InputError: [INPUT] quarantine_detail must be 'full' or 'ids', not 'slim'
+    quality_py.errors.InputError: [INPUT] quarantine_detail must be 'names', 'ids' or 'full', \
+not 'slim'
     """
-    if detail not in ("full", "ids"):
-        raise InputError(f"quarantine_detail must be 'full' or 'ids', not {detail!r}")
+    if detail not in QUARANTINE_DETAIL:
+        raise InputError(f"quarantine_detail must be 'names', 'ids' or 'full', not {detail!r}")
     if detail == "ids":
         require_distinct_rule_ids(suite, OverTime(), None, by_rule_id=True)

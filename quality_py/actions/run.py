@@ -98,7 +98,7 @@ class QualityRun(RunPlan):
         format: str = "auto",
         partition_valid_by_run: bool = False,
         publish: str = "atomic",
-        quarantine_detail: str = "full",
+        quarantine_detail: str | None = None,
     ) -> RunSummary:
         """Write the outputs (paths, URIs or table names) and return the run's summary.
 
@@ -118,8 +118,11 @@ class QualityRun(RunPlan):
         with the alternatives: ``publish="direct"`` writes in place; Delta and tables are
         written directly, one commit per output.
 
-        ``quarantine_detail``: ``full`` (the data-quality column and ``qp_failed_rules``) or
-        ``ids`` (only ``qp_failed_rule_ids``, packed rule ids: docs/actions.md).
+        ``quarantine_detail``: what a quarantined row says of the rules it failed (docs/actions.md):
+        ``names`` (``qp_failed_rule_names``, at the hand-written cost), ``ids``
+        (``qp_failed_rule_ids``, packed rule ids) or ``full`` (the data-quality column with
+        every rule's code, and ``qp_failed_rules``, four ids each). Left out: the form the
+        quarantine already holds (one quarantine holds one form), else ``names``.
 
         >>> import tempfile
         >>> from quality_py import Id, Rule, RuleSet, RuleSuite
@@ -242,6 +245,7 @@ def run_quality(
             error_rates=error_rates,
             window_keys=window_keys(staged.compiled),
             codes_frame=staged.frame,
+            values_frame=staged.values,
             window_sums=any(sums_over_windows(r.tree) for r in staged.compiled.rules),
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):

@@ -62,7 +62,7 @@ def sample_rows(run: RunPlan, where: str) -> list[dict[str, Any]]:
     read = columns_read(run.prepared, visible)
     wanted = list(dict.fromkeys([*keys, *(c for cols in read.values() for c in cols)]))
     failed = failed_rules_sql(
-        run.refs, run.codes, run.prepared.probable_pass, run.families or None, packed=True
+        run.refs, run.codes, run.prepared.probable_pass, run.families or None, form="ids"
     )
     frame = run.flagged.where(where).select(
         *[F.col(f"`{c.replace('`', '``')}`") for c in wanted],

@@ -109,7 +109,9 @@ _PACKED_KEY = (
 def quarantine_with_names(quarantine: DataFrame, stats: DataFrame) -> DataFrame:
     """The quarantine with ``qp_failed_rule_names``: the name of each rule a row failed (its
     ``id.version`` when it has none), read from the stats the same run wrote, so no suite is
-    needed at hand. Every quarantined row is kept (a run without stats shows ids).
+    needed at hand. Every quarantined row is kept (a run without stats shows ids). A quarantine
+    written in the default form (``quarantine_detail="names"``) names them already and is
+    returned as it is.
 
     The stats of each run hold its rules (``kind = 'rule'``: ``rule_set``, ``rule``, ``name``,
     ``action``, ``description``); this is the join written once. In SQL::
@@ -130,7 +132,7 @@ def quarantine_with_names(quarantine: DataFrame, stats: DataFrame) -> DataFrame:
     >>> run = run_quality(spark.createDataFrame([(1,), (-2,), (9,)], "a int"), suite, run_id="r1")
     >>> summary = run.write()
     >>> stats = stats_frame(spark, run.suite, run.refs, summary)
-    >>> named = quarantine_with_names(run.quarantine, stats)
+    >>> named = quarantine_with_names(run.quarantine, stats)  # run.quarantine: the full form
     >>> sorted(tuple(r.qp_failed_rule_names) for r in named.collect())
     [('102.1',), ('positive_a',)]
     >>> lean = spark.createDataFrame(  # written with quarantine_detail="ids"
@@ -140,6 +142,8 @@ def quarantine_with_names(quarantine: DataFrame, stats: DataFrame) -> DataFrame:
     """
     from pyspark.sql import functions as F
 
+    if "qp_failed_rule_names" in quarantine.columns:  # the default form names them itself
+        return quarantine
     rules = stats.where("kind = 'rule'")
     if "qp_failed_rules" in quarantine.columns:
         key, failed, shown = _STATS_KEY, "qp_failed_rules", "concat(f.ruleId, '.', f.ruleVersion)"

@@ -41,7 +41,7 @@ def job_of(args: argparse.Namespace, **fields: Any) -> QualityJob:
     outputs = Outputs(
         valid=opt("valid"), quarantine=opt("quarantine"), stats=opt("stats"),
         output=opt("output"), format=opt("output_format") or "auto",
-        publish=opt("publish") or "atomic", quarantine_detail=opt("quarantine_detail") or "full",
+        publish=opt("publish") or "atomic", quarantine_detail=opt("quarantine_detail"),
     )  # fmt: skip
     settings = SparkSettings(
         master=opt("master"), remote=opt("remote"), conf=tuple(pair_values(opt("conf"), "--conf"))

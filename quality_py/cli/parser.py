@@ -189,11 +189,12 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     r.add_argument("--where", help="check only the input rows matching this SQL condition")
     r.add_argument(
         "--quarantine-detail",
-        choices=["full", "ids"],
-        default="full",
-        help="quality run: what a quarantined row carries: the DataQuality column and each "
-        "failed rule's ids (full), or only the failed rules' packed ids (ids: about twice as "
-        "fast to write where most rows fail many rules)",
+        choices=["names", "ids", "full"],
+        default=None,
+        help="quality run: what a quarantined row says of the rules it failed: their names "
+        "(names), their packed ids (ids), or the DataQuality column with every rule's code and "
+        "each failed rule's four ids (full: up to twice as slow to write where most rows fail "
+        "many rules); default: the form the quarantine holds, else names",
     )
     _history(r, "quality run: keep its metrics here")
     r.add_argument(

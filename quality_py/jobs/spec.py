@@ -23,7 +23,7 @@ OUTPUT_FORMATS = ("auto", "parquet", "delta")
 #: What an input may be read as (else by its suffix).
 INPUT_FORMATS = ("parquet", "csv", "json", "delta", "orc")
 PUBLISH = ("atomic", "direct")
-QUARANTINE_DETAIL = ("full", "ids")
+QUARANTINE_DETAIL = ("names", "ids", "full")
 LAYOUTS = ("map", "compact")
 
 
@@ -77,14 +77,15 @@ class Outputs:
     output: str | None = None
     format: str = "auto"
     publish: str = "atomic"
-    quarantine_detail: str = "full"
+    quarantine_detail: str | None = None  # the form the quarantine holds, else names
 
     def __post_init__(self) -> None:
         for name in ("valid", "quarantine", "stats", "output"):
             _text(getattr(self, name), f"outputs.{name}")
         _choice(self.format, "outputs.format", OUTPUT_FORMATS)
         _choice(self.publish, "outputs.publish", PUBLISH)
-        _choice(self.quarantine_detail, "outputs.quarantine_detail", QUARANTINE_DETAIL)
+        if self.quarantine_detail is not None:
+            _choice(self.quarantine_detail, "outputs.quarantine_detail", QUARANTINE_DETAIL)
         if self.output and self.quality_run:
             raise _problem("outputs", "give output, or valid/quarantine/stats, not both")
 

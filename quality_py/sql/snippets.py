@@ -40,6 +40,15 @@ def table_name(name: str) -> str:
     return ".".join(to_sql(exp.to_identifier(p.name, quoted=True)) for p in parts)
 
 
+def string_literal(value: str) -> str:
+    """``value`` as a SQL string literal (escaped, immune to Spark's ``${}`` substitution).
+
+    >>> string_literal("it's"), string_literal("a${b}")
+    ("'it\\\\'s'", "CONCAT('a$', '{b}')")
+    """
+    return to_sql(lit(value))
+
+
 def in_list(column: str, values: Sequence[Any]) -> str:
     """``column IN (values...)`` with the values as literals.
 

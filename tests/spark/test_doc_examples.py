@@ -166,11 +166,15 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
     runs = {r.qp_run_id for r in quarantine.select("qp_run_id").distinct().collect()}
     assert runs == {"orders-2026-11-23"}
     reasons = sorted((r.id, list(r.qp_failed_rule_names)) for r in ns["reasons"])
-    by_hand = sorted(  # the rules each quarantined row fails, read from the row itself
-        (r.id, [f"{f.ruleId}.{f.ruleVersion}" for f in r.qp_failed_rules])
+    by_hand = sorted(  # the doc's rules 100 (amount > 0) and 102 (note IS NOT NULL), by hand
+        (r.id, [n for n, ok in (("100.1", r.amount is not None and r.amount > 0),
+                                ("102.1", r.note is not None)) if not ok])
         for r in quarantine.collect()
-    )
+    )  # fmt: skip
     assert reasons == by_hand and len(reasons) == quarantine.count() > 0
+    assert [f.name for f in quarantine.schema.fields][-4:] == [  # the default form
+        "qp_run_time", "qp_kept_in_valid", "qp_failed_rule_names", "qp_run_id"
+    ]  # fmt: skip
     lean = ns["failed_amount"]  # quarantine_detail="ids": rows failing rule 100 (amount > 0)
     assert "DataQuality" not in lean.columns and "qp_failed_rules" not in lean.columns
     expected = ns["df"].where("NOT coalesce(amount > 0, false)").count()  # null fails too

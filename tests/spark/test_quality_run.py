@@ -82,7 +82,7 @@ def test_a_lean_quarantine_names_failed_rules_by_packed_id(df: Any, tmp_path: Pa
     }
     assert (summary.valid_rows, summary.quarantined_rows) == (3, 4)
     assert Id(100, 1).packed == (100 << 32) | 1  # the original's packing, independently
-    with pytest.raises(ValueError, match="'full' or 'ids'"):
+    with pytest.raises(ValueError, match="'names', 'ids' or 'full'"):
         run.write(str(tmp_path / "v2"), quarantine_detail="slim")
     assert not (tmp_path / "v2").exists()
     twice = RuleSuite(
