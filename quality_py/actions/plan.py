@@ -69,8 +69,6 @@ class RunPlan:
     #: whether a rule sums or averages over a window (its last bits depend on the order rows
     #: arrive in, so every job must read one computation of it)
     window_sums: bool = False
-    #: the input with every rule's value (what ``codes_frame`` adds the codes to)
-    values_frame: Any = None
 
     @property
     def input_columns(self) -> list[str]:
@@ -126,41 +124,13 @@ class RunPlan:
         # Spark cannot prune a column through an observation: observed on ``flagged`` itself,
         # the valid job would build the data-quality struct of every row only to drop it.
         # (Checks read input columns only: preconditions.require_evaluable.)
-        observed = self._counted_rows().observe(counts, *columns)
+        observed = self.flagged.drop(self.column).observe(counts, *columns)
         pending = list(self.checks) if self.precheck is None else []  # precheck: already known
         observed, finish = observe_checks(
             observed, pending, policy=self.suite.policy, grouping_source=self.source
         )
         valid = observed.where(f"NOT {DROP}").select(*[quoted(c) for c in self.input_columns])
         return valid, counts, (finish if pending else None)
-
-    def _counted_rows(self) -> Any:
-        """The rows the valid job counts and filters: the input, each rule's value and the
-        ``drop`` and ``any`` flags.
-
-        Where every rule is boolean and no rule sees more than one row (whose codes a run may
-        keep once computed), the flags are taken from the values themselves, as a hand-written
-        job does (a boolean rule fails a row where its value is not true): the valid job then
-        builds no row of the rules' codes, one projection of twice the rules' width fewer.
-        (500 rules, no failing row: benchmarks/README.md, "The default run".)
-        """
-        from pyspark.sql import functions as F
-
-        boolean = bool(self.families) and all(f == "boolean" for f in self.families)
-        if self.values_frame is None or self.window_keys or not boolean:
-            return self.flagged.drop(self.column)
-        values = self.hidden[: len(self.codes)]
-
-        def fails(chosen: list[str]) -> str:
-            held = [f"coalesce({v}, false)" for v in chosen]
-            if not held:
-                return "false"
-            return f"NOT least({', '.join(held)})" if len(held) > 1 else f"NOT {held[0]}"
-
-        drops = [v for v, r in zip(values, self.refs, strict=True) if r.action == "drop"]
-        return self.values_frame.select(
-            "*", F.expr(fails(drops)).alias(DROP), F.expr(fails(list(values))).alias(ANY)
-        )
 
     @property
     def history_place(self) -> str | None:

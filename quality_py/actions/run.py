@@ -245,7 +245,6 @@ def run_quality(
             error_rates=error_rates,
             window_keys=window_keys(staged.compiled),
             codes_frame=staged.frame,
-            values_frame=staged.values,
             window_sums=any(sums_over_windows(r.tree) for r in staged.compiled.rules),
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):

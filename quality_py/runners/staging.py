@@ -351,8 +351,6 @@ class StagedCodes:
     families: list[str | None]
     compiled: CompiledSuite
     hidden: tuple[str, ...]
-    #: the input with each rule's value only (what ``frame`` adds the codes to)
-    values: DataFrame | None = None
 
     def code_refs(self) -> list[exp.Expr]:
         """Column references to the codes, in ``suite.iter_rules()`` order."""
@@ -439,4 +437,4 @@ def _stage(
             ),
         ],
     )
-    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols), values)
+    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols))
