@@ -350,8 +350,8 @@ def existing_columns(spark: SparkSession, destination: str, fmt: str) -> list[st
         name = destination.removeprefix("table:")
         return list(reads.table(spark, name).columns) if _table_exists(spark, name) else None
     local = local_path(destination)
-    if local is not None and not local.exists():
-        return None
+    if local is not None and not local.exists() and on_this_machine(spark):
+        return None  # (a path of a Spark elsewhere is that Spark's to read)
     try:
         chosen = output_format(spark, destination, fmt)
         return list(_read_path(spark, _resolved(destination), chosen).columns)

@@ -185,6 +185,16 @@ def test_a_failing_quality_run_exits_1_and_writes_nothing(
     quarantined = read_outputs(spark, quarantine=str(tmp_path / "q2"))[1]
     assert quarantined is not None
     assert [list(r.qp_failed_rule_ids) for r in quarantined.collect()] == [[(100 << 32) | 1]]
+    default = read_outputs(spark, quarantine=str(tmp_path / "q"))[1]
+    assert default is not None
+    assert [list(r.qp_failed_rule_names) for r in default.collect()] == [["100.1"]]
+    # another form into a quarantine that holds the ids: one paragraph, nothing written
+    named = ["--quarantine", str(tmp_path / "q2"), "--quarantine-detail", "names"]
+    capsys.readouterr()
+    assert main([*args, "--valid", str(tmp_path / "v3"), *named]) != 0
+    err = capsys.readouterr().err
+    assert "quarantine_detail='ids'" in err and "Traceback" not in err
+    assert not (tmp_path / "v3").exists()
 
 
 CHECKED = """
