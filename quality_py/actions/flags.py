@@ -110,8 +110,8 @@ def failed_rule_names(refs: tuple[RuleRef, ...]) -> tuple[str, ...]:
     """Each rule's name in the quarantine: its label, unambiguous within the suite.
 
     A name two rules share gets the id beside it (``positive (101.1)``); a rule id two rule sets
-    share gets its rule set's label before it (``50.1/101.1``). A reader can then match every
-    entry to one rule of the run's stats without the suite at hand.
+    share gets its rule set's id before it (``5.1/103.1``). A reader can then match every entry
+    to one rule of the run's stats without the suite at hand.
 
     >>> refs = (RuleRef(Id(5, 1), Id(101, 1), "drop", None, None, (), "positive"),
     ...         RuleRef(Id(5, 1), Id(102, 1), "drop", None, None, (), "positive"),
@@ -121,18 +121,20 @@ def failed_rule_names(refs: tuple[RuleRef, ...]) -> tuple[str, ...]:
     ('positive (101.1)', 'positive (102.1)', '5.1/103.1', '6.1/103.1')
     """
 
-    def with_id(r: RuleRef) -> str:
-        return f"{r.name} ({r.rule.id}.{r.rule.version})" if r.name else r.label
+    def with_id(r: RuleRef, name: str) -> str:
+        return f"{r.name} ({r.rule.id}.{r.rule.version})" if r.name else name
 
-    def with_set(r: RuleRef) -> str:
-        return f"{r.rule_set.id}.{r.rule_set.version}/{r.rule.id}.{r.rule.version}"
+    def with_set(r: RuleRef, name: str) -> str:
+        return f"{r.rule_set.id}.{r.rule_set.version}/{name}"
 
     names = [r.label for r in refs]
     for qualify in (with_id, with_set):
         seen: dict[str, int] = {}
         for name in names:
             seen[name] = seen.get(name, 0) + 1
-        names = [qualify(r) if seen[n] > 1 else n for r, n in zip(refs, names, strict=True)]
+        names = [qualify(r, n) if seen[n] > 1 else n for r, n in zip(refs, names, strict=True)]
+    if len(set(names)) < len(names):  # names written to look like others': their position too
+        names = [f"{n} #{i + 1}" for i, n in enumerate(names)]
     return tuple(names)
 
 
