@@ -61,6 +61,7 @@ def child(master: str, rows: int, rules: int, runs: int) -> dict[str, Any]:
 
 def child_run(master: str, rows: int, workload: str, runs: int) -> dict[str, Any]:
     """A quality run's default outputs against the hand-written run, on ``master``."""
+    import shutil
     import statistics
     import tempfile
     import time
@@ -88,6 +89,7 @@ def child_run(master: str, rows: int, workload: str, runs: int) -> dict[str, Any
             fn()
             times[leg].append(round(time.perf_counter() - start, 2))
     spark.stop()
+    shutil.rmtree(scratch, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     return {
         "master": master,

@@ -19,7 +19,7 @@ from quality_py.model.types import DataFrame
 from quality_py.runners.staging import StagedCodes, as_layout, stage_rule_codes, wrap_column
 from quality_py.runners.summary import fails_sql
 from quality_py.sql.build import to_sql
-from quality_py.sql.compiler import CompiledSuite
+from quality_py.sql.compiler import CompiledSuite, fewer_collections, suite_size
 from quality_py.sql.dq_struct import dq_struct
 from quality_py.sql.snippets import string_literal
 
@@ -197,10 +197,11 @@ def flag_rows(
     their code columns, and ``df`` with the data-quality column ``name`` and the three flags."""
     from pyspark.sql import functions as F  # deferred: importing the package needs no pyspark
 
-    staged = stage_rule_codes(df, suite, compiled=compiled)
-    prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-    chosen = as_layout(layout)
-    struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))
+    with fewer_collections(suite_size(suite)):  # compile, analysis and struct: collect later
+        staged = stage_rule_codes(df, suite, compiled=compiled)
+        prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+        chosen = as_layout(layout)
+        struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))
     refs = tuple(rule_refs(prepared))
     codes = tuple(to_sql(c) for c in staged.code_refs())
     families = list(staged.families)

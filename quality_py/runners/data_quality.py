@@ -22,7 +22,13 @@ from quality_py.runners.staging import (
     wrap_column,
 )
 from quality_py.sql.build import to_sql
-from quality_py.sql.compiler import CompiledSuite, compile_suite, rule_code
+from quality_py.sql.compiler import (
+    CompiledSuite,
+    compile_suite,
+    fewer_collections,
+    rule_code,
+    suite_size,
+)
 from quality_py.sql.dq_struct import dq_struct, rendered
 from quality_py.sql.windows import needs_total_order
 
@@ -137,10 +143,11 @@ def add_data_quality(
     """
     lay = as_layout(layout)
     require_new_columns(df, name)
-    staged = stage_rule_codes(df, suite, compiled=compiled)
-    suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-    sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
-    return staged.finish(wrap_column(sql, suite, lay, name))
+    with fewer_collections(suite_size(suite)):  # the whole build: compile, analysis, struct
+        staged = stage_rule_codes(df, suite, compiled=compiled)
+        suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
+        sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
+        return staged.finish(wrap_column(sql, suite, lay, name))
 
 
 def add_overall_results_and_details(

@@ -29,6 +29,7 @@ from quality_py.sql.compiler import (
     TypeOracle,
     compile_suite,
     fewer_collections,
+    suite_size,
 )
 
 if TYPE_CHECKING:
@@ -387,8 +388,7 @@ def stage_rule_codes(
     The input keeps its own qualifiers when the rules use them (:func:`input_frame`);
     ``probe`` gives more SQL over the input (e.g. the engine's outputs) for that decision.
     """
-    rules = sum(len(rs.rules) for rs in suite.rule_sets)
-    with fewer_collections(rules):  # syntax trees are cycles: collect them in fewer passes
+    with fewer_collections(suite_size(suite)):  # syntax trees are cycles: collect them later
         return _stage(df, suite, probe, type_of, compiled)
 
 
