@@ -39,6 +39,13 @@ def test_the_databricks_job_calls_our_entry_point() -> None:
         "run", "main.sales.orders", "table:main.dq.history",
     )  # fmt: skip
     assert args.json.endswith(".json") and args.master is None  # the cluster's own Spark
+    # the Jobs API's rules for a serverless wheel task: the environment it names is declared
+    # by the job, with the wheel as a dependency; no task libraries beside an environment
+    environments = {e["environment_key"]: e["spec"] for e in job["environments"]}
+    assert task["environment_key"] in environments and "libraries" not in task
+    spec = environments[task["environment_key"]]
+    assert any(d.endswith(".whl") and d.startswith("/Volumes/") for d in spec["dependencies"])
+    assert "environment_version" in spec or "client" in spec
 
 
 def test_the_airflow_and_spark_submit_commands_parse() -> None:
