@@ -25,7 +25,7 @@ from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.outputs import OutputWriter, require_apart
 from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
 from quality_py.actions.preconditions import require_quarantine_detail
-from quality_py.actions.quarantine_form import quarantine_form
+from quality_py.actions.quarantine_form import DEFAULT_FORM, quarantine_form
 from quality_py.actions.samples import sample_rows
 from quality_py.actions.stats import stats_frame
 from quality_py.dataset.checks import VerificationResult
@@ -168,7 +168,7 @@ def _write_rows(plan: RunPlan, out: Any, to: Destinations, started: float) -> Ru
         rows = plan.flagged.where(ANY)
         if quarantined is not None:
             rows = rows.observe(quarantined, *plan.counting.quarantine_columns())
-        frame = plan.quarantine_of(rows, to.quarantine_detail or "names")
+        frame = plan.quarantine_of(rows, to.quarantine_detail or DEFAULT_FORM)
         out.write(frame, to.quarantine, "overwrite", "qp_run_id", plan.run_id)
     _write_valid(plan, out, valid, to)
     verification = finish() if finish is not None else plan.precheck

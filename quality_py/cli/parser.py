@@ -7,6 +7,7 @@ import argparse
 import textwrap
 from collections.abc import Callable
 
+from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.cli.common import FORMATS, OUTPUT_FORMATS
 from quality_py.cli.convert import convert_command
 from quality_py.cli.over_time import profile_command, report_command
@@ -189,7 +190,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     r.add_argument("--where", help="check only the input rows matching this SQL condition")
     r.add_argument(
         "--quarantine-detail",
-        choices=["names", "ids", "full"],
+        choices=list(QUARANTINE_DETAIL),
         default=None,
         help="quality run: what a quarantined row says of the rules it failed: their names "
         "(names), their packed ids (ids), or the DataQuality column with every rule's code and "

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.errors import InputError
 from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
@@ -23,7 +24,6 @@ OUTPUT_FORMATS = ("auto", "parquet", "delta")
 #: What an input may be read as (else by its suffix).
 INPUT_FORMATS = ("parquet", "csv", "json", "delta", "orc")
 PUBLISH = ("atomic", "direct")
-QUARANTINE_DETAIL = ("names", "ids", "full")
 LAYOUTS = ("map", "compact")
 
 

@@ -97,3 +97,17 @@ def test_a_quarantine_keeps_the_form_it_holds(spark: Any, tmp_path: Path) -> Non
     assert not (tmp_path / "v").exists()  # refused before anything was written
     _, again, _ = read_outputs(spark, quarantine=q)
     assert sorted(r.qp_run_id for r in again.collect()) == ["new", "old"]
+
+
+def test_names_are_written_exactly(spark: Any, tmp_path: Path) -> None:
+    """The longest name the model takes, in every character it allows (``_``, ``.``, ``-``),
+    is written and read back as it is (names outside that are refused when the rule is made)."""
+    from quality_py import Id, Rule, RuleSet, RuleSuite, read_outputs, run_quality
+
+    odd = "4" + "_.-Ab9" * 16 + "xyz"  # 100 characters, starting like an id
+    assert len(odd) == 100
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [Rule(Id(101, 1), "a > 0", name=odd)])])
+    q = str(tmp_path / "q")
+    run_quality(spark.createDataFrame([(-1,)], "a INT"), suite, run_id="r").write(quarantine=q)
+    _, quarantine, _ = read_outputs(spark, quarantine=q)
+    assert [list(r.qp_failed_rule_names) for r in quarantine.collect()] == [[odd]]
