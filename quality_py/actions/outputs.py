@@ -25,11 +25,12 @@ from quality_py.gate.locations import (
     location,
     require_disjoint,
 )
+from quality_py.gate.run_ids import partition_directory
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.progress import describing
 from quality_py.spark.capabilities import has_delta, table_format
 from quality_py.spark.session import on_this_machine
-from quality_py.sql.snippets import quoted, table_name
+from quality_py.sql.snippets import quoted, string_literal, table_name
 
 
 def _resolved(destination: str) -> str:
@@ -178,7 +179,7 @@ def _write_frame(
         writer = (
             frame.write.format("delta")
             .mode("overwrite")
-            .option("replaceWhere", f"{partition} = '{value.replace(chr(39), '')}'")
+            .option("replaceWhere", f"{_quoted(partition)} = {string_literal(value)}")
             .partitionBy(partition)
         )
         if is_path(destination):
@@ -190,7 +191,7 @@ def _write_frame(
         # straight into the run's own partition directory: an overwrite of that directory
         # replaces the earlier run's rows even when this run has none (a dynamic overwrite of
         # the parent would replace only the partitions that have rows)
-        part = f"{destination.rstrip('/')}/{partition}={value}"
+        part = f"{destination.rstrip('/')}/{partition_directory(partition, value)}"
         frame.drop(partition).write.format(fmt).mode("overwrite").save(part)
     elif _table_exists(spark, destination):
         # a static partition: replaced whole, emptied when this run has no rows
@@ -198,14 +199,35 @@ def _write_frame(
         view = f"qp_out_{uuid.uuid4().hex}"
         frame.createOrReplaceTempView(view)
         try:
+            spec = f"{_quoted(partition)} = {_partition_literal(spark, value)}"
             spark.sql(
-                f"INSERT OVERWRITE TABLE {table_name(destination)} PARTITION ({partition} = "
-                f"'{_sql_text(value)}') SELECT {', '.join(_quoted(c) for c in columns)} FROM {view}"
+                f"INSERT OVERWRITE TABLE {table_name(destination)} PARTITION ({spec}) "
+                f"SELECT {', '.join(_quoted(c) for c in columns)} FROM {view}"
             )
         finally:
             spark.catalog.dropTempView(view)
     else:
         frame.write.format(fmt).partitionBy(partition).saveAsTable(destination)
+
+
+def _partition_literal(spark: SparkSession, value: str) -> str:
+    """``value`` as the literal of a ``PARTITION (...)`` clause, which takes nothing but a
+    literal (no ``CONCAT``, and no parameter marker before Spark 4): ``\\``, ``'`` and ``{``
+    are escaped with a backslash, the last so that no ``${`` is left for Spark to substitute.
+
+    >>> print(_partition_literal(spark, "it's ${x}"))
+    'it\\'s $\\{x}'
+    """
+    if any(c in value for c in "\\'{"):
+        if str(spark.conf.get("spark.sql.parser.escapedStringLiterals", "false")) == "true":
+            raise RunOutputError(
+                f"run id {value!r} cannot name a table partition while "
+                "spark.sql.parser.escapedStringLiterals is true (a backslash would be kept as "
+                "it is): use a run id without backslash, quote or '{', or unset that setting",
+                item_kind="output",
+            )
+        value = value.replace("\\", "\\\\").replace("'", "\\'").replace("{", "\\{")
+    return f"'{value}'"
 
 
 def _quoted(name: str) -> str:
@@ -214,11 +236,8 @@ def _quoted(name: str) -> str:
     return quoted(name)
 
 
-def _sql_text(value: str) -> str:
-    """``value`` inside a SQL string literal (run ids are checked: letters, digits, _ . -)."""
-    return value.replace("\\", "\\\\").replace("'", "\\'")
-
-
+#: The column that partitions the quarantine and the stats by run.
+RUN_ID_COLUMN = "qp_run_id"
 PUBLISH_MODES = ("atomic", "direct")
 #: The schema of an output, kept beside its data.
 SCHEMA_FILE = "_qp_schema.json"
@@ -305,7 +324,7 @@ class OutputWriter:
         if partition is not None and value is not None:
             # a run that wrote no rows (nothing quarantined) still replaces its partition:
             # an empty directory takes the place of an earlier run's rows under this run id
-            (staged / f"{partition}={value}").mkdir(exist_ok=True)
+            (staged / partition_directory(partition, value)).mkdir(exist_ok=True)
         # the schema beside the data (Spark skips "_" files): a partitioned output whose runs
         # have all been empty has no data file to read it from (read_outputs uses it)
         (staged / SCHEMA_FILE).write_text(frame.schema.json(), encoding="utf-8")
@@ -330,13 +349,23 @@ def _read_path(spark: SparkSession, path: str, fmt: str) -> DataFrame:
     import json
     from pathlib import Path
 
-    from pyspark.sql.types import StructType
+    from pyspark.sql.types import StringType, StructField, StructType
 
     schema_file = Path(path) / SCHEMA_FILE
-    schema = None
     if schema_file.is_file():
         schema = StructType.fromJson(json.loads(schema_file.read_text("utf-8")))
-    return reads.files(spark, fmt, path, schema=schema)
+        return reads.files(spark, fmt, path, schema=schema)
+    frame = reads.files(spark, fmt, path)
+    if fmt == "delta" or RUN_ID_COLUMN not in frame.columns:
+        return frame
+    # without the kept schema Spark infers a partition's type from its directory names: run
+    # ids that all look like numbers (Databricks' job run ids, ``007``) would read as numbers
+    # and lose their text; the run id is text, read as it was written
+    fields = [
+        StructField(f.name, StringType(), True) if f.name == RUN_ID_COLUMN else f
+        for f in frame.schema.fields
+    ]
+    return reads.files(spark, fmt, path, schema=StructType(fields))
 
 
 def existing_columns(spark: SparkSession, destination: str, fmt: str) -> list[str] | None:

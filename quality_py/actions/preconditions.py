@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,24 +15,6 @@ from quality_py.model.labels import resolve_rules
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
-
-#: Run ids name the ``qp_run_id=<id>`` partition of quarantine and stats as they are, so they
-#: hold only characters Spark never escapes in a partition directory's name.
-_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
-
-
-def require_run_id(run_id: str) -> None:
-    """Refuse a run id that could not name its partition as it is.
-
-    >>> require_run_id("2024-05-01_nightly")
-    """
-    if not _RUN_ID.fullmatch(run_id):
-        raise ModelError(
-            f"run id {run_id!r} is not usable: a run id names its own partition of the outputs, "
-            "so it is 1 to 200 letters, digits, '_', '.' or '-', starting with a letter or digit "
-            "(e.g. 2024-05-01 or nightly_42)",
-            code="INVALID_ID",
-        )
 
 
 def require_distinct_rule_ids(

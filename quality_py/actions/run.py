@@ -47,11 +47,11 @@ from quality_py.actions.plan import history_place as history_place  # public bef
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
-    require_run_id,
     require_usable_input,
     split_checks,
 )
 from quality_py.dataset.checks import Check, VerificationResult
+from quality_py.gate.run_ids import require_run_id
 from quality_py.history.over_time import OverTime
 from quality_py.model.enums import RunStatus
 from quality_py.model.reads import columns_read

@@ -218,17 +218,6 @@ def test_a_rerun_that_quarantines_nothing_empties_its_quarantine(
             spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 
-def test_a_run_id_names_a_partition_and_must_be_plain(df: Any) -> None:
-    from quality_py.errors import ModelError
-
-    suite = _suite(Rule(Id(100, 1), "x >= 0"))
-    for bad in ("a/b", "x=1", "../up", "2024-01-01T00:00:00", " r1"):
-        with pytest.raises(ModelError) as err:
-            run_quality(df, suite, run_id=bad)
-        assert err.value.code == "INVALID_ID"
-    run_quality(df, suite, run_id="2024-01-01_nightly.2")
-
-
 def test_a_rule_id_in_two_sets_is_refused_where_the_history_would_mix_them(
     df: Any, tmp_path: Path
 ) -> None:
