@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 #: Every code an error may carry, sorted. A code is never renamed once released.
 ERROR_CODES: tuple[str, ...] = (
+    "ALERT",
     "CHECK_DEFINITION",
     "DATA_NAME",
     "DUPLICATE_COLUMNS",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from quality_py.actions.alert_senders import EmailAlert, SlackAlert, TeamsAlert, WebhookAlert
 from quality_py.actions.notify import (
     CallbackNotifier,
     JsonLinesNotifier,
@@ -17,12 +18,16 @@ from quality_py.actions.stats import quarantine_with_names
 
 __all__ = [
     "CallbackNotifier",
+    "EmailAlert",
     "JsonLinesNotifier",
     "Notifier",
     "QualityRun",
     "QualityRunFailed",
     "RunOutputError",
     "RunSummary",
+    "SlackAlert",
+    "TeamsAlert",
+    "WebhookAlert",
     "WebhookNotifier",
     "foreach_batch",
     "quarantine_with_names",

@@ -211,7 +211,7 @@ def _published(plan: RunPlan, summary: RunSummary, outcomes: list[Metric]) -> Ru
     alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
     if alerts:
         notify_all(plan.notifiers, "alert", summary, alerts=alerts)
-    notify_all(plan.notifiers, "success", summary)
+    notify_all(plan.notifiers, "success", summary, alerts=alerts)
     if lost is not None:
         raise lost
     return summary

@@ -81,14 +81,25 @@ class RunSummary:
             "valid_rows": self.valid_rows,
             "quarantined_rows": self.quarantined_rows,
             "dropped_rows": self.dropped_rows,
-            "failing_rules": [
-                {"rule": f"{r.rule.id}.{r.rule.version}", "name": r.name, "rows": n}
-                for r, n in self.failing_rules
-            ],
+            "failing_rules": self._failing_rules(),
             "failed_checks": list(self.failed_checks),
             "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
             "timings": self.timings,
         }
+
+    def _failing_rules(self) -> list[dict[str, Any]]:
+        """The rules with failing rows: a failed run knows its failing ``fail`` rules, a
+        finished one every rule's count (in rule order)."""
+        if self.failing_rules:
+            return [
+                {"rule": f"{r.rule.id}.{r.rule.version}", "name": r.name, "rows": n}
+                for r, n in self.failing_rules
+            ]
+        return [
+            {"rule": f"{r.rule_id.id}.{r.rule_id.version}", "name": r.name, "rows": rows}
+            for r in (self.rules.rules if self.rules is not None else ())
+            if (rows := r.failed if r.failing is None else r.failing) > 0
+        ]
 
 
 class QualityRunFailed(QualityError):

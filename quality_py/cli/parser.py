@@ -213,6 +213,15 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     r.add_argument("--notify", action="append", help="quality run: append events (JSON lines)")
     r.add_argument("--webhook", action="append", help="quality run: POST events to this URL")
     r.add_argument(
+        "--alert",
+        action="append",
+        metavar="KIND=TARGET",
+        help="quality run: alert on failing rules, failed checks or a failed run: "
+        "slack=ENV_VAR, teams=ENV_VAR, webhook=ENV_VAR (the variable holding the URL) or "
+        "email=ADDRESS[,ADDRESS] (SMTP from QP_SMTP_* variables); repeatable",
+    )
+    r.add_argument("--report-url", help="quality run: the report site's URL, linked by alerts")
+    r.add_argument(
         "--layout",
         choices=["map", "compact"],
         default="map",

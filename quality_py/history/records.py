@@ -29,7 +29,9 @@ kind        entity                      names
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -39,6 +41,28 @@ from quality_py.model.times import parse_datetime
 
 #: The JSON layout of a stored record; readers refuse other formats by name.
 RECORD_FORMAT = "quality_py.history/1"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def slug(text: str) -> str:
+    """A file name for ``text``: its safe characters and a short digest (distinct texts never
+    share a name, whatever their characters).
+
+    >>> slug("orders/eu"), slug("orders eu") != slug("orders_eu")
+    ('orders_eu-6cd4b2', True)
+    """
+    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
+    return f"{_UNSAFE.sub('_', text)[:40]}-{digest}"
+
+
+def run_page(source: str, run_id: str, run_time: datetime) -> str:
+    """The report site's page of a run, relative to the site's root (an alert links to it
+    before the site is built: the name follows from the run alone).
+
+    >>> run_page("quality_run", "r1", datetime(2026, 1, 2, tzinfo=timezone.utc))
+    'runs/quality_run_r1_2026-01-02T00_00_00_00_00-838452.html'
+    """
+    return f"runs/{slug(f'{source}|{run_id}|{run_time.isoformat()}')}.html"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from quality_py.actions.alert_senders import alert_sender
 from quality_py.errors import InputError
 from quality_py.gate.locations import Location, location, require_disjoint
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
@@ -83,6 +84,9 @@ def prepare(
         job.views, job.views_file, input=job.input_text, format=job.format
     )
     require_apart(job, reference, also_writes)
+    if compile:  # a run: an alert that could not be sent stops it before Spark starts
+        for alert in job.alerts:
+            alert_sender(alert, job.report_url)
     ruleset, compiled = None, None
     if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.tables_need_spark):
         if job.from_tables:

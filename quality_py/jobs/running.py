@@ -12,6 +12,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from quality_py.actions.alert_senders import alert_sender
 from quality_py.actions.notify import JsonLinesNotifier, Notifier, WebhookNotifier
 from quality_py.actions.outcome import RunSummary
 from quality_py.actions.outputs import write_frame
@@ -131,6 +132,7 @@ def notifiers_of(prepared: PreparedJob) -> list[Notifier]:
     job = prepared.job
     out: list[Notifier] = [JsonLinesNotifier(p) for p in job.notify]
     out += [WebhookNotifier(u) for u in job.webhooks]
+    out += [alert_sender(a, job.report_url) for a in job.alerts]
     return [*out, *job.notifiers]
 
 

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from quality_py.actions.alert_senders import alert_kind
 from quality_py.actions.flags import QUARANTINE_DETAIL
-from quality_py.errors import InputError
+from quality_py.errors import InputError, ModelError
 from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
 from quality_py.model.types import DataFrame
@@ -141,6 +142,10 @@ class JobSpec:
     tags: tuple[tuple[str, str], ...] = ()
     notify: tuple[str, ...] = ()
     webhooks: tuple[str, ...] = ()
+    #: ``KIND=TARGET`` alert settings (``slack=ENV_VAR``, ``email=ops@example.com``, ...)
+    alerts: tuple[str, ...] = ()
+    #: the report site's URL, which alerts link to
+    report_url: str | None = None
     notifiers: tuple[Notifier, ...] = ()
     keys: tuple[str, ...] = ()
     hide_columns: tuple[str, ...] = ()
@@ -163,13 +168,18 @@ class JobSpec:
         if self.format is not None:
             _choice(self.format, "format", INPUT_FORMATS)
         for name in ("schema", "where", "views_file", "suite", "lambdas", "output_expressions",
-                     "meta_rule_sets", "history", "run_id", "name"):  # fmt: skip
+                     "meta_rule_sets", "history", "run_id", "name", "report_url"):  # fmt: skip
             _text(getattr(self, name), name, optional=name != "name")
         for name in ("views", "variables", "tags"):
             object.__setattr__(self, name, _pairs(getattr(self, name), name))
-        for name in ("notify", "webhooks", "keys", "hide_columns"):
+        for name in ("notify", "webhooks", "alerts", "keys", "hide_columns"):
             object.__setattr__(self, name, _texts(getattr(self, name), name))
         object.__setattr__(self, "notifiers", tuple(self.notifiers))
+        for alert in self.alerts:
+            try:
+                alert_kind(alert)
+            except ModelError as err:
+                raise _problem("alerts", str(err)) from None
         _choice(self.layout, "layout", LAYOUTS)
         if not isinstance(self.outputs, Outputs) or not isinstance(self.spark, SparkSettings):
             raise _problem("outputs", "outputs and spark are Outputs and SparkSettings values")

@@ -5,31 +5,17 @@ one run to the next. Pure data: :mod:`quality_py.report.pages` renders it.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from quality_py.history.records import Metric, RunRecord
+from quality_py.history.records import Metric, RunRecord, run_page, slug
 
 #: record sources with a dataset's runs (profiles are shown on the dataset page)
 RUN_SOURCES = ("quality_run", "verify")
 #: metric kinds that are checks of a dataset: constraints, SQL checks, anomaly checks
 CHECK_KINDS = ("check", "sql", "anomaly")
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def slug(text: str) -> str:
-    """A file name for ``text``: its safe characters and a short digest (distinct texts never
-    share a name, whatever their characters).
-
-    >>> slug("orders/eu"), slug("orders eu") != slug("orders_eu")
-    ('orders_eu-6cd4b2', True)
-    """
-    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
-    return f"{_UNSAFE.sub('_', text)[:40]}-{digest}"
 
 
 def rule_key(entity: str) -> str:
@@ -51,12 +37,11 @@ class Run:
     @classmethod
     def of(cls, record: RunRecord) -> Run:
         index = {m.key: m for m in record.metrics}
-        name = slug(f"{record.source}|{record.run_id}|{record.run_time.isoformat()}")
         entities: dict[str, str] = {}
         for m in record.metrics:
             if m.kind == "rule":
                 entities.setdefault(rule_key(m.entity), m.entity)
-        return cls(record, index, f"runs/{name}.html", entities)
+        return cls(record, index, run_page(record.source, record.run_id, record.run_time), entities)
 
     def value(self, kind: str, entity: str, name: str) -> float | None:
         """One metric's value (None when the run has none)."""

@@ -84,6 +84,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
     tested = {
         "README.md",
         "actions.md",
+        "alerts.md",
         "dataset-checks.md",
         "deployment.md",
         "functions.md",
@@ -179,6 +180,21 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
     assert "DataQuality" not in lean.columns and "qp_failed_rules" not in lean.columns
     expected = ns["df"].where("NOT coalesce(amount > 0, false)").count()  # null fails too
     assert lean.count() == expected > 0
+
+
+def test_alerts_doc(notebook: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.servers import http_server
+
+    with http_server() as (url, seen):
+        monkeypatch.setenv("QP_SLACK_WEBHOOK_URL", url)
+        ns = run_file(ROOT / "docs" / "alerts.md", notebook)
+    assert ns["summary"].dropped_rows == 101  # amount = id - 100 > 0 fails ids 0..100
+    (request,) = seen.requests
+    blocks = json.loads(request["body"])["blocks"]
+    rule = next(b["text"]["text"] for b in blocks if "positive_amount" in str(b))
+    # by hand: 101 of 1200 rows is 8.42 %
+    assert rule.startswith("*positive_amount* `100.1`: 101 rows (8.42 %)")
+    assert blocks[-1]["elements"][0]["url"].startswith("https://dq.example.com/orders/runs/")
 
 
 def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:
