@@ -9,6 +9,7 @@ outputs to scratch paths, cases interleaved in every round, medians after a warm
 * ``ours_ids``: the same written with ``quarantine_detail="ids"`` (the failed rules' packed ids);
 * ``ours_full``: written with ``quarantine_detail="full"`` (the data-quality column with every
   rule's code and each failed rule's four ids: the default before 0.2.0);
+* ``ours_notop``: the default without the top failing values (``OverTime(sample_rows=0)``);
 * ``hand``: the rules' booleans computed once (null fails), the per-rule failure counts, rows,
   quarantined and dropped rows observed on the valid write, quarantine = the failing rows with
   an array of the failed rules' names, the run id and time and the kept flag; valid = the rows
@@ -122,11 +123,15 @@ def hand_outputs(flagged: Any, columns: list[str], n: int, scratch: str) -> dict
 def our_run(
     df: Any, suite: RuleSuite, scratch: str, detail: str | None = None, stats: bool = False
 ) -> Any:
-    """A quality run's default outputs (``detail``: the quarantine's form, None the default;
-    ``stats``: the stats written too); each form has a quarantine of its own (one quarantine
-    holds one form)."""
-    run = run_quality(df, suite, run_id="b")
+    """A quality run's default outputs (``detail``: the quarantine's form, None the default,
+    ``notop`` the default without top failing values; ``stats``: the stats written too); each
+    form has a quarantine of its own (one quarantine holds one form)."""
+    from quality_py.history import OverTime
+
+    over_time = OverTime(sample_rows=0) if detail == "notop" else None
+    run = run_quality(df, suite, run_id="b", over_time=over_time)
     out = f"{scratch}/{detail or 'default'}"
+    detail = None if detail == "notop" else detail
     where = f"{out}/s" if stats else None
     return run.write(f"{out}/v", f"{out}/q", where, quarantine_detail=detail)
 
@@ -148,7 +153,7 @@ def measure(df: Any, workload: str, runs: int, scratch: str, legs: list[str]) ->
     texts = rule_texts(workload)
     suite = suite_of(texts)
     hand_counts = hand_run(df, texts, scratch)  # also the warm-up
-    details = {"ours": None, "ours_ids": "ids", "ours_full": "full"}
+    details = {"ours": None, "ours_ids": "ids", "ours_full": "full", "ours_notop": "notop"}
     load_before = os.getloadavg()[0]
     for leg in legs:
         check_equal(our_run(df, suite, scratch, details[leg]), hand_counts, workload)
@@ -179,7 +184,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workloads", default=DEFAULT)
-    parser.add_argument("--legs", default="ours", help="ours, ours_ids, ours_full (any of them)")
+    parser.add_argument(
+        "--legs", default="ours", help="ours, ours_ids, ours_full, ours_notop (any of them)"
+    )
     args = parser.parse_args()
     spark = spark_session("quality_py-bench-run")
     df = long_data(spark, args.rows, COLS)

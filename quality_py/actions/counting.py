@@ -13,10 +13,11 @@ Measured in benchmarks/README.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from quality_py.actions.flags import ANY, DROP
+from quality_py.actions.top_values import TopValuePlan
 from quality_py.model.types import Column
 from quality_py.runners.summary import code_counts
 
@@ -29,6 +30,8 @@ class RunCounts:
     values: tuple[str, ...]
     families: tuple[str | None, ...]
     probable_pass: float
+    #: the failing values counted beside the counts (none before Spark 4.1)
+    top: TopValuePlan = field(default_factory=TopValuePlan)
 
     def _rule_columns(self, quarantine: bool | None = None) -> list[Column]:
         """Rows and each rule's counts; ``quarantine``: only the boolean rules' failures,
@@ -71,6 +74,7 @@ class RunCounts:
         columns = [*rules, F.expr(f"count_if({DROP})").alias("dropped")]
         if not quarantine_counted:
             columns.append(F.expr(f"count_if({ANY})").alias("quarantined"))
+            columns += self.top.columns(self.codes, self.probable_pass, self.values, self.families)
         return columns
 
     def quarantine_columns(self) -> list[Column]:
@@ -83,7 +87,8 @@ class RunCounts:
         """
         from pyspark.sql import functions as F
 
-        return [F.count(F.lit(1)).alias("quarantined"), *self._rule_columns(True)]
+        top = self.top.columns(self.codes, self.probable_pass, None, self.families)
+        return [F.count(F.lit(1)).alias("quarantined"), *self._rule_columns(True), *top]
 
     @staticmethod
     def read(observed: dict[str, Any]) -> dict[str, Any]:

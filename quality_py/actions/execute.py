@@ -22,7 +22,7 @@ from quality_py.actions.flags import ANY, FAIL
 from quality_py.actions.judging import judge_written
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
-from quality_py.actions.outputs import OutputWriter, require_apart
+from quality_py.actions.outputs import OutputWriter, require_apart, run_rows
 from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
 from quality_py.actions.preconditions import require_quarantine_detail
 from quality_py.actions.quarantine_form import DEFAULT_FORM, quarantine_form
@@ -114,7 +114,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
         record_run(plan, failed, (), message=f"{type(err).__name__}: {err}")
         notify_all(plan.notifiers, "failure", failed, error=err)
         raise
-    return _published(plan, summary, [*outcomes, *output_metrics(to.places())])
+    return _published(plan, summary, [*outcomes, *output_metrics(to.places())], to)
 
 
 @contextmanager
@@ -200,12 +200,14 @@ def measure(plan: RunPlan) -> RunSummary:
     return summarize(plan, counts.get, verification, time.perf_counter())
 
 
-def _published(plan: RunPlan, summary: RunSummary, outcomes: list[Metric]) -> RunSummary:
+def _published(
+    plan: RunPlan, summary: RunSummary, outcomes: list[Metric], to: Destinations
+) -> RunSummary:
     """After the outputs are published: keep the record (one that cannot be kept is an error,
     raised after the notifications), alert, and notify success."""
     lost: QualityError | None = None
     try:
-        record_run(plan, summary, outcomes, loud=True)
+        record_run(plan, summary, outcomes, loud=True, quarantine=to)
     except QualityError as err:
         lost = err
     alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
@@ -217,9 +219,26 @@ def _published(plan: RunPlan, summary: RunSummary, outcomes: list[Metric]) -> Ru
     return summary
 
 
+def _written(
+    plan: RunPlan, summary: RunSummary, to: Destinations | None
+) -> tuple[Any, str, dict[str, int]] | None:
+    """This run's published quarantine rows, their form and each rule's failing rows, to
+    sample from (None when the run published no quarantine)."""
+    if to is None or to.quarantine is None or summary.status == RunStatus.FAILED:
+        return None
+    if summary.rules is None:
+        return None
+    failing = {
+        f"{r.rule_id.id}.{r.rule_id.version}": r.failed if r.failing is None else r.failing
+        for r in summary.rules.rules
+    }
+    frame = run_rows(plan.flagged.sparkSession, to.quarantine, to.format, plan.run_id)
+    return frame, to.quarantine_detail or DEFAULT_FORM, failing
+
+
 def record_run(
     plan: RunPlan, summary: RunSummary, outcomes: Sequence[Metric], message: str | None = None,
-    loud: bool = False,
+    loud: bool = False, quarantine: Destinations | None = None,
 ) -> None:  # fmt: skip
     """Keep the run's record in the history (when the run has one), with each rule's action
     and description and a few failing rows (actions/samples.py: one small job stopping at
@@ -231,7 +250,7 @@ def record_run(
     where = FAIL if summary.failing_rules else ANY if summary.quarantined_rows else None
     if where is not None:
         try:
-            samples = sample_rows(plan, where)
+            samples = sample_rows(plan, where, _written(plan, summary, quarantine))
         except Exception:
             samples = [{"keys": k, "values": {}, "failed": []} for k in summary.sample_keys]
     extra = [*rule_metrics(plan.refs, plan.suite.name), *sample_metrics(samples), *outcomes]
@@ -262,6 +281,7 @@ def summarize(
         checks=verification,
         timings={"write_seconds": round(time.perf_counter() - started, 3)},
         suite_name=plan.suite.name,
+        top_values=plan.top_values.read(values),
     )
 
 

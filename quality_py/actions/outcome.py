@@ -9,9 +9,11 @@ from datetime import datetime
 from typing import Any
 
 from quality_py.actions.flags import RuleRef
+from quality_py.actions.top_values import TopValue
 from quality_py.dataset.checks import VerificationResult
 from quality_py.errors import QualityError, item_text
 from quality_py.model.enums import RunStatus
+from quality_py.model.glossary import run_numbers
 from quality_py.runners.summary import SuiteStats
 
 
@@ -35,6 +37,8 @@ class RunSummary:
     timings: dict[str, float] = field(default_factory=dict)
     #: the suite's name, when it has one (shown before ``suite``, its ``id.version``)
     suite_name: str | None = None
+    #: each rule's most frequent failing values (entity ``id.version`` -> the top ones)
+    top_values: dict[str, tuple[TopValue, ...]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """A few lines for people: status, counts, what failed.
@@ -43,14 +47,16 @@ class RunSummary:
         >>> s = RunSummary("r1", datetime(2026, 1, 2), "suite 1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
         >>> print(s.describe())
         quality run r1 of suite suite 1.1: success
-          rows: 10 in, 9 valid, 2 quarantined, 1 dropped
+          rows: 10 in, 9 valid, 2 quarantined, 1 dropped; pass rate 80.00 %
         """
         suite = f"{self.suite_name!r} ({self.suite})" if self.suite_name else self.suite
         lines = [f"quality run {self.run_id} of suite {suite}: {self.status}"]
         if self.input_rows is not None:
+            rate = self.numbers().get("pass_rate")
             lines.append(
                 f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
                 f"{self.quarantined_rows} quarantined, {self.dropped_rows} dropped"
+                + ("" if rate is None else f"; pass rate {100 * rate:.2f} %")
             )
         for ref, count in self.failing_rules:
             what = f" ({ref.description})" if ref.description else ""
@@ -82,24 +88,47 @@ class RunSummary:
             "quarantined_rows": self.quarantined_rows,
             "dropped_rows": self.dropped_rows,
             "failing_rules": self._failing_rules(),
+            **self.numbers(),
             "failed_checks": list(self.failed_checks),
             "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
             "timings": self.timings,
         }
 
+    def numbers(self) -> dict[str, Any]:
+        """The run-level numbers of docs/glossary.md that the counts do not hold as they are
+        (``passing_rows``, ``pass_rate``, ``valid_share``, ``failing_rule_results``).
+
+        >>> from datetime import datetime
+        >>> s = RunSummary("r1", datetime(2026, 1, 2), "1.1", RunStatus.SUCCESS, 10, 9, 2, 1)
+        >>> s.numbers()["pass_rate"], s.numbers()["valid_share"]
+        (0.8, 0.9)
+        """
+        if None in (self.input_rows, self.valid_rows, self.quarantined_rows):
+            return {}
+        failing = {r["rule"]: r["rows"] for r in self._failing_rules()}
+        numbers = run_numbers(self.input_rows, self.valid_rows, self.quarantined_rows, failing)  # type: ignore[arg-type]
+        return {k: numbers[k] for k in ("passing_rows", "pass_rate", "valid_share",
+                                        "failing_rule_results")}  # fmt: skip
+
     def _failing_rules(self) -> list[dict[str, Any]]:
         """The rules with failing rows: a failed run knows its failing ``fail`` rules, a
         finished one every rule's count (in rule order)."""
+        found: list[dict[str, Any]]
         if self.failing_rules:
-            return [
+            found = [
                 {"rule": f"{r.rule.id}.{r.rule.version}", "name": r.name, "rows": n}
                 for r, n in self.failing_rules
             ]
-        return [
-            {"rule": f"{r.rule_id.id}.{r.rule_id.version}", "name": r.name, "rows": rows}
-            for r in (self.rules.rules if self.rules is not None else ())
-            if (rows := r.failed if r.failing is None else r.failing) > 0
-        ]
+        else:
+            found = [
+                {"rule": f"{r.rule_id.id}.{r.rule_id.version}", "name": r.name, "rows": rows}
+                for r in (self.rules.rules if self.rules is not None else ())
+                if (rows := r.failed if r.failing is None else r.failing) > 0
+            ]
+        for entry in found:
+            if entry["rule"] in self.top_values:
+                entry["top_values"] = [v.to_dict() for v in self.top_values[entry["rule"]]]
+        return found
 
 
 class QualityRunFailed(QualityError):

@@ -390,6 +390,28 @@ def existing_columns(spark: SparkSession, destination: str, fmt: str) -> list[st
         return None
 
 
+def run_rows(spark: SparkSession, destination: str, fmt: str, run_id: str) -> DataFrame:
+    """The rows run ``run_id`` published to ``destination`` (its partition of a quarantine or
+    stats output).
+
+    >>> import tempfile
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])])
+    >>> out = tempfile.mkdtemp()
+    >>> _ = run_quality(spark.createDataFrame([(0,), (1,)], "a int"), suite, run_id="r1").write(
+    ...     None, f"{out}/q")
+    >>> run_rows(spark, f"{out}/q", "auto", "r1").count()
+    1
+    """
+    from pyspark.sql import functions as F
+
+    if is_path(destination):
+        frame = _read_path(spark, _resolved(destination), output_format(spark, destination, fmt))
+    else:
+        frame = reads.table(spark, destination.removeprefix("table:"))
+    return frame.where(F.col(RUN_ID_COLUMN) == F.lit(run_id))
+
+
 def read_outputs(
     spark: SparkSession,
     valid: str | None = None,

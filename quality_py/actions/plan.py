@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.counting import RunCounts
@@ -25,6 +26,7 @@ from quality_py.actions.flags import (
     failed_rules_sql,
 )
 from quality_py.actions.notify import Notifier
+from quality_py.actions.top_values import TopValuePlan, choose_pairs
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.history.over_time import OverTime
 from quality_py.model.rules import RuleSuite
@@ -109,8 +111,28 @@ class RunPlan:
     def counting(self) -> RunCounts:
         """What the run counts on its valid write (quality_py.actions.counting)."""
         return RunCounts(
-            self.codes, self.hidden[: len(self.codes)], self.families, self.prepared.probable_pass
+            self.codes,
+            self.hidden[: len(self.codes)],
+            self.families,
+            self.prepared.probable_pass,
+            self.top_values,
         )
+
+    @cached_property
+    def top_values(self) -> TopValuePlan:
+        """The failing values counted beside the counts (quality_py.actions.top_values): none
+        when the Spark has no ``approx_top_k`` (before 4.1) or the run keeps no samples."""
+        from quality_py.model.reads import columns_read
+        from quality_py.spark.capabilities import has_function
+
+        if self.over_time.sample_rows == 0:
+            return TopValuePlan()
+        if not has_function(self.flagged.sparkSession, "approx_top_k(id, 1, 8)"):
+            return TopValuePlan()
+        entities = [f"{r.rule.id}.{r.rule.version}" for r in self.refs]
+        read = columns_read(self.prepared, list(self.input_columns))
+        types = {f.name: f.dataType.simpleString() for f in self.flagged.schema.fields}
+        return choose_pairs(entities, read, self.over_time.hide_columns, self.input_columns, types)
 
     def observed_valid(self, quarantine_counted: bool = False) -> tuple[Any, Any, Any]:
         """The valid rows observed for every count (and the checks the precheck left), the

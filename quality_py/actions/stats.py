@@ -21,6 +21,10 @@ STATS_DDL = (
 )
 
 
+#: the stats' kind of each number of docs/glossary.md that is not a row count
+_NUMBER_KINDS = {"pass_rate": "share", "valid_share": "share", "failing_rule_results": "rules"}
+
+
 def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> list[tuple[Any, ...]]:
     """The rows of :func:`stats_frame` (plain tuples in ``STATS_DDL`` order)."""
     head = (summary.run_id, summary.run_time, suite.id.id, suite.id.version)
@@ -52,6 +56,9 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> li
     for name in ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows"):
         count = getattr(summary, name)
         add("rows", name, value=None if count is None else float(count))
+    for name, number in summary.numbers().items():  # docs/glossary.md
+        kind = _NUMBER_KINDS.get(name, "rows")
+        add(kind, name, value=None if number is None else float(number))
     for name, seconds in summary.timings.items():
         add("timing", name, value=float(seconds))
     by_rule = {(r.rule_set, r.rule): r for r in refs}
@@ -74,6 +81,9 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> li
                 null_values=r.null_values,
                 value=r.pass_rate,
             )
+    for entity, values in summary.top_values.items():
+        for v in values:
+            add("top_value", v.column, rule=entity, message=v.value, failing=v.rows)
     if summary.checks is not None:
         for c in summary.checks.results:
             metric = c.metric

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError, QualityError
+from quality_py.history.over_time import DATA_TIME, data_time
 from quality_py.io.variables import parse_assignments
 from quality_py.jobs import Outputs, QualityJob, SparkSettings
 from quality_py.jobs.inputs import input_table as input_table  # the CLI's places read tables too
@@ -52,7 +53,8 @@ def job_of(args: argparse.Namespace, **fields: Any) -> QualityJob:
         "views_file": opt("views"), "suite": opt("suite"), "lambdas": opt("lambdas"),
         "output_expressions": opt("outputs"), "meta_rule_sets": opt("meta_rule_sets"),
         "variables": parse_assignments(opt("var") or []), "outputs": outputs,
-        "history": opt("history"), "tags": tags(opt("tag")), "notify": opt("notify") or (),
+        "history": opt("history"), "notify": opt("notify") or (),
+        "tags": {**tags(opt("tag")), **data_time_tag(opt("data_time"))},
         "webhooks": opt("webhook") or (), "alerts": opt("alert") or (),
         "report_url": opt("report_url"), "keys": keys(opt("key")),
         "hide_columns": keys(opt("hide_column")), "run_id": opt("run_id"),
@@ -84,6 +86,15 @@ def keys(values: list[str] | None) -> tuple[str, ...]:
     ('a', 'b', 'c')
     """
     return tuple(k.strip() for v in values or () for k in v.split(",") if k.strip())
+
+
+def data_time_tag(text: str | None) -> dict[str, str]:
+    """``--data-time`` as the ``data_time`` tag (checked: an ISO date or time).
+
+    >>> data_time_tag("2026-11-23"), data_time_tag(None)
+    ({'data_time': '2026-11-23'}, {})
+    """
+    return {} if not text else {DATA_TIME: data_time(text)}
 
 
 def tags(pairs: Sequence[str] | None) -> dict[str, str]:

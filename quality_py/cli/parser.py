@@ -122,6 +122,11 @@ def _history(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--history", help=f"{what} (path or table:NAME)")
     p.add_argument("--tag", action="append", help="tag the kept metrics KEY=VALUE")
     p.add_argument("--run-id", help="the id of what is kept (re-running an id replaces it)")
+    p.add_argument(
+        "--data-time",
+        help="the time of the data checked (ISO date or time; the tag data_time): the report's "
+        "charts place the run at it",
+    )
 
 
 def _with_data(p: argparse.ArgumentParser) -> None:

@@ -12,6 +12,34 @@ from quality_py.errors import ModelError
 from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.history.repository import MetricsRepository
 
+#: The tag that says the time of the data a run checks (the report's charts place runs by it)
+DATA_TIME = "data_time"
+
+
+def data_time(text: str) -> str:
+    """The ``data_time`` tag's value as the history keeps it: an ISO date, or an ISO time in
+    UTC (a time without a zone is taken as UTC).
+
+    >>> data_time("2026-11-23"), data_time("2026-11-23T10:00:00+01:00")
+    ('2026-11-23', '2026-11-23T09:00:00+00:00')
+    """
+    from datetime import timezone
+
+    from quality_py.model.times import parse_datetime
+
+    try:
+        when = parse_datetime(text)
+    except Exception:
+        raise ModelError(
+            f"data_time {text!r} is not a time: give the time of the data the run checks as an "
+            "ISO date or time (2026-11-23, 2026-11-23T10:00:00Z)"
+        ) from None
+    if len(text.strip()) == 10:  # a date alone
+        return when.date().isoformat()
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).isoformat()
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OverTime:
@@ -36,6 +64,10 @@ class OverTime:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tags", {str(k): str(v) for k, v in (self.tags or {}).items()})
+        if DATA_TIME in self.tags:
+            object.__setattr__(
+                self, "tags", {**self.tags, DATA_TIME: data_time(self.tags[DATA_TIME])}
+            )
         object.__setattr__(self, "anomaly_checks", tuple(self.anomaly_checks))
         if isinstance(self.hide_columns, str):
             raise ModelError("hide_columns is a list of column names, not one string")

@@ -19,6 +19,10 @@ kind        entity                      names
 ``sample``  ``row <i>``                 ``row`` (message: a failing row's keys, the values its
                                         failed rules read and those rules, JSON; earlier
                                         records: ``keys``, the key columns alone)
+``top``     the rule id (``101.1``)     the rank (``1`` is the most frequent): the failing rows
+                                        holding a value of a column the rule reads (message:
+                                        ``{"column": ..., "value": ...}``, JSON; value null
+                                        for a null value)
 ``bound``   the judged metric           ``lower``, ``upper``: the values an anomaly check
             (``kind.entity.name``)      expected
 ``output``  ``valid`` / ``quarantine``  ``target`` (message: the path or table written)
@@ -30,6 +34,7 @@ kind        entity                      names
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -225,6 +230,10 @@ def run_metrics(summary: Any) -> list[Metric]:
             failing = r.failing if r.failing is not None else r.failed
             out.append(Metric("rule", entity, "failed_share", _ratio(failing, rows), group=group))
             out.append(Metric("rule", entity, "pass_rate", r.pass_rate, group=group))
+    for entity, values in (getattr(summary, "top_values", None) or {}).items():
+        for rank, v in enumerate(values, 1):
+            text = json.dumps({"column": v.column, "value": v.value}, ensure_ascii=False)
+            out.append(Metric("top", entity, str(rank), float(v.rows), message=text))
     for ref, count in summary.failing_rules:  # a failed run knows only its failing `fail` rules
         entity = f"{ref.rule.id}.{ref.rule.version}"
         if not any(m.key == ("rule", entity, "failing") for m in out):

@@ -121,6 +121,8 @@ class Point:
     href: str | None = None
     marked: bool = False
     band: tuple[float | None, float | None] | None = None
+    #: when the run ran, if ``when`` is the time of its data (shown on hover)
+    ran: datetime | None = None
 
 
 def _bounds(points: Sequence[Point], thresholds: Sequence[float]) -> tuple[float, float, float]:
@@ -151,6 +153,17 @@ def _band(
     return f'<polygon class="band" points="{outline}"/>'
 
 
+def _hover(p: Point) -> str:
+    """When a point stands and, for a run placed at its data's time, when it ran.
+
+    >>> _hover(Point(datetime(2026, 4, 1), 1, "r", ran=datetime(2026, 11, 28, 9, 30)))
+    'data 2026-04-01 00:00, ran 2026-11-28 09:30'
+    """
+    if p.ran is None:
+        return f"{p.when:%Y-%m-%d %H:%M}"
+    return f"data {p.when:%Y-%m-%d %H:%M}, ran {p.ran:%Y-%m-%d %H:%M}"
+
+
 def time_chart(
     key: str,
     points: Sequence[Point],
@@ -171,6 +184,7 @@ def time_chart(
     (2, True, True)
     """
     left, right, top, bottom = 60, 14, 12, 34
+    points = sorted(points, key=lambda p: p.when)  # the line runs in the data's time
     lo, hi, highest = _bounds(points, thresholds)
     times = [p.when.timestamp() for p in points]
     t0, t1 = (min(times), max(times)) if times else (0.0, 1.0)
@@ -225,7 +239,7 @@ def time_chart(
         dot = (
             f'<circle data-run="{label}" class="{kind}" data-value="{p.value!r}" '
             f'cx="{x(t):.1f}" cy="{y(p.value):.1f}" r="{5 if p.marked else 3}">'
-            f"<title>{label} ({p.when:%Y-%m-%d %H:%M}): {_fmt(p.value)}</title></circle>"
+            f"<title>{label} ({_hover(p)}): {_fmt(p.value)}</title></circle>"
         )
         parts.append(f'<a href="{escape(p.href)}">{dot}</a>' if p.href else dot)
     parts.append("</svg>")

@@ -14,7 +14,7 @@ from quality_py.model.reads import columns_read
 from quality_py.model.rules import RuleSuite
 from quality_py.report.charts import Point, time_chart
 from quality_py.report.layout import num, page, share, status
-from quality_py.report.pages import sample_table
+from quality_py.report.pages import sample_table, top_values_table
 from quality_py.report.site_model import Dataset, Run, check_key, rule_key
 
 #: how many of the latest runs' samples a rule page shows
@@ -91,12 +91,13 @@ def rule_page(ds: Dataset, key: str, title: str, known: RuleDefinition | None) -
     marked = _anomalous_runs(ds, names)
     points = [
         Point(
-            r.record.run_time,
+            r.when,
             r.value("rule", e, "failed_share"),
             r.record.run_id,
             "../" + r.page,
             r.record.run_id in marked,
             _band(ds, r, names),
+            ran=r.ran,
         )
         for r, e in present
     ]
@@ -111,6 +112,9 @@ def rule_page(ds: Dataset, key: str, title: str, known: RuleDefinition | None) -
         time_chart(f"rule.{key}.failed_share", points),
         _history_table(present, "rule"),
     ]
+    top = top_values_table(ds, last_run, "../", only=key)
+    if top:
+        body += [top, *_top_value_charts(present, last_run.top_values().get(last, [])[:3])]
     samples = [
         {**s, "run": r}
         for r, _ in reversed(present[-SAMPLE_RUNS:])
@@ -124,6 +128,27 @@ def rule_page(ds: Dataset, key: str, title: str, known: RuleDefinition | None) -
     )
     crumbs = [(title, "index.html"), (ds.label, f"datasets/{ds.slug}.html"), (f"rule {key}", None)]
     return page(f"{ds.label}: rule {key}", body, crumbs, "../")
+
+
+def _top_value_charts(
+    present: list[tuple[Run, str]], top: list[tuple[str, str | None, float]]
+) -> list[str]:
+    """A chart over runs of each of the latest run's top failing values: its failing rows in
+    every run that kept it among its top values (a run that did not has no point)."""
+    out = []
+    for column, value, _ in top:
+        points = []
+        for r, e in present:
+            rows = next(
+                (n for c, v, n in r.top_values().get(e, []) if (c, v) == (column, value)), None
+            )
+            points.append(Point(r.when, rows, r.record.run_id, "../" + r.page, ran=r.ran))
+        shown = "null" if value is None else value
+        out += [
+            f"<h3>Failing rows with {escape(column)} = {escape(shown)}</h3>",
+            time_chart(f"top.{column}={shown}", points),
+        ]
+    return out
 
 
 def _entity(run: Run, key: str) -> str | None:
@@ -200,12 +225,13 @@ def check_page(ds: Dataset, key: str, title: str) -> str:
     limits = thresholds(last.name) if last.kind == "check" else []
     points = [
         Point(
-            r.record.run_time,
+            r.when,
             m.value,
             r.record.run_id,
             "../" + r.page,
             m.status == "failed",
             _band(ds, r, {m.name}) if m.kind == "anomaly" else None,
+            ran=r.ran,
         )
         for r, m in present
     ]

@@ -77,6 +77,29 @@ def _sample_keys(name: str, data: dict[str, Any]) -> dict[str, Any]:
     return dict(data.get("keys") or {}) if name == "row" else data
 
 
+def _top_values(run: RunRecord) -> list[str]:
+    """The latest run's top failing values of each rule (none when it kept none)."""
+    tops = [m for m in run.metrics if m.kind == "top" and m.value is not None]
+    if not tops:
+        return []
+    out = [
+        "<h3>Top failing values</h3>",
+        '<table class="top-values"><tr><th>rule</th><th>column</th><th>value</th>'
+        "<th>failing rows</th></tr>",
+    ]
+    for m in sorted(tops, key=lambda m: (m.entity, int(m.name) if m.name.isdigit() else 0)):
+        data = json.loads(m.message or "{}")
+        value = data.get("value")
+        shown = '<span class="muted">null</span>' if value is None else escape(str(value))
+        out.append(
+            f'<tr data-top="{escape(m.entity)}"><td>{escape(m.entity)}</td>'
+            f"<td>{escape(str(data.get('column')))}</td><td data-value>{shown}</td>"
+            f'<td class="n" data-rows>{int(m.value or 0)}</td></tr>'
+        )
+    out.append("</table>")
+    return out
+
+
 def _latest_run(run: RunRecord) -> list[str]:
     status = escape(run.status)
     out = [
@@ -117,6 +140,7 @@ def _latest_run(run: RunRecord) -> list[str]:
                 f"<td>{escape((info and info.message) or '')}</td></tr>"
             )
         out.append("</table>")
+    out += _top_values(run)
     problems = [
         m.message or f"{m.entity}: {m.name}"
         for m in run.metrics

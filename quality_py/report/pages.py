@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from quality_py.history.records import Metric
+from quality_py.model.glossary import BY_KEY, define
 from quality_py.report.charts import Point, time_chart
 from quality_py.report.layout import filters, num, page, share, status, table
 from quality_py.report.site_model import (
@@ -18,6 +19,7 @@ from quality_py.report.site_model import (
     check_key,
     pass_rate,
     rule_key,
+    valid_share,
 )
 
 #: a run page lists its clean rules apart (not in the table) when it has more than this many
@@ -26,7 +28,13 @@ ROWS = ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows")
 
 
 def _when(run: Run) -> str:
-    return f"{run.record.run_time:%Y-%m-%d %H:%M:%S} UTC"
+    ran = f"{run.record.run_time:%Y-%m-%d %H:%M:%S} UTC"
+    data = run.record.tags.get("data_time")
+    return (
+        f'data of <span data-time="{escape(data)}">{escape(data)}</span>, ran {ran}'
+        if data
+        else ran
+    )
 
 
 def _changes_list(ds: Dataset, found: Changes, root: str) -> str:
@@ -62,6 +70,17 @@ def _changes_list(ds: Dataset, found: Changes, root: str) -> str:
     return '<ul class="changes">' + "".join(items) + "</ul>"
 
 
+def _valid_card(run: Run) -> str:
+    share = valid_share(run)
+    if share is None:
+        return ""
+    return (
+        f'<div class="card"><div class="muted" title="{escape(define("valid_share"))}">'
+        f'valid share</div><div class="big" data-valid-share="{share!r}">{100 * share:.2f} %'
+        "</div></div>"
+    )
+
+
 def overview(sets: list[Dataset], title: str, generated: str) -> str:
     """The site's front page: every dataset's latest status, pass-rate trend, open anomalies
     and what changed since its previous run."""
@@ -77,7 +96,7 @@ def overview(sets: list[Dataset], title: str, generated: str) -> str:
             m for m in latest.record.metrics if m.kind == "anomaly" and m.status == "failed"
         ]
         rate = pass_rate(latest)
-        points = [Point(r.record.run_time, pass_rate(r), r.record.run_id, r.page) for r in ds.runs]
+        points = [Point(r.when, pass_rate(r), r.record.run_id, r.page, ran=r.ran) for r in ds.runs]
         body += [
             f'<section class="dataset" data-dataset="{escape(ds.label)}">',
             f'<h2><a href="datasets/{ds.slug}.html">{escape(ds.label)}</a> '
@@ -86,10 +105,12 @@ def overview(sets: list[Dataset], title: str, generated: str) -> str:
             f'<p class="muted">latest run <a href="{latest.page}">'
             f"{escape(latest.record.run_id)}</a>, {_when(latest)}; suite "
             f"{escape(latest.record.suite or '-')}; {len(ds.runs)} runs</p>",
-            '<div class="cards"><div class="card"><div class="muted">pass rate</div>'
+            '<div class="cards"><div class="card">'
+            f'<div class="muted" title="{escape(define("pass_rate"))}">pass rate</div>'
             f'<div class="big" data-pass-rate="{rate!r}">'
             f"{'-' if rate is None else f'{100 * rate:.2f} %'}</div></div>"
-            f'<div class="card"><div class="muted">open anomalies</div>'
+            + _valid_card(latest)
+            + f'<div class="card"><div class="muted">open anomalies</div>'
             f'<div class="big" data-open-anomalies>{len(anomalies)}</div></div>'
             f'<div class="card">{time_chart(f"pass-rate.{ds.slug}", points, width=420, height=120)}'
             "</div></div>",
@@ -167,7 +188,7 @@ def _rows_chart(ds: Dataset) -> str:
     charts = []
     for name in ROWS[:3]:
         points = [
-            Point(r.record.run_time, r.value("rows", "run", name), r.record.run_id, "../" + r.page)
+            Point(r.when, r.value("rows", "run", name), r.record.run_id, "../" + r.page, ran=r.ran)
             for r in ds.runs
         ]
         if any(p.value is not None for p in points):
@@ -282,6 +303,7 @@ def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
     checks = _check_rows(ds, run, "../")
     if checks:
         body += _checks_section("Checks and anomalies", "message (bound, baseline)", checks)
+    body.append(top_values_table(ds, run, "../"))
     body.append(sample_table(ds, run.samples(), None, "../"))
     crumbs = [(title, "index.html"), (ds.label, f"datasets/{ds.slug}.html"), (rec.run_id, None)]
     return page(f"{ds.label}: run {rec.run_id}", body, crumbs, "../")
@@ -297,10 +319,74 @@ def _counts(rows: dict[str, float | None]) -> str:
         if adds
         else '<p class="status-failed" data-adds-up="false">the counts do not add up</p>'
     )
-    return (
-        "<table><thead><tr><th>input</th><th>valid</th><th>quarantined</th><th>dropped</th>"
-        f"</tr></thead><tbody><tr>{parts}</tr></tbody></table>{note}"
+    head = "".join(
+        f'<th title="{escape(define(n))}">{escape(BY_KEY[n].name)}</th>'
+        for n in (*ROWS, "passing_rows", "pass_rate", "valid_share")
     )
+    passing = None if total is None or rows["quarantined_rows"] is None else (
+        total - rows["quarantined_rows"]
+    )  # fmt: skip
+    rates = "".join(
+        f'<td class="n" data-share="{k}">{_percent(v, total)}</td>'
+        for k, v in (("pass_rate", passing), ("valid_share", valid))
+    )
+    passing_cell = num(passing, 'data-metric="passing_rows"')
+    return (
+        f"<table><thead><tr>{head}</tr></thead><tbody><tr>{parts}{passing_cell}{rates}</tr>"
+        f"</tbody></table>{note}"
+    )
+
+
+def _percent(part: float | None, whole: float | None) -> str:
+    return "-" if part is None or not whole else f"{100 * part / whole:.2f} %"
+
+
+def top_values_table(ds: Dataset, run: Run, root: str, only: str | None = None) -> str:
+    """The run's most frequent failing values of each rule (``only``: one rule's), with their
+    failing rows and share of the rule's failing rows; empty when the run kept none."""
+    found = run.top_values()
+    if only is not None:
+        found = {e: v for e, v in found.items() if rule_key(e) == only}
+    if not found:
+        return ""
+    out = [
+        "<h2>Top failing values</h2>",
+        '<p class="muted">the most frequent values, among the rows a rule failed, of each column '
+        "it reads (counted over every failing row; exact below about 700 distinct values a "
+        "rule)</p>",
+        '<table class="top-values"><thead><tr><th>rule</th><th>column</th><th>value</th>'
+        "<th>failing rows</th><th>of the rule's failing rows</th></tr></thead><tbody>",
+    ]
+    for entity, values in found.items():
+        failing = run.failing(entity)
+        link = f'<a href="{root}{ds.rule_page(rule_key(entity))}">{escape(entity)}</a>'
+        for column, value, rows in values:
+            shown = '<span class="muted">null</span>' if value is None else escape(value)
+            share = f"{rows / failing:.1%}" if failing else "-"
+            out.append(
+                f'<tr data-top="{escape(entity)}"><td>{link}</td><td>{escape(column)}</td>'
+                f'<td data-value>{shown}</td><td class="n" data-rows>{int(rows)}</td>'
+                f'<td class="n">{share}</td></tr>'
+            )
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+#: A column a sample row did not capture (its failed rules do not read it)
+NOT_CAPTURED = object()
+
+
+def _cell(value: object) -> str:
+    """A sample row's cell: its value, ``null`` for a captured null, and a dash for a column
+    the row did not capture (never shown as null: the data may well hold a value there)."""
+    if value is NOT_CAPTURED:
+        return (
+            '<td class="not-captured" data-not-captured title="not captured: the rules this '
+            'row failed do not read this column">&ndash;</td>'
+        )
+    if value is None:
+        return "<td><span class=muted>null</span></td>"
+    return f"<td>{escape(str(value))}</td>"
 
 
 def sample_table(
@@ -319,10 +405,15 @@ def sample_table(
     head = "".join(f"<th>{escape(c)}</th>" for c in names) + "<th>failed rules</th>"
     out = [
         "<h2>Sample failing rows</h2>",
+        '<p class="muted" data-sampling>Rows are chosen by a hash of the run id and the row: '
+        "spread over the whole of the failing rows, each failing rule given its share, and the "
+        "same rows when the run is repeated. A row shows its key columns and the columns its "
+        "failed rules read; &ndash; marks a column it did not capture (not a null).</p>",
         f'<table class="samples"><thead><tr>{head}</tr></thead><tbody>',
     ]
     for s in samples:
-        cells = [s["keys"].get(k) for k in keys] + [s["values"].get(c) for c in values]  # type: ignore[attr-defined]
+        captured: dict[str, object] = {**s["values"], **s["keys"]}  # type: ignore[dict-item]
+        cells = [captured.get(c, NOT_CAPTURED) for c in [*keys, *values]]
         failed = ", ".join(
             f'<a href="{root}{ds.rule_page(rule_key(e))}">{escape(e)}</a>'
             for e in s["failed"]  # type: ignore[attr-defined]
@@ -336,14 +427,11 @@ def sample_table(
         out.append(
             '<tr class="sample">'
             + link
-            + "".join(
-                f"<td>{'<span class=muted>null</span>' if v is None else escape(str(v))}</td>"
-                for v in cells
-            )
+            + "".join(_cell(v) for v in cells)
             + f"<td data-failed>{failed}</td></tr>"
         )
     out.append("</tbody></table>")
     return "".join(out)
 
 
-__all__ = ["dataset_page", "overview", "run_page", "sample_table"]
+__all__ = ["dataset_page", "overview", "run_page", "sample_table", "top_values_table"]

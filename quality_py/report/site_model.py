@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from quality_py.history.records import Metric, RunRecord, run_page, slug
+from quality_py.model.times import parse_datetime
 
 #: record sources with a dataset's runs (profiles are shown on the dataset page)
 RUN_SOURCES = ("quality_run", "verify")
@@ -42,6 +44,31 @@ class Run:
             if m.kind == "rule":
                 entities.setdefault(rule_key(m.entity), m.entity)
         return cls(record, index, run_page(record.source, record.run_id, record.run_time), entities)
+
+    @property
+    def when(self) -> datetime:
+        """Where the run stands on a time axis: the time of the data it checked (its
+        ``data_time`` tag) when it declared one, else when it ran.
+
+        >>> from datetime import timezone
+        >>> r = RunRecord("r1", datetime(2026, 11, 28, 9, tzinfo=timezone.utc), "quality_run",
+        ...               "1.1", "success", {"data_time": "2026-04-01"})
+        >>> Run.of(r).when
+        datetime.datetime(2026, 4, 1, 0, 0, tzinfo=datetime.timezone.utc)
+        """
+        text = self.record.tags.get("data_time")
+        if text:
+            try:
+                when = parse_datetime(text)
+            except Exception:
+                return self.record.run_time
+            return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+        return self.record.run_time
+
+    @property
+    def ran(self) -> datetime | None:
+        """When the run ran, if :attr:`when` is its data's time (None otherwise)."""
+        return self.record.run_time if self.record.tags.get("data_time") else None
 
     def value(self, kind: str, entity: str, name: str) -> float | None:
         """One metric's value (None when the run has none)."""
@@ -75,6 +102,20 @@ class Run:
             else:
                 out.append({"keys": data, "values": {}, "failed": []})
         return out
+
+    def top_values(self) -> dict[str, list[tuple[str, str | None, float]]]:
+        """Each rule's top failing values, most frequent first: entity -> ``(column, value,
+        rows)`` (a null value is None)."""
+        out: dict[str, list[tuple[int, str, str | None, float]]] = {}
+        for m in self.record.metrics:
+            if m.kind != "top" or m.value is None:
+                continue
+            data = json.loads(m.message or "{}")
+            rank = int(m.name) if m.name.isdigit() else 0
+            out.setdefault(m.entity, []).append(
+                (rank, str(data.get("column")), data.get("value"), m.value)
+            )
+        return {e: [(c, v, n) for _, c, v, n in sorted(vs)] for e, vs in out.items()}
 
     @property
     def failing_rules(self) -> set[str]:
@@ -271,19 +312,33 @@ def changes(before: Run | None, after: Run) -> Changes:
     )
 
 
-def pass_rate(run: Run) -> float | None:
-    """A quality run's valid share of its input rows; a verification's share of its
-    constraints that held (None when there is nothing to divide).
+def valid_share(run: Run) -> float | None:
+    """A quality run's valid rows over its input rows (docs/glossary.md).
 
     >>> from datetime import datetime
-    >>> m = (Metric("rows", "run", "input_rows", 8.0), Metric("rows", "run", "valid_rows", 6.0))
+    >>> m = (Metric("rows", "run", "input_rows", 8.0), Metric("rows", "run", "valid_rows", 7.0))
+    >>> valid_share(Run.of(RunRecord("r", datetime(2026, 1, 1), "quality_run", "1.1", "x", {}, m)))
+    0.875
+    """
+    rows, valid = run.value("rows", "run", "input_rows"), run.value("rows", "run", "valid_rows")
+    return None if not rows or valid is None else valid / rows
+
+
+def pass_rate(run: Run) -> float | None:
+    """A quality run's pass rate (docs/glossary.md: passing rows, those no rule failed, over
+    input rows); a verification's share of its constraints that held (None when there is
+    nothing to divide).
+
+    >>> from datetime import datetime
+    >>> m = (Metric("rows", "run", "input_rows", 8.0), Metric("rows", "run", "valid_rows", 7.0),
+    ...      Metric("rows", "run", "quarantined_rows", 2.0))
     >>> pass_rate(Run.of(RunRecord("r", datetime(2026, 1, 1), "quality_run", "1.1", "x", {}, m)))
     0.75
     """
     rows = run.value("rows", "run", "input_rows")
     if rows is not None:
-        valid = run.value("rows", "run", "valid_rows")
-        return None if not rows or valid is None else valid / rows
+        quarantined = run.value("rows", "run", "quarantined_rows")
+        return None if not rows or quarantined is None else (rows - quarantined) / rows
     checks = [m for m in run.checks() if m.status in ("passed", "failed")]
     return sum(m.status == "passed" for m in checks) / len(checks) if checks else None
 

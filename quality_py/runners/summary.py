@@ -95,6 +95,27 @@ def fails_sql(code: str, probable_pass: float) -> str:
     )
 
 
+def failing_sql(
+    i: int,
+    codes: Sequence[str],
+    probable_pass: float,
+    values: Sequence[str] | None = None,
+    families: Sequence[str | None] | None = None,
+) -> str:
+    """True when rule ``i`` fails the row, as its counts count it (:func:`code_counts`): a
+    boolean rule from its value when given (not true), else from its code.
+
+    >>> failing_sql(0, ["c"], 0.8, ["v"], ["boolean"])
+    'NOT coalesce(v, false)'
+    >>> failing_sql(0, ["c"], 0.8, None, ["boolean"])
+    'c = 0'
+
+    """
+    if families is not None and families[i] == "boolean":
+        return f"NOT coalesce({values[i]}, false)" if values is not None else f"{codes[i]} = 0"
+    return fails_sql(codes[i], probable_pass)
+
+
 def code_counts(
     codes: Sequence[str],
     probable_pass: float | None = None,
@@ -218,14 +239,14 @@ def rule_summary(df: DataFrame, suite: RuleSuite, column: str = "DataQuality") -
 def format_summary(stats: SuiteStats) -> str:
     """A table of the per-rule counts, each rule by its name with its id beside it.
 
-    >>> rule = RuleStats(Id(10, 1), Id(101, 1), 2, 1, 0, 0, 0, 1, name="positive_amount")
+    >>> rule = RuleStats(Id(10, 1), Id(101, 1), 2, 1, 0, 0, 0, 1, name="pos")
     >>> print(format_summary(SuiteStats(3, 2, (rule,))))
-    rule                      rule set  passed  failed  soft  disabled  prob.  pass rate  fails row
-    -----------------------------------------------------------------------------------------------
-    positive_amount (101.1)   10.1           2       1     0         0      0     66.67%          1
-    rows: 3, overall passed: 2 (66.67%), failed: 1
+    rule          rule set  passed  failed  soft  disabled  prob.  rule pass rate  fails row
+    ----------------------------------------------------------------------------------------
+    pos (101.1)   10.1           2       1     0         0      0          66.67%          1
+    rows: 3, passing: 2 (pass rate 66.67 %), failing: 1
     """
-    names = ("passed", "failed", "soft", "disabled", "prob.", "pass rate", "fails row")
+    names = ("passed", "failed", "soft", "disabled", "prob.", "rule pass rate", "fails row")
     rules = [labelled(r.rule_id, r.name) for r in stats.rules]
     sets = [label(r.rule_set_id, r.rule_set_name) for r in stats.rules]
     wide = max([len("rule"), *map(len, rules)]) + 3
@@ -241,8 +262,8 @@ def format_summary(stats: SuiteStats) -> str:
         cells = "".join(f"{c:>{len(n) + 2}}" for c, n in zip(counts, names, strict=True))
         lines.append(f"{rule:<{wide}}{rule_set:<{set_wide}}{cells}")
     ok = stats.overall_passed
-    pct = f"{100 * ok / stats.rows:.2f}%" if stats.rows else "n/a"
-    lines.append(f"rows: {stats.rows}, overall passed: {ok} ({pct}), failed: {stats.rows - ok}")
+    pct = f"{100 * ok / stats.rows:.2f} %" if stats.rows else "n/a"
+    lines.append(f"rows: {stats.rows}, passing: {ok} (pass rate {pct}), failing: {stats.rows - ok}")
     return "\n".join(lines)
 
 

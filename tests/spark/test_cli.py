@@ -40,7 +40,7 @@ def test_run_on_csv_writes_results_and_prints_counts(
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "rows: 3, overall passed: 2" in printed
+    assert "rows: 3, passing: 2 (pass rate 66.67 %)" in printed
     line_100 = next(line for line in printed.splitlines() if "100.1" in line)
     assert line_100.split()[2:5] == ["2", "1", "0"]
     line_101 = next(line for line in printed.splitlines() if "101.1" in line)

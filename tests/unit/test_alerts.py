@@ -282,10 +282,15 @@ def test_the_webhook_body_is_the_documented_one() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "alerts.md").read_text("utf-8")
     table = doc.split("<!-- webhook-keys -->")[1]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))
+    from datetime import datetime, timezone
+
+    summary = RunSummary(RUN_ID, datetime(2026, 11, 23, tzinfo=timezone.utc), "7.2",
+                         RunStatus.SUCCESS, 400, 380, 20, 20)  # fmt: skip
     with http_server() as (url, seen):
         WebhookAlert("QP_TEST_HOOK", report_url=SITE, environ=_env(url)).notify(
-            {**EVENT, "sample_keys": [], "timings": {}}
+            {"event": "success", **summary.to_dict(), "alerts": ["x"]}
         )
     body = json.loads(seen.requests[0]["body"])
     assert set(body) | {"error"} == documented  # error: on failed runs only
-    assert body["format"] == "quality_py.alert/1" and body["link"] == alert_of(EVENT, SITE).link
+    assert body["format"] == "quality_py.alert/1" and body["link"].startswith(SITE + "runs/")
+    assert body["pass_rate"] == 0.95  # by hand: (400 - 20) / 400

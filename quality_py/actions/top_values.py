@@ -1,0 +1,174 @@
+"""The most frequent failing values of each rule, counted in the same pass as the run's counts.
+
+For each chosen ``(rule, column)`` pair, one ``approx_top_k`` aggregate (Spark 4.1+: a frequent
+items sketch, bounded to :data:`TRACKED` items and mergeable) is observed beside the counts: on
+the quarantine's write when it counts its own rows (only failing rows pass there), else on the
+valid write. A row feeds a pair's sketch the column's value, as it is, when the rule fails the
+row, and null otherwise. The sketch counts those nulls too, so its null item is dropped when
+read, and the failing rows whose value is null are counted beside it (``count_if``). (A value
+turned into tagged text instead cost 0.8 s more per million failing rows at 10 rules.)
+
+Bounded: at most :data:`MAX_PAIRS` pairs a run (the columns each rule reads, rules in suite
+order), :data:`TOP_K` values a rule, :data:`MAX_CHARS` characters a value. Columns named by
+``OverTime.hide_columns`` are never counted. Counts are exact while a rule's failing rows hold
+fewer distinct values than the sketch tracks, and estimates beyond that. Measured in
+benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from quality_py.model.types import Column
+from quality_py.runners.summary import failing_sql
+from quality_py.sql.snippets import quoted
+
+#: Values kept a rule (the most frequent first)
+TOP_K = 5
+#: Items each sketch tracks: counts are exact below about three quarters of it
+TRACKED = 1024
+#: ``(rule, column)`` sketches one run keeps at most
+MAX_PAIRS = 24
+#: The longest value kept (longer ones are cut, ending in an ellipsis)
+MAX_CHARS = 120
+
+
+@dataclass(frozen=True)
+class TopValue:
+    """One failing value of a column a rule reads, and the failing rows holding it."""
+
+    column: str
+    value: str | None
+    rows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (``value`` null for a null value).
+
+        >>> TopValue("amount", "-1", 9).to_dict()
+        {'column': 'amount', 'value': '-1', 'rows': 9}
+        """
+        return {"column": self.column, "value": self.value, "rows": self.rows}
+
+
+#: Column types the sketch counts as they are; others are counted as their text
+SKETCHED = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "string",
+            "varchar", "char", "date", "timestamp", "timestamp_ntz", "boolean")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TopValuePlan:
+    """The pairs a run counts: ``(rule index, rule entity, column)``, and the columns counted
+    as text (types the sketch does not take: arrays, maps, structs, binary, ...)."""
+
+    pairs: tuple[tuple[int, str, str], ...] = ()
+    as_text: frozenset[str] = frozenset()
+
+    def columns(
+        self,
+        codes: Sequence[str],
+        probable_pass: float,
+        values: Sequence[str] | None,
+        families: Sequence[str | None] | None,
+    ) -> list[Column]:
+        """The aggregates to observe (``top<j>`` for pair ``j``).
+
+        >>> plan = TopValuePlan(((0, "1.1", "amount"),))
+        >>> str(plan.columns(["c"], 0.8, None, ["boolean"])[0])
+        "Column<'approx_top_k(IF(c = 0, `amount`, NULL), 21, 1024) AS top0'>"
+        """
+        from pyspark.sql import functions as F
+
+        out = []
+        for j, (i, _, column) in enumerate(self.pairs):
+            fails = failing_sql(i, codes, probable_pass, values, families)
+            col = quoted(column)
+            if column in self.as_text:
+                col = f"CAST({col} AS STRING)"
+            top = f"approx_top_k(IF({fails}, {col}, NULL), {4 * TOP_K + 1}, {TRACKED})"
+            out.append(F.expr(top).alias(f"top{j}"))
+            out.append(F.expr(f"count_if({col} IS NULL AND {fails})").alias(f"top{j}_null"))
+        return out
+
+    def read(self, observed: Mapping[str, Any]) -> dict[str, tuple[TopValue, ...]]:
+        """Each rule's top values (entity -> the :data:`TOP_K` most frequent over its columns).
+
+        >>> from collections import namedtuple
+        >>> Item = namedtuple("Item", "item count")
+        >>> plan = TopValuePlan(((0, "1.1", "amount"),))
+        >>> found = plan.read({"top0": [Item(None, 93), Item(-1, 7)], "top0_null": 3})["1.1"]
+        >>> [(v.value, v.rows) for v in found]
+        [('-1', 7), (None, 3)]
+        """
+        found: dict[str, list[TopValue]] = {}
+        for j, (_, entity, column) in enumerate(self.pairs):
+            for item in observed.get(f"top{j}") or ():
+                value, count = item[0], int(item[1])
+                if value is None or count <= 0:
+                    continue  # rows the rule did not fail, and failing nulls (counted below)
+                found.setdefault(entity, []).append(TopValue(column, _text(value), count))
+            nulls = int(observed.get(f"top{j}_null") or 0)
+            if nulls:
+                found.setdefault(entity, []).append(TopValue(column, None, nulls))
+        return {
+            entity: tuple(sorted(values, key=_order)[:TOP_K]) for entity, values in found.items()
+        }
+
+
+def _order(v: TopValue) -> tuple[int, bool, str, str]:
+    """Most rows first; ties by value (a null value last), then column: the same order every
+    run."""
+    return (-v.rows, v.value is None, v.value or "", v.column)
+
+
+def _text(value: Any) -> str:
+    """A value as text, as Spark casts it to a string (booleans lower case, bytes as hex),
+    cut at :data:`MAX_CHARS`.
+
+    >>> _text(True), _text(2.5), _text(b"\\x01\\xff"), _text("x" * 200)[-3:]
+    ('true', '2.5', '01ff', 'xx…')
+    """
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, bytes | bytearray):
+        text = bytes(value).hex()
+    else:
+        text = str(value)
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
+
+
+def choose_pairs(
+    entities: Sequence[str],
+    read: Mapping[str, Sequence[str]],
+    hidden: Sequence[str],
+    columns: Sequence[str],
+    types: Mapping[str, str] | None = None,
+) -> TopValuePlan:
+    """The pairs to count: each rule's read columns (``read``: entity -> columns) in suite
+    order, none of the ``hidden`` ones, at most :data:`MAX_PAIRS`. A hidden column that names
+    no input column keeps nothing (a misspelt sensitive column must not let the real one out).
+
+    >>> choose_pairs(["1.1", "2.1"], {"1.1": ["a"], "2.1": ["b", "s"]}, ["s"], ["a", "b", "s"])
+    TopValuePlan(pairs=((0, '1.1', 'a'), (1, '2.1', 'b')), as_text=frozenset())
+    """
+    lowered = {c.lower() for c in columns}
+    hide = {h.lower() for h in hidden}
+    if hide - lowered:
+        return TopValuePlan()
+    pairs = [
+        (i, entity, column)
+        for i, entity in enumerate(entities)
+        for column in read.get(entity, ())
+        if column.lower() not in hide
+    ]
+    chosen = tuple(pairs[:MAX_PAIRS])
+    text = {
+        c
+        for _, _, c in chosen
+        if types is not None and types.get(c, "string").split("(")[0] not in SKETCHED
+    }
+    return TopValuePlan(chosen, frozenset(text))
+
+
+__all__ = ["MAX_PAIRS", "TOP_K", "TRACKED", "TopValue", "TopValuePlan", "choose_pairs"]

@@ -1,0 +1,87 @@
+"""The numbers a run shows, one definition each: the command line, ``--json``, the stats, the
+history, the report site and the alerts use these words for these numbers and no other
+(docs/glossary.md is this table; a test compares them, and another reads one run's numbers
+from every surface).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Term:
+    """A number's name, its key where it is stored, and what it is."""
+
+    name: str
+    key: str
+    definition: str
+
+
+TERMS: tuple[Term, ...] = (
+    Term("input rows", "input_rows", "rows the run read"),
+    Term("valid rows", "valid_rows", "rows in the valid output: input rows less dropped rows"),
+    Term("dropped rows", "dropped_rows", "rows a `drop` rule failed, kept out of the valid output"),
+    Term(
+        "quarantined rows",
+        "quarantined_rows",
+        "rows at least one rule failed, written to the quarantine (dropped or not)",
+    ),
+    Term("passing rows", "passing_rows", "rows no rule failed: input rows less quarantined rows"),
+    Term("pass rate", "pass_rate", "passing rows divided by input rows"),
+    Term("valid share", "valid_share", "valid rows divided by input rows"),
+    Term(
+        "failing rows",
+        "failing",
+        "of one rule: the rows it failed (Failed, or a probability below the suite's "
+        "`probable_pass`), the rows whose quarantine entry names it",
+    ),
+    Term("failing share", "failed_share", "of one rule: its failing rows divided by input rows"),
+    Term(
+        "rule pass rate",
+        "rule_pass_rate",
+        "of one rule: the rows it passed divided by the rows it applied to (not disabled)",
+    ),
+    Term(
+        "failing rule results",
+        "failing_rule_results",
+        "the failing rows of every rule added up: a row three rules fail counts three times",
+    ),
+)
+BY_KEY: Mapping[str, Term] = {t.key: t for t in TERMS}
+
+
+def define(key: str) -> str:
+    """The one-line definition of the number stored as ``key``.
+
+    >>> define("pass_rate")
+    'pass rate: passing rows divided by input rows'
+    """
+    term = BY_KEY[key]
+    return f"{term.name}: {term.definition}"
+
+
+def run_numbers(
+    input_rows: int, valid_rows: int, quarantined_rows: int, failing: Mapping[str, int]
+) -> dict[str, float | int | None]:
+    """The run-level numbers of the glossary from the counts (``failing``: each rule's failing
+    rows), as ``--json`` and the site show them.
+
+    >>> run_numbers(200, 190, 15, {"101.1": 10, "102.1": 8})["pass_rate"]
+    0.925
+    """
+    passing = input_rows - quarantined_rows
+    return {
+        "input_rows": input_rows,
+        "valid_rows": valid_rows,
+        "dropped_rows": input_rows - valid_rows,
+        "quarantined_rows": quarantined_rows,
+        "passing_rows": passing,
+        "pass_rate": passing / input_rows if input_rows else None,
+        "valid_share": valid_rows / input_rows if input_rows else None,
+        "failing_rule_results": sum(failing.values()),
+    }
+
+
+__all__ = ["BY_KEY", "TERMS", "Term", "define", "run_numbers"]
