@@ -7,6 +7,7 @@ On sessions without a status tracker (Spark Connect) it prints the step only.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -72,15 +73,17 @@ def watching(spark: Any, message: str, every: float = 5.0) -> Iterator[None]:
     """
     step(message)
     tracker = _tracker(spark)
+    remote = None if tracker is not None else ConnectProgress.on(spark)
     done = threading.Event()
 
     def report() -> None:
         while not done.wait(every):
-            shown = stage_progress(tracker)
+            shown = stage_progress(tracker) if tracker is not None else remote.lines()  # type: ignore[union-attr]
             if shown:
                 step(f"{message}: " + ", ".join(shown))
 
-    thread = threading.Thread(target=report, daemon=True) if tracker is not None else None
+    watched = tracker is not None or remote is not None
+    thread = threading.Thread(target=report, daemon=True) if watched else None
     if thread is not None:
         thread.start()
     started = time.perf_counter()
@@ -90,4 +93,80 @@ def watching(spark: Any, message: str, every: float = 5.0) -> Iterator[None]:
         done.set()
         if thread is not None:
             thread.join(timeout=1)
+        if remote is not None:
+            remote.close()
+            last = remote.lines(finished=True)
+            if last:  # what the server last said, however short the phase
+                step(f"{message}: " + ", ".join(last))
         step(f"{message}: done in {time.perf_counter() - started:.1f} s")
+
+
+class ConnectProgress:
+    """The stages a Spark Connect server reports while it runs a query (a progress handler of
+    the session; Spark 4).
+
+    >>> watcher = ConnectProgress(None)
+    >>> from types import SimpleNamespace as Stage
+    >>> watcher(stages=[Stage(stage_id=3, num_tasks=8, num_completed_tasks=3,
+    ...                       num_bytes_read=2_500_000, done=False)], inflight_tasks=2,
+    ...         operation_id="x", done=False)
+    >>> watcher.lines()
+    ['step 3: 3 of 8 tasks, 2.5 MB read']
+    """
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self._stages: list[Any] = []
+        self._last: list[Any] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def on(cls, spark: Any) -> ConnectProgress | None:
+        """A watcher registered with ``spark``; None when the session takes no handler."""
+        register = getattr(spark, "registerProgressHandler", None)
+        if register is None:
+            return None
+        watcher = cls(spark)
+        try:
+            register(watcher)
+        except Exception:  # a classic session of Spark 4 has the method and refuses it
+            return None
+        return watcher
+
+    def __call__(self, stages: Any = None, inflight_tasks: int = 0, operation_id: Any = None,
+                 done: bool = False, **_: Any) -> None:  # fmt: skip
+        with self._lock:
+            self._stages = [] if done else list(stages or ())
+            if self._stages:
+                self._last = self._stages
+
+    def lines(self, finished: bool = False) -> list[str]:
+        """``step <id>: <done> of <total> tasks, <bytes> read`` of each running stage
+        (``finished``: of every stage of the last report, the finished ones too)."""
+        with self._lock:
+            if finished:
+                stages = list(self._last)
+            else:
+                stages = [s for s in self._stages if not getattr(s, "done", False)]
+        return [
+            f"step {s.stage_id}: {s.num_completed_tasks} of {s.num_tasks} tasks, "
+            f"{_size(s.num_bytes_read)} read"
+            for s in sorted(stages, key=lambda s: s.stage_id)
+        ]
+
+    def close(self) -> None:
+        """Stop listening."""
+        with contextlib.suppress(Exception):  # the session may be gone
+            self.spark.removeProgressHandler(self)
+
+
+def _size(n: int) -> str:
+    """Bytes for people.
+
+    >>> _size(999), _size(2_500_000), _size(3 * 10**9)
+    ('999 B', '2.5 MB', '3.0 GB')
+    """
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"

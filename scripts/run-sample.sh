@@ -44,6 +44,7 @@ month() {  # month NUMBER WHERE
   $py -m quality_py run rulesets/flights.yaml --input sample:flights --where "$2" \
     --valid out/flights/monthly/valid --quarantine out/flights/monthly/quarantine \
     --history "$history" --tag table=flights --tag "month=$1" --run-id "2013-0$1" --layout compact \
+    --data-time "2013-0$1-01" \
     --key year,month,day,carrier,flight,origin
 }
 for m in 1 2 3; do month "$m" "month = $m"; done

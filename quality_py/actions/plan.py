@@ -192,11 +192,11 @@ def quoted(name: str) -> str:
 def failed_check_messages(
     checks: Sequence[Check], verification: VerificationResult
 ) -> tuple[str, ...]:
-    """``[action] check: message`` of each failed constraint of ``verification``."""
+    """``[level] check: message`` of each failed constraint of ``verification``, by the level
+    the check was given (``error``, which fails the run, or ``warning``; a warning was shown as
+    its action, ``[ignore]``, which read as if it were not checked)."""
     return tuple(
-        f"[{action_of(checks, r.check)}] {r.check}: {r.message}"
-        for r in verification.results
-        if not r.passed
+        f"[{r.level}] {r.check}: {r.message}" for r in verification.results if not r.passed
     )
 
 

@@ -12,7 +12,7 @@ from quality_py.errors import InputError
 from quality_py.gate import reads
 from quality_py.gate.locations import has_scheme, local_path
 from quality_py.model.types import DataFrame, SparkSession
-from quality_py.progress import step
+from quality_py.progress import watching
 from quality_py.runners.spark_messages import plain_spark_message
 from quality_py.spark.capabilities import has_delta
 from quality_py.spark.samples import SAMPLES, load_sample
@@ -65,8 +65,14 @@ def input_format(source: str, fmt: str | None) -> str:
 
 
 def read_input(spark: SparkSession, source: str, fmt: str | None) -> DataFrame:
-    """Read an input; a missing path or an unreadable format is an :class:`InputError`."""
-    step(f"reading {source}")
+    """Read an input; a missing path or an unreadable format is an :class:`InputError`. A read
+    that runs jobs (a CSV's schema is inferred from its rows, a Delta log is read) shows their
+    tasks as they finish."""
+    with watching(spark, f"reading {source}"):
+        return _read_input(spark, source, fmt)
+
+
+def _read_input(spark: SparkSession, source: str, fmt: str | None) -> DataFrame:
     if source.startswith("sample:"):
         name = source.split(":", 1)[1]
         if name not in SAMPLES:

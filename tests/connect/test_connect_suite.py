@@ -270,3 +270,16 @@ def test_quality_over_time_on_connect(connect: Any, tmp_path: Any) -> None:
     assert [r.status for r in repo.records()] == ["success", "success", "failed"]
     learned = profile(connect.range(50).selectExpr("CAST(id % 3 AS INT) AS k"))
     assert learned.rows == 50 and learned.column("k").histogram == {"0": 17, "1": 17, "2": 16}
+
+
+def test_progress_of_a_phase_on_connect(connect: Any, capsys: Any) -> None:
+    """The server's progress reports reach the console (Spark 4's progress handlers)."""
+    import re
+
+    from quality_py.progress import watching
+
+    with watching(connect, "checking and writing", every=0.05):
+        total = connect.range(0, 30_000_000, 1, 4).selectExpr("sum(id % 7)").first()[0]
+    assert total == sum(range(7)) * (30_000_000 // 7) + sum(range(30_000_000 % 7))
+    err = capsys.readouterr().err
+    assert re.search(r"checking and writing: step \d+: \d+ of 4 tasks, [\d.]+ \w?B read", err)

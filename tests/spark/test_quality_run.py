@@ -386,7 +386,7 @@ def test_outputs_to_tables_replace_only_their_run(df: Any) -> None:
         counts = spark.table(names[1]).groupBy("qp_run_id").count().collect()
         assert {r.qp_run_id: r["count"] for r in counts} == {"t1": 1, "t2": 2}
         assert spark.table(names[0]).count() == 0  # overwrite mode: the last run's valid rows
-        assert spark.table(names[2]).where("kind = 'rows'").count() == 8  # 4 counts x 2 runs
+        assert spark.table(names[2]).where("kind = 'rows'").count() == 10  # 5 counts x 2 runs
     finally:
         for name in names:
             spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -167,6 +167,7 @@ BARE_ANY_ALLOWED: dict[tuple[str, str, str], str] = {
     ("progress.py", "stage_progress", "tracker"): "a status tracker of classic Spark",
     ("progress.py", "watching", "spark"): "progress may not import model.types",
     ("progress.py", "describing", "spark"): "progress may not import model.types",
+    ("progress.py", "on", "spark"): "progress may not import model.types",
 }
 
 

@@ -60,3 +60,45 @@ def test_the_airflow_and_spark_submit_commands_parse() -> None:
     app = next(i for i, w in enumerate(words) if "quality_py.__main__" in w)
     args = build_parser().parse_args(words[app + 1 :])
     assert args.command == "run" and args.master is None and args.publish == "direct"
+
+
+def test_the_airflow_dag_runs_our_command_with_airflows_run_id() -> None:
+    """docs/recipes/airflow_quality_dag.py: Python that compiles, builds a DAG with one
+    BashOperator, and whose command our parser takes with Airflow's templates filled in as
+    Airflow fills them (``{{ run_id }}`` of a scheduled run, ``{{ ds }}``). Airflow itself is
+    not installed here: the imports are checked by name against Airflow 2's and 3's modules."""
+    import ast
+
+    from quality_py.actions.alert_senders import alert_kind
+    from quality_py.gate.run_ids import require_run_id
+    from quality_py.history.over_time import data_time
+
+    path = ROOT / "docs" / "recipes" / "airflow_quality_dag.py"
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    compile(tree, str(path), "exec")
+    imported = {
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert ("airflow", "DAG") in imported
+    assert ("airflow.providers.standard.operators.bash", "BashOperator") in imported  # 3.x
+    assert ("airflow.operators.bash", "BashOperator") in imported  # 2.x
+    command = next(
+        node.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "COMMAND" for t in node.targets)
+        and isinstance(node.value, ast.Constant)
+    )
+    run_id = "scheduled__2026-11-23T00:00:00+00:00"
+    filled = command.replace("{{ run_id }}", run_id).replace("{{ ds }}", "2026-11-23")
+    words = shlex.split(filled)
+    assert words[0] == "quality-py"
+    args = build_parser().parse_args(words[1:])
+    assert require_run_id(args.run_id) == run_id
+    assert data_time(args.data_time) == "2026-11-23"
+    assert [alert_kind(a)[0] for a in args.alert] == ["slack"]
+    assert args.history and args.report_url.startswith("https://")
