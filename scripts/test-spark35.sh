@@ -37,7 +37,8 @@ export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 # runners, streaming, Connect-free APIs); left out are version-independent end-to-end tests that
 # the 4.x tier runs (the flights CLI job, the doc examples, the random-run property, crash tests,
 # the three months of flights over time, the YAML/tables conversions through the CLI, the
-# boundary checks of places and names, the job run three ways).
+# boundary checks of places and names, the job run three ways, alerts from a CLI run and the
+# numbers of one run on every surface).
 "$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "not long" -n 2 --dist loadfile \
   --deselect tests/spark/test_cli.py::test_main_job_on_the_flights_sample \
   --deselect tests/spark/test_edit_preview.py::test_the_diff_command_on_the_flights \
@@ -46,4 +47,6 @@ export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
   --ignore tests/spark/test_over_time_flights.py \
   --ignore tests/spark/test_convert_round_trip.py \
   --ignore tests/spark/test_boundary.py \
-  --ignore tests/spark/test_jobs.py
+  --ignore tests/spark/test_jobs.py \
+  --ignore tests/spark/test_alerts_run.py \
+  --ignore tests/spark/test_glossary_surfaces.py
