@@ -111,7 +111,7 @@ class ConnectProgress:
     ...                       num_bytes_read=2_500_000, done=False)], inflight_tasks=2,
     ...         operation_id="x", done=False)
     >>> watcher.lines()
-    ['step 3: 3 of 8 tasks, 2.5 MB read']
+    ['3 of 8 tasks in 1 step, 2.5 MB read']
     """
 
     def __init__(self, spark: Any) -> None:
@@ -141,18 +141,21 @@ class ConnectProgress:
                 self._last = self._stages
 
     def lines(self, finished: bool = False) -> list[str]:
-        """``step <id>: <done> of <total> tasks, <bytes> read`` of each running stage
-        (``finished``: of every stage of the last report, the finished ones too)."""
+        """``<done> of <total> tasks in <n> steps, <bytes> read`` of the running stages
+        (``finished``: of every stage of the last report, the finished ones too); no line
+        when none runs."""
         with self._lock:
             if finished:
                 stages = list(self._last)
             else:
                 stages = [s for s in self._stages if not getattr(s, "done", False)]
-        return [
-            f"step {s.stage_id}: {s.num_completed_tasks} of {s.num_tasks} tasks, "
-            f"{_size(s.num_bytes_read)} read"
-            for s in sorted(stages, key=lambda s: s.stage_id)
-        ]
+        if not stages:
+            return []
+        done = sum(s.num_completed_tasks for s in stages)
+        total = sum(s.num_tasks for s in stages)
+        read = sum(s.num_bytes_read for s in stages)
+        steps = f"{len(stages)} step{'s' if len(stages) != 1 else ''}"
+        return [f"{done} of {total} tasks in {steps}, {_size(read)} read"]
 
     def close(self) -> None:
         """Stop listening."""

@@ -8,11 +8,11 @@ row, and null otherwise. The sketch counts those nulls too, so its null item is 
 read, and the failing rows whose value is null are counted beside it (``count_if``). (A value
 turned into tagged text instead cost 0.8 s more per million failing rows at 10 rules.)
 
-Bounded: at most :data:`MAX_PAIRS` pairs a run (the columns each rule reads, rules in suite
-order), :data:`TOP_K` values a rule, :data:`MAX_CHARS` characters a value. Columns named by
-``OverTime.hide_columns`` are never counted. Counts are exact while a rule's failing rows hold
-fewer distinct values than the sketch tracks, and estimates beyond that. Measured in
-benchmarks/README.md.
+Bounded: at most :data:`MAX_PAIRS` pairs a run (each rule's first column read, in suite order,
+then each rule's second, ...), :data:`TOP_K` values a rule, :data:`MAX_CHARS` characters a
+value. Columns named by ``OverTime.hide_columns`` are never counted. Counts are exact while a
+rule's failing rows hold fewer distinct values than the sketch tracks, and estimates beyond
+that. Measured in benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -145,8 +145,9 @@ def choose_pairs(
     columns: Sequence[str],
     types: Mapping[str, str] | None = None,
 ) -> TopValuePlan:
-    """The pairs to count: each rule's read columns (``read``: entity -> columns) in suite
-    order, none of the ``hidden`` ones, at most :data:`MAX_PAIRS`. A hidden column that names
+    """The pairs to count: the columns each rule reads (``read``: entity -> columns), none of
+    the ``hidden`` ones, at most :data:`MAX_PAIRS`: every rule's first column (in suite order)
+    before any rule's second. A hidden column that names
     no input column keeps nothing (a misspelt sensitive column must not let the real one out).
 
     >>> choose_pairs(["1.1", "2.1"], {"1.1": ["a"], "2.1": ["b", "s"]}, ["s"], ["a", "b", "s"])
@@ -156,13 +157,16 @@ def choose_pairs(
     hide = {h.lower() for h in hidden}
     if hide - lowered:
         return TopValuePlan()
+    shown = [[c for c in read.get(entity, ()) if c.lower() not in hide] for entity in entities]
+    # the first column of every rule, then the second of every rule, ...: a suite of up to
+    # MAX_PAIRS rules counts something for each of them
     pairs = [
-        (i, entity, column)
-        for i, entity in enumerate(entities)
-        for column in read.get(entity, ())
-        if column.lower() not in hide
+        (i, entities[i], columns_of[depth])
+        for depth in range(max((len(c) for c in shown), default=0))
+        for i, columns_of in enumerate(shown)
+        if depth < len(columns_of)
     ]
-    chosen = tuple(pairs[:MAX_PAIRS])
+    chosen = tuple(sorted(pairs[:MAX_PAIRS]))
     text = {
         c
         for _, _, c in chosen
