@@ -217,12 +217,24 @@ def thresholds(constraint: str) -> list[float]:
     return [float(found.group(2))] if found else []
 
 
+def _check_bounds(outcomes: list[Metric]) -> list[float]:
+    """A constraint's bounds: from its name (``size >= 1000``), else from the latest message of
+    a run it failed, which states them (``metric 1864 fails between 2500 and 4500``)."""
+    found = thresholds(outcomes[-1].name)
+    for m in reversed(outcomes):
+        if found:
+            break
+        if m.status == "failed" and m.message:
+            found = thresholds(m.message)
+    return found
+
+
 def check_page(ds: Dataset, key: str, title: str) -> str:
     """The page of check ``key`` (:func:`~quality_py.report.site_model.check_key`) of ``ds``."""
     present = [(r, m) for r in ds.runs for m in r.checks() if check_key(m) == key]
     last = present[-1][1]
     judged = {last.name} if last.kind == "anomaly" else set()
-    limits = thresholds(last.name) if last.kind == "check" else []
+    limits = _check_bounds([m for _, m in present]) if last.kind == "check" else []
     points = [
         Point(
             r.when,

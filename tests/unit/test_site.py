@@ -152,6 +152,24 @@ def test_a_check_page_draws_its_threshold(pages: dict[str, str]) -> None:
     assert failed_runs == ["v-002"]
 
 
+def test_a_bound_only_a_failure_message_states_is_drawn() -> None:
+    """A constraint named without its bound (``approx count distinct(tailnum)``) has it drawn
+    from the message of a run it failed (Deequ's words: ``fails between 2500 and 4500``)."""
+    from datetime import timedelta
+
+    def run(i: int, value: float, passed: bool) -> RunRecord:
+        message = f"approx count distinct(tailnum): metric {value:g} fails between 2500 and 4500"
+        metric = Metric("check", "year", "approx count distinct(tailnum)", value,
+                        "passed" if passed else "failed", None if passed else message)  # fmt: skip
+        return RunRecord(f"v{i}", T0 + timedelta(days=i), "verify", "1.1", "success", {},
+                         (metric,))  # fmt: skip
+
+    pages = render_site([run(0, 3000, True), run(1, 1864, False), run(2, 3100, True)])
+    dom = Elements(pages[_one(pages, "checks/")])  # the only check
+    lines = dom.find("line", **{"class": "threshold"})
+    assert sorted(float(x["attrs"]["data-threshold"]) for x in lines) == [2500.0, 4500.0]
+
+
 def test_text_is_escaped_everywhere() -> None:
     evil = RunRecord("<b>x</b>", T0, "quality_run", "1.1", "success", {"t": "<script>"},
                      (Metric("rule", "7.1", "failed", 1.0, group="<i>"),))  # fmt: skip
