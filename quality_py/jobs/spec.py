@@ -179,7 +179,7 @@ class JobSpec:
             try:
                 alert_kind(alert)
             except ModelError as err:
-                raise _problem("alerts", str(err)) from None
+                raise _problem("alerts", err.message) from None
         _choice(self.layout, "layout", LAYOUTS)
         if not isinstance(self.outputs, Outputs) or not isinstance(self.spark, SparkSettings):
             raise _problem("outputs", "outputs and spark are Outputs and SparkSettings values")
