@@ -33,6 +33,7 @@ from quality_py.actions.alert_text import (
     webhook_body,
 )
 from quality_py.errors import ModelError
+from quality_py.gate.numbers import number
 
 log = logging.getLogger("quality_py.actions")
 #: When an alert is sent: ``problems`` (a failed run, or one with failing rules, failed checks
@@ -134,11 +135,31 @@ def _why(err: Exception) -> str:
     return type(err).__name__
 
 
-class HttpAlert:
-    """Posts an alert as JSON to a webhook URL taken from the environment; the base of
-    :class:`SlackAlert`, :class:`TeamsAlert` and :class:`WebhookAlert`."""
+class _Delivery:
+    """What every alert sender is given: the report's URL, when it sends, and how it retries."""
 
     service = "webhook"
+    report_url: str | None
+    when: str
+    timeout: float
+    attempts: int
+    backoff: float
+
+    def _delivery(
+        self, report_url: str | None, when: str, timeout: float, attempts: int, backoff: float
+    ) -> None:
+        who = f"{self.service} alert"
+        if when not in WHEN:
+            raise ModelError(f"{who}: when is one of {', '.join(WHEN)}, not {when!r}", code="ALERT")
+        self.report_url, self.when = report_url, when
+        self.timeout = number(timeout, name=f"{who} timeout", low=0, low_open=True, high=600)
+        self.attempts = number(attempts, name=f"{who} attempts", low=1, high=10, integer=True)
+        self.backoff = number(backoff, name=f"{who} backoff", low=0, high=60)
+
+
+class HttpAlert(_Delivery):
+    """Posts an alert as JSON to a webhook URL taken from the environment; the base of
+    :class:`SlackAlert`, :class:`TeamsAlert` and :class:`WebhookAlert`."""
 
     def __init__(
         self,
@@ -151,18 +172,13 @@ class HttpAlert:
         backoff: float = 1.0,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        if when not in WHEN:
-            raise ModelError(
-                f"{self.service} alert: when is one of {', '.join(WHEN)}, not {when!r}",
-                code="ALERT",
-            )
+        self._delivery(report_url, when, timeout, attempts, backoff)
         self._url = secret(url_env, environ, who=f"{self.service} alert")
         if not self._url.startswith(("http://", "https://")):
             raise ModelError(
                 f"{self.service} alert: {url_env} does not hold an http(s) URL", code="ALERT"
             )
-        self.url_env, self.report_url, self.when = url_env, report_url, when
-        self.timeout, self.attempts, self.backoff = timeout, max(1, attempts), backoff
+        self.url_env = url_env
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(url_env={self.url_env!r})"
@@ -241,7 +257,7 @@ class WebhookAlert(HttpAlert):
     """
 
 
-class EmailAlert:
+class EmailAlert(_Delivery):
     """An email (plain text and HTML) through an SMTP server; its settings come from the
     environment: ``QP_SMTP_HOST``, ``QP_SMTP_PORT`` (587), ``QP_SMTP_FROM``, ``QP_SMTP_USER``
     and ``QP_SMTP_PASSWORD`` (both or neither), ``QP_SMTP_SECURITY`` (``starttls``, ``ssl`` or
@@ -251,6 +267,8 @@ class EmailAlert:
     >>> EmailAlert(["ops@example.com"], environ=env)
     EmailAlert(to=['ops@example.com'], host='smtp.example.com')
     """
+
+    service = "email"
 
     def __init__(
         self,
@@ -269,14 +287,12 @@ class EmailAlert:
             raise ModelError(
                 f"email alert: give recipients as addresses, not {list(to)!r}", code="ALERT"
             )
-        if when not in WHEN:
-            raise ModelError(
-                f"email alert: when is one of {', '.join(WHEN)}, not {when!r}", code="ALERT"
-            )
-        self.to, self.report_url, self.when = recipients, report_url, when
+        self._delivery(report_url, when, timeout, attempts, backoff)
+        self.to = recipients
         self.host = secret("QP_SMTP_HOST", env, who="email alert")
         self.sender = secret("QP_SMTP_FROM", env, who="email alert")
-        self.port = _port(env.get("QP_SMTP_PORT", "587"))
+        port = env.get("QP_SMTP_PORT", "587")
+        self.port = number(port, name="QP_SMTP_PORT", low=1, high=65535, integer=True)
         self.security = env.get("QP_SMTP_SECURITY", "starttls")
         if self.security not in ("starttls", "ssl", "none"):
             raise ModelError("email alert: QP_SMTP_SECURITY is starttls, ssl or none", code="ALERT")
@@ -286,7 +302,6 @@ class EmailAlert:
             raise ModelError(
                 "email alert: set both QP_SMTP_USER and QP_SMTP_PASSWORD, or neither", code="ALERT"
             )
-        self.timeout, self.attempts, self.backoff = timeout, max(1, attempts), backoff
 
     def __repr__(self) -> str:
         return f"EmailAlert(to={self.to!r}, host={self.host!r})"
@@ -326,12 +341,6 @@ class EmailAlert:
                 smtp.send_message(msg)
 
         with_retries(send, self.attempts, self.backoff, "email alert")
-
-
-def _port(text: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
-        raise ModelError(f"email alert: QP_SMTP_PORT is a port number, not {text!r}", code="ALERT")
-    return int(text)
 
 
 #: ``--alert`` kinds and what their target is

@@ -266,6 +266,11 @@ def test_settings_come_from_the_environment_and_are_checked_first() -> None:
         alert_sender("email=ops@example.com", environ={})
     with pytest.raises(ModelError, match="http"):
         alert_sender("teams=V", environ={"V": "ftp://x"})
+    smtp = {"QP_SMTP_HOST": "h", "QP_SMTP_FROM": "dq@example.com", "QP_SMTP_PORT": "25x"}
+    with pytest.raises(ModelError, match="QP_SMTP_PORT must be a number, not '25x'"):
+        alert_sender("email=ops@example.com", environ=smtp)
+    with pytest.raises(ModelError, match="slack alert attempts must be"):
+        SlackAlert("V", environ={"V": "https://x"}, attempts=0)
 
 
 def test_which_events_are_sent() -> None:
