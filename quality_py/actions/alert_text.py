@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from quality_py.history.records import run_page
+from quality_py.model.glossary import percent
 
 #: The generic webhook body's layout; a change that removes or renames a key gets a new one.
 WEBHOOK_FORMAT = "quality_py.alert/1"
@@ -81,19 +82,6 @@ class Alert:
         if self.link:
             out += ["", f"Report: {self.link}"]
         return out
-
-
-def percent(share: float) -> str:
-    """A share as people read it: two decimals, never rounded to 0 % or 100 % when it is not.
-
-    >>> percent(0.00004), percent(0.5), percent(0.99999), percent(1.0)
-    ('<0.01 %', '50.00 %', '>99.99 %', '100.00 %')
-    """
-    if 0 < share < 0.0001:
-        return "<0.01 %"
-    if 0.9999 < share < 1:
-        return ">99.99 %"
-    return f"{share * 100:.2f} %"
 
 
 def _cut(text: object, limit: int = MAX_VALUE_CHARS) -> str:
@@ -312,7 +300,6 @@ __all__ = [
     "RuleLine",
     "alert_of",
     "email_parts",
-    "percent",
     "slack_payload",
     "teams_payload",
     "webhook_body",

@@ -17,7 +17,7 @@ from quality_py.model.results import FAILED, Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 from quality_py.runners.staging import StagedCodes, as_layout, stage_rule_codes, wrap_column
-from quality_py.runners.summary import fails_sql
+from quality_py.runners.summary import failing_sql, fails_sql
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompiledSuite, fewer_collections, suite_size
 from quality_py.sql.dq_struct import dq_struct
@@ -179,10 +179,10 @@ def failed_rules_sql(
             for r in refs
         ]
     )
-    entries = []
-    for item, code, family in zip(items, codes, fams, strict=True):
-        test = f"{code} = {FAILED}" if family == "boolean" else fails_sql(code, probable_pass)
-        entries.append(f"IF({test}, {item}, NULL)")
+    entries = [
+        f"IF({failing_sql(i, codes, probable_pass, None, fams)}, {item}, NULL)"
+        for i, item in enumerate(items)
+    ]
     return f"filter(array({', '.join(entries)}), x -> x IS NOT NULL)"
 
 

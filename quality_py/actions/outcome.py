@@ -13,7 +13,7 @@ from quality_py.actions.top_values import TopValue
 from quality_py.dataset.checks import VerificationResult
 from quality_py.errors import QualityError, item_text
 from quality_py.model.enums import RunStatus
-from quality_py.model.glossary import run_numbers
+from quality_py.model.glossary import percent, run_numbers
 from quality_py.runners.summary import SuiteStats
 
 
@@ -56,7 +56,7 @@ class RunSummary:
             lines.append(
                 f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
                 f"{self.quarantined_rows} quarantined, {self.dropped_rows} dropped"
-                + ("" if rate is None else f"; pass rate {100 * rate:.2f} %")
+                + ("" if rate is None else f"; pass rate {percent(rate)}")
             )
         for ref, count in self.failing_rules:
             what = f" ({ref.description})" if ref.description else ""

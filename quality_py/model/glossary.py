@@ -62,6 +62,20 @@ def define(key: str) -> str:
     return f"{term.name}: {term.definition}"
 
 
+def percent(share: float) -> str:
+    """A share (pass rate, valid share, failing share) as every surface shows it: two
+    decimals, never rounded to 0 % or 100 % when it is not.
+
+    >>> percent(0.00004), percent(0.5), percent(0.99999), percent(1.0)
+    ('<0.01 %', '50.00 %', '>99.99 %', '100.00 %')
+    """
+    if 0 < share < 0.0001:
+        return "<0.01 %"
+    if 0.9999 < share < 1:
+        return ">99.99 %"
+    return f"{share * 100:.2f} %"
+
+
 def run_numbers(
     input_rows: int, valid_rows: int, quarantined_rows: int, failing: Mapping[str, int]
 ) -> dict[str, float | int | None]:
@@ -84,4 +98,4 @@ def run_numbers(
     }
 
 
-__all__ = ["BY_KEY", "TERMS", "Term", "define", "run_numbers"]
+__all__ = ["BY_KEY", "TERMS", "Term", "define", "percent", "run_numbers"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from quality_py.history.records import Metric
-from quality_py.model.glossary import BY_KEY, define
+from quality_py.model.glossary import BY_KEY, define, percent
 from quality_py.report.charts import Point, time_chart
 from quality_py.report.layout import filters, num, page, share, status, table
 from quality_py.report.site_model import (
@@ -76,7 +76,7 @@ def _valid_card(run: Run) -> str:
         return ""
     return (
         f'<div class="card"><div class="muted" title="{escape(define("valid_share"))}">'
-        f'valid share</div><div class="big" data-valid-share="{share!r}">{100 * share:.2f} %'
+        f'valid share</div><div class="big" data-valid-share="{share!r}">{percent(share)}'
         "</div></div>"
     )
 
@@ -108,7 +108,7 @@ def overview(sets: list[Dataset], title: str, generated: str) -> str:
             '<div class="cards"><div class="card">'
             f'<div class="muted" title="{escape(define("pass_rate"))}">pass rate</div>'
             f'<div class="big" data-pass-rate="{rate!r}">'
-            f"{'-' if rate is None else f'{100 * rate:.2f} %'}</div></div>"
+            f"{'-' if rate is None else percent(rate)}</div></div>"
             + _valid_card(latest)
             + f'<div class="card"><div class="muted">open anomalies</div>'
             f'<div class="big" data-open-anomalies>{len(anomalies)}</div></div>'
@@ -338,7 +338,7 @@ def _counts(rows: dict[str, float | None]) -> str:
 
 
 def _percent(part: float | None, whole: float | None) -> str:
-    return "-" if part is None or not whole else f"{100 * part / whole:.2f} %"
+    return "-" if part is None or not whole else percent(part / whole)
 
 
 def top_values_table(ds: Dataset, run: Run, root: str, only: str | None = None) -> str:
@@ -362,7 +362,7 @@ def top_values_table(ds: Dataset, run: Run, root: str, only: str | None = None) 
         link = f'<a href="{root}{ds.rule_page(rule_key(entity))}">{escape(entity)}</a>'
         for column, value, rows in values:
             shown = '<span class="muted">null</span>' if value is None else escape(value)
-            share = f"{rows / failing:.1%}" if failing else "-"
+            share = percent(rows / failing) if failing else "-"
             out.append(
                 f'<tr data-top="{escape(entity)}"><td>{link}</td><td>{escape(column)}</td>'
                 f'<td data-value>{shown}</td><td class="n" data-rows>{int(rows)}</td>'

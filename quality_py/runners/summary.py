@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from quality_py.model.glossary import percent
 from quality_py.model.ids import Id
 from quality_py.model.labels import label, labelled
 from quality_py.model.layout import ResultLayout
@@ -144,18 +145,14 @@ def code_counts(
     known = ", ".join(str(v) for _, v in _KINDS)
     for i, code in enumerate(codes):
         if families is not None and families[i] == "boolean":
-            if values is not None:
-                out.append((f"r{i}_failed", f"count_if(NOT coalesce({values[i]}, false))"))
-                out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
-                continue
-            out.append((f"r{i}_failed", f"count_if({code} = 0)"))
-            if values is not None:
-                out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
-            continue
-        out += [(f"r{i}_{kind}", f"count_if({code} = {value})") for kind, value in _KINDS]
-        out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
-        if probable_pass is not None:
-            out.append((f"r{i}_failing", f"count_if({fails_sql(code, probable_pass)})"))
+            fails = failing_sql(i, codes, probable_pass or 0.0, values, families)
+            out.append((f"r{i}_failed", f"count_if({fails})"))
+        else:
+            out += [(f"r{i}_{kind}", f"count_if({code} = {value})") for kind, value in _KINDS]
+            out.append((f"r{i}_prob", f"count_if(NOT {code} IN ({known}))"))
+            if probable_pass is not None:
+                fails = failing_sql(i, codes, probable_pass, None, families)
+                out.append((f"r{i}_failing", f"count_if({fails})"))
         if values is not None:
             out.append((f"r{i}_null", f"count_if({values[i]} IS NULL)"))
     return out
@@ -262,7 +259,7 @@ def format_summary(stats: SuiteStats) -> str:
         cells = "".join(f"{c:>{len(n) + 2}}" for c, n in zip(counts, names, strict=True))
         lines.append(f"{rule:<{wide}}{rule_set:<{set_wide}}{cells}")
     ok = stats.overall_passed
-    pct = f"{100 * ok / stats.rows:.2f} %" if stats.rows else "n/a"
+    pct = percent(ok / stats.rows) if stats.rows else "n/a"
     lines.append(f"rows: {stats.rows}, passing: {ok} (pass rate {pct}), failing: {stats.rows - ok}")
     return "\n".join(lines)
 

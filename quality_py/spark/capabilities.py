@@ -45,29 +45,22 @@ _FUNCTIONS: weakref.WeakKeyDictionary[object, dict[str, bool]] = weakref.WeakKey
 
 def has_function(spark: SparkSession, call: str) -> bool:
     """Whether the server knows the SQL function of the expression ``call`` (analysed there,
-    on an empty frame: no job runs).
+    on an empty frame: no job runs), asked once per session like :func:`has_delta`.
 
     >>> has_function(spark, "upper('a')"), has_function(spark, "qp_no_such_function(1)")
     (True, False)
     """
-    known = _FUNCTIONS.get(spark, {}) if _weak(spark) else {}
+    try:
+        known = _FUNCTIONS.setdefault(spark, {})
+    except TypeError:  # a session class that takes no weak references
+        known = {}
     if call not in known:
         try:
             spark.range(0).selectExpr(call).schema  # noqa: B018 - analysed on the server
             known[call] = True
         except Exception:
             known[call] = False
-        if _weak(spark):
-            _FUNCTIONS[spark] = known
     return known[call]
-
-
-def _weak(spark: object) -> bool:
-    try:
-        weakref.ref(spark)
-        return True
-    except TypeError:
-        return False
 
 
 def table_format(spark: SparkSession, name: str) -> str | None:
