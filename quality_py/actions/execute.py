@@ -266,7 +266,7 @@ def summarize(
     rows = int(values["rows"])
     dropped = int(values["dropped"])
     # a failing `fail` check stopped the run in the precheck: what is left is recorded only
-    failed_checks = () if verification is None else failed_check_messages(plan.checks, verification)
+    failed_checks = () if verification is None else failed_check_messages(verification)
     return RunSummary(
         plan.run_id,
         plan.run_time,

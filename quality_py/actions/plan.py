@@ -189,9 +189,7 @@ def quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def failed_check_messages(
-    checks: Sequence[Check], verification: VerificationResult
-) -> tuple[str, ...]:
+def failed_check_messages(verification: VerificationResult) -> tuple[str, ...]:
     """``[level] check: message`` of each failed constraint of ``verification``, by the level
     the check was given (``error``, which fails the run, or ``warning``; a warning was shown as
     its action, ``[ignore]``, which read as if it were not checked)."""

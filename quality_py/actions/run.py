@@ -281,7 +281,7 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
     if run.checks:
         verification = assess_from(row)
     failing = tuple((r, n) for r, n in zip(fail_refs, counts, strict=True) if n > 0)
-    failed_checks = failed_check_messages(run.checks, verification) if verification else ()
+    failed_checks = failed_check_messages(verification) if verification else ()
     check_failed = verification is not None and any(
         not r.passed and action_of(run.checks, r.check) == "fail" for r in verification.results
     )
