@@ -119,6 +119,8 @@ class ConnectProgress:
         self._stages: list[Any] = []
         self._last: list[Any] = []
         self._lock = threading.Lock()
+        #: reports received (every query sends at least its last one)
+        self.reports = 0
 
     @classmethod
     def on(cls, spark: Any) -> ConnectProgress | None:
@@ -136,6 +138,7 @@ class ConnectProgress:
     def __call__(self, stages: Any = None, inflight_tasks: int = 0, operation_id: Any = None,
                  done: bool = False, **_: Any) -> None:  # fmt: skip
         with self._lock:
+            self.reports += 1
             self._stages = [] if done else list(stages or ())
             if self._stages:
                 self._last = self._stages
