@@ -15,14 +15,10 @@ import logging
 # --- quality runs: actions, outputs, notifications ----------------------------------------------
 from quality_py.actions import (
     CallbackNotifier,
-    EmailAlert,
     JsonLinesNotifier,
     QualityRun,
     QualityRunFailed,
     RunSummary,
-    SlackAlert,
-    TeamsAlert,
-    WebhookAlert,
     WebhookNotifier,
     foreach_batch,
     quarantine_with_names,
@@ -34,6 +30,7 @@ from quality_py.actions import (
 # --- quality over time ----------------------------------------------------------------------------
 from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck
+from quality_py.alerts import EmailAlert, SlackAlert, TeamsAlert, WebhookAlert
 
 # --- dataset checks (Deequ) ---------------------------------------------------------------------
 from quality_py.dataset import Check, VerificationResult, run_analyzers, verify

@@ -27,23 +27,25 @@ LAYERS: dict[str, set[str]] = {
     "dataset": {"errors", "model", "sql", "storage", "history", "gate"},
     "profile": {"errors", "model", "sql", "dataset"},
     "report": {"errors", "model", "history"},
+    "alerts": {"errors", "model", "gate", "history"},
+    "outputs": {"errors", "model", "gate", "spark", "progress", "sql"},
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset", "gate"},
     "docgen": {"errors", "model", "sql", "validation", "report"},  # report: its page names
     "actions": {
         "errors", "model", "sql", "prepare", "runners", "dataset", "validation", "history",
-        "spark", "progress", "gate",
+        "spark", "progress", "gate", "alerts", "outputs",
     },
     "io": {"errors", "model", "sql", "dataset", "history", "actions", "gate", "validation"},
     "jobs": {
         "errors", "model", "sql", "runners", "dataset", "history", "actions", "io", "gate",
-        "spark", "progress", "version",
+        "spark", "progress", "version", "alerts", "outputs",
     },
     "testing": {"errors", "model", "dataset", "actions", "io"},
     "spark": {"errors", "model", "sql", "gate"},
     "cli": {
         "errors", "model", "sql", "runners", "dataset", "validation", "docgen", "io", "actions",
         "spark", "prepare", "history", "profile", "report", "progress", "version", "testing",
-        "gate", "jobs",
+        "gate", "jobs", "alerts", "outputs",
     },
     "__main__": {"cli"},
 }  # fmt: skip

@@ -5,6 +5,7 @@ stopped by the context manager that started it."""
 
 from __future__ import annotations
 
+import contextlib
 import socketserver
 import threading
 from collections.abc import Iterator
@@ -43,6 +44,8 @@ def http_server(statuses: list[int] | None = None) -> Iterator[tuple[str, Record
             self.send_response(status)
             if status == 429:
                 self.send_header("Retry-After", "0")
+            if 300 <= status < 400:  # to another host: a client that follows loses the body
+                self.send_header("Location", "http://127.0.0.2:9/elsewhere")
             self.send_header("Content-Length", "2")
             self.end_headers()
             self.wfile.write(b"ok")
@@ -115,5 +118,45 @@ def smtp_server(data_replies: list[str] | None = None) -> Iterator[tuple[int, Re
     try:
         yield server.server_address[1], record
     finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def dripping_server(
+    kind: str, every: float = 0.3, limit: int = 400
+) -> Iterator[tuple[int, Recorded]]:
+    """A server that never finishes: ``http`` reads the request, then sends its answer one
+    byte every ``every`` seconds; ``smtp`` sends its greeting one byte at a time and never
+    ends the line. Each connection stops after ``limit`` bytes (bounded by count, not time) or
+    when the client goes away; yields the port and the connections it saw."""
+    record = Recorded()
+    stop = threading.Event()
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            record.requests.append({"kind": kind})
+            if kind == "http":
+                self.request.settimeout(5)
+                with contextlib.suppress(OSError):
+                    self.request.recv(65536)
+            answer = (b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" if kind == "http"
+                      else b"220 ") + b"x" * limit  # fmt: skip
+            for byte in answer[:limit]:
+                if stop.wait(every):
+                    return
+                try:
+                    self.request.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], record
+    finally:
+        stop.set()
         server.shutdown()
         server.server_close()

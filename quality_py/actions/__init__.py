@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from quality_py.actions.alert_senders import EmailAlert, SlackAlert, TeamsAlert, WebhookAlert
 from quality_py.actions.notify import (
     CallbackNotifier,
     JsonLinesNotifier,
@@ -10,24 +9,20 @@ from quality_py.actions.notify import (
     WebhookNotifier,
 )
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
-from quality_py.actions.outputs import read_outputs
 from quality_py.actions.pipeline import foreach_batch, with_quality
-from quality_py.actions.publish import RunOutputError
 from quality_py.actions.run import QualityRun, run_quality
 from quality_py.actions.stats import quarantine_with_names
+from quality_py.outputs.destination import RunOutputError
+from quality_py.outputs.writing import read_outputs
 
 __all__ = [
     "CallbackNotifier",
-    "EmailAlert",
     "JsonLinesNotifier",
     "Notifier",
     "QualityRun",
     "QualityRunFailed",
     "RunOutputError",
     "RunSummary",
-    "SlackAlert",
-    "TeamsAlert",
-    "WebhookAlert",
     "WebhookNotifier",
     "foreach_batch",
     "quarantine_with_names",

@@ -22,14 +22,12 @@ from quality_py.actions.flags import ANY, FAIL
 from quality_py.actions.judging import judge_written
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
-from quality_py.actions.outputs import OutputWriter, require_apart, run_rows
 from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
 from quality_py.actions.preconditions import require_quarantine_detail
 from quality_py.actions.quarantine_form import DEFAULT_FORM, quarantine_form
 from quality_py.actions.samples import sample_rows
 from quality_py.actions.stats import stats_frame
 from quality_py.dataset.checks import VerificationResult
-from quality_py.errors import QualityError
 from quality_py.gate.locations import is_path
 from quality_py.history.over_time import OverTime
 from quality_py.history.recording import (
@@ -40,9 +38,10 @@ from quality_py.history.recording import (
     save_quietly,
     summary_record,
 )
-from quality_py.history.records import Metric
+from quality_py.history.records import Metric, undelivered_metrics
 from quality_py.model.enums import RunStatus
 from quality_py.model.types import DataFrame
+from quality_py.outputs.writing import OutputWriter, require_apart, run_rows
 from quality_py.progress import describing
 from quality_py.runners.summary import stats_from_row
 from quality_py.spark.session import wide_plan_settings
@@ -87,7 +86,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
     outcomes: list[Metric] = []
     try:
         with (
-            OutputWriter([to.valid, to.quarantine, to.stats], to.format, to.publish, spark) as out,
+            OutputWriter(to.places(), to.format, to.publish, spark) as out,
             wide_plan_settings(spark),
             computed_once(plan),
         ):
@@ -100,8 +99,9 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
                 out.write(frame, to.stats, "overwrite", "qp_run_id", plan.run_id)
             out.commit()
     except QualityRunFailed as err:
-        record_run(plan, err.summary, outcomes)
-        notify_all(plan.notifiers, "failure", err.summary)
+        lost = notify_all(plan.notifiers, "failure", err.summary)
+        err.summary = replace(err.summary, undelivered=lost)
+        record_run(plan, err.summary, [*outcomes, *undelivered_metrics(lost)])
         raise
     except Exception as err:
         failed = RunSummary(
@@ -111,8 +111,9 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
             RunStatus.FAILED,
             suite_name=plan.suite.name,
         )
-        record_run(plan, failed, (), message=f"{type(err).__name__}: {err}")
-        notify_all(plan.notifiers, "failure", failed, error=err)
+        lost = notify_all(plan.notifiers, "failure", failed, error=err)
+        reason = f"{type(err).__name__}: {err}"
+        record_run(plan, failed, undelivered_metrics(lost), message=reason)
         raise
     return _published(plan, summary, [*outcomes, *output_metrics(to.places())], to)
 
@@ -203,19 +204,16 @@ def measure(plan: RunPlan) -> RunSummary:
 def _published(
     plan: RunPlan, summary: RunSummary, outcomes: list[Metric], to: Destinations
 ) -> RunSummary:
-    """After the outputs are published: keep the record (one that cannot be kept is an error,
-    raised after the notifications), alert, and notify success."""
-    lost: QualityError | None = None
-    try:
-        record_run(plan, summary, outcomes, loud=True, quarantine=to)
-    except QualityError as err:
-        lost = err
+    """After the outputs are published: alert and notify success, then keep the record with
+    what could not be delivered (one that cannot be kept is an error, raised last)."""
     alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
+    undelivered: tuple[str, ...] = ()
     if alerts:
-        notify_all(plan.notifiers, "alert", summary, alerts=alerts)
-    notify_all(plan.notifiers, "success", summary, alerts=alerts)
-    if lost is not None:
-        raise lost
+        undelivered = notify_all(plan.notifiers, "alert", summary, alerts=alerts)
+    undelivered += notify_all(plan.notifiers, "success", summary, alerts=alerts)
+    summary = replace(summary, undelivered=undelivered)
+    extra = [*outcomes, *undelivered_metrics(undelivered)]
+    record_run(plan, summary, extra, loud=True, quarantine=to)
     return summary
 
 
@@ -294,14 +292,17 @@ def failures_reported(
     try:
         yield
     except QualityRunFailed as err:
+        lost = notify_all(notifiers, "failure", err.summary)
+        err.summary = replace(err.summary, undelivered=lost)
         if over_time.history is not None:
-            save_quietly(over_time.history, summary_record(err.summary, tags))
-        notify_all(notifiers, "failure", err.summary)
+            record = summary_record(err.summary, tags, undelivered_metrics(lost))
+            save_quietly(over_time.history, record)
         raise
     except Exception as err:
+        lost = notify_all(notifiers, "failure", started, error=err)
         if over_time.history is not None:
             failed = replace(started, status=RunStatus.FAILED)
             reason = f"{type(err).__name__}: {err}"
-            save_quietly(over_time.history, summary_record(failed, tags, (), reason))
-        notify_all(notifiers, "failure", started, error=err)
+            record = summary_record(failed, tags, undelivered_metrics(lost), reason)
+            save_quietly(over_time.history, record)
         raise

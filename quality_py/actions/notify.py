@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from quality_py.alerts import AlertNotDelivered
+
 if TYPE_CHECKING:  # run.py imports this module
     from quality_py.actions.outcome import RunSummary
 
@@ -114,17 +116,25 @@ def notify_all(
     summary: RunSummary,
     error: BaseException | None = None,
     alerts: Sequence[str] = (),
-) -> None:
-    """Send one event to every notifier; failures of a notifier are logged, not raised."""
+) -> tuple[str, ...]:
+    """Send one event to every notifier; a notifier that fails never changes the run: its
+    failure is logged as a warning and returned, one line each (an undelivered alert's line
+    names its channel and why, never its URL), for the run's result and record."""
     if not notifiers:
-        return
+        return ()
     event = {"event": kind, **summary.to_dict()}
     if error is not None:
         event["error"] = f"{type(error).__name__}: {error}"
     if alerts:
         event["alerts"] = list(alerts)
+    lost: list[str] = []
     for notifier in notifiers:
         try:
             notifier.notify(event)
-        except Exception:  # a broken notifier must not change the run's outcome
-            log.exception("notifier %r failed on %s", notifier, kind)
+        except AlertNotDelivered as err:
+            lost.append(str(err))
+            log.warning("%s", err)
+        except Exception as err:  # a broken notifier must not change the run's outcome
+            lost.append(f"{type(notifier).__name__} failed on {kind}: {type(err).__name__}")
+            log.warning("notifier %r failed on %s", notifier, kind, exc_info=True)
+    return tuple(lost)

@@ -39,6 +39,8 @@ class RunSummary:
     suite_name: str | None = None
     #: each rule's most frequent failing values (entity ``id.version`` -> the top ones)
     top_values: dict[str, tuple[TopValue, ...]] = field(default_factory=dict)
+    #: the alerts and notifications that could not be delivered, one line each
+    undelivered: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """A few lines for people: status, counts, what failed.

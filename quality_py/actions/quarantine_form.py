@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from quality_py.actions.flags import FAILED_COLUMN
-from quality_py.actions.outputs import existing_columns
-from quality_py.actions.publish import RunOutputError
 from quality_py.model.types import SparkSession
+from quality_py.outputs.destination import RunOutputError
+from quality_py.outputs.writing import existing_columns
 
 #: The form a new quarantine is written in.
 DEFAULT_FORM = "names"
@@ -40,7 +40,7 @@ def chosen_form(asked: str | None, held: Sequence[str] | None, destination: str)
     >>> chosen_form("ids", ["a", "qp_failed_rules"], "out/q")
     Traceback (most recent call last):
     ...
-    quality_py.actions.publish.RunOutputError: [RUN_OUTPUT] out/q holds quarantined rows \
+    quality_py.outputs.destination.RunOutputError: [RUN_OUTPUT] out/q holds quarantined rows \
 written with quarantine_detail='full' (column qp_failed_rules), and this run was asked to \
 write 'ids': one quarantine holds one form, so its readers see every run's failed rules. Write \
 with quarantine_detail='full' (or leave it out: a run writes the form its quarantine holds), or \

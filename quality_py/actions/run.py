@@ -111,7 +111,7 @@ class QualityRun(RunPlan):
         ``parquet``, ``delta``, ``orc``, ``json`` or ``csv`` for every output.
 
         Paths on this machine are published atomically (``publish="atomic"``, see
-        :mod:`quality_py.actions.publish`): everything is staged beside its destination and
+        :mod:`quality_py.outputs.publish`): everything is staged beside its destination and
         switched in together at the end, so a run killed at any point leaves readers the previous
         run's complete outputs. A path atomic publication cannot prove local (an object store,
         ``dbfs:/``, ``/Volumes/``, a Spark whose writers may run on other machines) is refused

@@ -17,7 +17,8 @@ from quality_py.io.variables import parse_assignments
 from quality_py.jobs import Outputs, QualityJob, SparkSettings
 from quality_py.jobs.inputs import input_table as input_table  # the CLI's places read tables too
 from quality_py.jobs.inputs import spark_error as spark_error
-from quality_py.jobs.spec import INPUT_FORMATS, OUTPUT_FORMATS
+from quality_py.jobs.spec import INPUT_FORMATS
+from quality_py.outputs import OUTPUT_FORMATS
 from quality_py.progress import step
 from quality_py.version import __version__
 

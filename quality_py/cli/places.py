@@ -6,7 +6,7 @@ fails on an option that is not, so a new option cannot slip past the rule.
 
 A views file's sources and blooms are checked by the job, which reads that file once
 (``quality_py.jobs.prepare.require_apart``). The library repeats the check on what Spark says a
-frame reads (``actions.outputs.require_apart``,
+frame reads (``outputs.writing.require_apart``,
 with tables by their qualified names and folders): this one needs no Spark and also covers the
 files the command line alone writes (``--json``, ``--notify``, ``--out``).
 """

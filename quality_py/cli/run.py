@@ -39,11 +39,20 @@ def _run(args: argparse.Namespace, job: QualityJob) -> int:
         if err.summary.checks is not None:
             print(format_verification(err.summary.checks), file=sys.stderr)
         print("quality run failed: nothing was written", file=sys.stderr)
+        _undelivered(err.summary.undelivered)
         _write_result(args, failed_result(prepared, err.summary))
         return 1
     _print(result, job)
+    _undelivered(result.summary.undelivered if result.summary else ())
     _write_result(args, result)
     return result.exit_code
+
+
+def _undelivered(lines: tuple[str, ...]) -> None:
+    """One line on stderr per alert or notification that could not be delivered (the run's
+    outcome and exit code are unchanged)."""
+    for line in lines:
+        print(f"warning: {line}", file=sys.stderr)
 
 
 def _print(result: JobResult, job: QualityJob) -> None:

@@ -48,6 +48,22 @@ def unescape_value(text: str) -> str:
     return _HEX.sub(lambda m: chr(int(m.group(1), 16)), text)
 
 
+#: The suffix Hadoop gives a file still being copied; Spark's and Hadoop's listings skip it.
+COPYING = "._COPYING_"
+
+
+def hidden_directory(name: str) -> bool:
+    """Whether Spark's file listing skips a directory of this name (``InMemoryFileIndex``: a
+    name starting with ``.``, or with ``_`` and holding no ``=``, or ending in ``._COPYING_``).
+
+    >>> hidden_directory("qp_run_id=a._COPYING_"), hidden_directory("qp_run_id=_a")
+    (True, False)
+    """
+    return (
+        name.startswith(".") or (name.startswith("_") and "=" not in name) or name.endswith(COPYING)
+    )
+
+
 def partition_directory(column: str, value: str) -> str:
     """The name of the directory of partition ``column = value``, as Spark names it.
 
@@ -84,6 +100,12 @@ def require_run_id(run_id: object) -> str:
         why = "it starts or ends with a space, which a reader of a partition could not tell apart"
     elif run_id == HIVE_NULL:
         why = "Spark reads that partition value back as null"
+    elif hidden_directory(partition_directory("qp_run_id", run_id)):
+        why = (
+            f"a directory whose name ends in {COPYING!r} is hidden from every reader (Spark and "
+            "Hadoop take it for a file still being copied), so its rows would be written and "
+            "never read"
+        )
     elif len(partition_directory("qp_run_id", run_id).encode("utf-8")) > MAX_SEGMENT_BYTES:
         why = (
             f"its partition directory would be longer than {MAX_SEGMENT_BYTES} bytes once "
@@ -99,9 +121,11 @@ def require_run_id(run_id: object) -> str:
 
 
 __all__ = [
+    "COPYING",
     "HIVE_NULL",
     "MAX_RUN_ID",
     "escape_value",
+    "hidden_directory",
     "partition_directory",
     "require_run_id",
     "unescape_value",

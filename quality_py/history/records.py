@@ -28,46 +28,48 @@ kind        entity                      names
 ``output``  ``valid`` / ``quarantine``  ``target`` (message: the path or table written)
             / ``stats``
 ``timing``  ``run``                     seconds of each step
+``alert``   the channel (``slack``, ...)  ``undelivered`` (status failed; message: why, never
+                                        the URL)
 ==========  ==========================  =================================================
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from quality_py.model.file_names import file_name
 from quality_py.model.times import parse_datetime
 
 #: The JSON layout of a stored record; readers refuse other formats by name.
 RECORD_FORMAT = "quality_py.history/1"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def slug(text: str) -> str:
-    """A file name for ``text``: its safe characters and a short digest (distinct texts never
-    share a name, whatever their characters).
-
-    >>> slug("orders/eu"), slug("orders eu") != slug("orders_eu")
-    ('orders_eu-6cd4b2', True)
-    """
-    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
-    return f"{_UNSAFE.sub('_', text)[:40]}-{digest}"
 
 
 def run_page(source: str, run_id: str, run_time: datetime) -> str:
     """The report site's page of a run, relative to the site's root (an alert links to it
-    before the site is built: the name follows from the run alone).
+    before the site is built: the name follows from the run alone, one-to-one:
+    :func:`~quality_py.model.file_names.file_name`).
 
     >>> run_page("quality_run", "r1", datetime(2026, 1, 2, tzinfo=timezone.utc))
-    'runs/quality_run_r1_2026-01-02T00_00_00_00_00-838452.html'
+    'runs/run.quality~5frun.r1.2026-01-02_t00~3a00~3a00~2b00~3a00.html'
     """
-    return f"runs/{slug(f'{source}|{run_id}|{run_time.isoformat()}')}.html"
+    return f"runs/{file_name('run', source, run_id, run_time.isoformat())}.html"
+
+
+def undelivered_metrics(lines: Iterable[str]) -> list[Metric]:
+    """The record's rows of alerts that could not be delivered (kind ``alert``, one each, the
+    line as its message).
+
+    >>> undelivered_metrics(["slack alert not delivered after 1 try: HTTP 500"])[0].entity
+    'slack'
+    """
+    return [
+        Metric("alert", line.split(" ", 1)[0], "undelivered", 1.0, "failed", line) for line in lines
+    ]
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,6 @@ _SUFFIX_FORMATS = {
 
 
 FORMATS = ("parquet", "csv", "json", "delta", "orc")
-#: ``--output-format``: what a quality run's outputs are written as (actions.outputs).
-OUTPUT_FORMATS = ("auto", "parquet", "delta")
 #: A table named without ``table:``: two or three dotted parts (``schema.table``,
 #: ``catalog.schema.table``), no path separators, no file suffix.
 _TABLE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*){1,2}$")

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from quality_py.actions.alert_senders import alert_sender
+from quality_py.alerts import alert_sender
 from quality_py.errors import InputError
 from quality_py.gate.locations import Location, location, require_disjoint
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file

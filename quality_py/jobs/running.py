@@ -12,11 +12,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from quality_py.actions.alert_senders import alert_sender
 from quality_py.actions.notify import JsonLinesNotifier, Notifier, WebhookNotifier
 from quality_py.actions.outcome import RunSummary
-from quality_py.actions.outputs import write_frame
 from quality_py.actions.run import QualityRun, run_quality
+from quality_py.alerts import alert_sender
 from quality_py.dataset.checks import ConstraintResult, VerificationResult
 from quality_py.dataset.observe import observe_checks
 from quality_py.errors import InputError
@@ -27,6 +26,7 @@ from quality_py.jobs.prepare import PreparedJob
 from quality_py.jobs.spec import JobSpec
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
+from quality_py.outputs.writing import write_frame
 from quality_py.progress import watching
 from quality_py.runners.data_quality import add_data_quality
 from quality_py.runners.summary import (
@@ -84,6 +84,7 @@ class JobResult:
             "rules": [rule_result(r) for r in (self.stats.rules if self.stats else ())],
             "checks": check_results(self.checks.results if self.checks else ()),
             "spark": dict(self.spark),
+            "undelivered_alerts": list(self.summary.undelivered if self.summary else ()),
             "quality_py": __version__,
         }
 

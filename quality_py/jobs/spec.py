@@ -10,21 +10,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from quality_py.actions.alert_senders import alert_kind
 from quality_py.actions.flags import QUARANTINE_DETAIL
+from quality_py.alerts import alert_kind
 from quality_py.errors import InputError, ModelError
 from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
 from quality_py.model.types import DataFrame
+from quality_py.outputs import OUTPUT_FORMATS, PUBLISH_MODES
 
 if TYPE_CHECKING:
     from quality_py.actions.notify import Notifier
 
-#: What a run's outputs may be written as (``auto``: a table in its own format, paths as parquet).
-OUTPUT_FORMATS = ("auto", "parquet", "delta")
 #: What an input may be read as (else by its suffix).
 INPUT_FORMATS = ("parquet", "csv", "json", "delta", "orc")
-PUBLISH = ("atomic", "direct")
 LAYOUTS = ("map", "compact")
 
 
@@ -84,7 +82,7 @@ class Outputs:
         for name in ("valid", "quarantine", "stats", "output"):
             _text(getattr(self, name), f"outputs.{name}")
         _choice(self.format, "outputs.format", OUTPUT_FORMATS)
-        _choice(self.publish, "outputs.publish", PUBLISH)
+        _choice(self.publish, "outputs.publish", PUBLISH_MODES)
         if self.quarantine_detail is not None:
             _choice(self.quarantine_detail, "outputs.quarantine_detail", QUARANTINE_DETAIL)
         if self.output and self.quality_run:

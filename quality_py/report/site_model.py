@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from quality_py.history.records import Metric, RunRecord, run_page, slug
+from quality_py.history.records import Metric, RunRecord, run_page
+from quality_py.model.file_names import file_name
 from quality_py.model.times import parse_datetime
 
 #: record sources with a dataset's runs (profiles are shown on the dataset page)
@@ -184,22 +185,23 @@ class Dataset:
 
 
 def dataset_slug(suite_id: str, tags: Sequence[tuple[str, str]] = ()) -> str:
-    """The file-name part of a dataset: its suite id and the tags that tell it apart.
+    """The file-name part of a dataset: its suite id and the tags that tell it apart, one-to-one
+    (:func:`~quality_py.model.file_names.file_name`: two datasets never share a page).
 
-    >>> dataset_slug("1", [("table", "flights")]).startswith("1_table_flights-")
-    True
+    >>> dataset_slug("1", [("table", "flights")])
+    'dataset.1.table.flights'
     """
-    return slug(" ".join([suite_id, *(f"{k}={v}" for k, v in tags)]))
+    return file_name("dataset", suite_id, *(text for tag in tags for text in tag))
 
 
 def rule_path(dataset: str, key: str) -> str:
     """The site's file of rule ``key`` (an id without version) of dataset ``dataset`` (slug)."""
-    return f"rules/{dataset}-{slug(key)}.html"
+    return f"rules/{file_name('rule', dataset, key)}.html"
 
 
 def check_path(dataset: str, key: str) -> str:
     """The site's file of check ``key`` (:func:`check_key`) of dataset ``dataset`` (slug)."""
-    return f"checks/{dataset}-{slug(key)}.html"
+    return f"checks/{file_name('check', dataset, key)}.html"
 
 
 def _suite_name(runs: Sequence[RunRecord]) -> str | None:
@@ -356,5 +358,4 @@ __all__ = [
     "pass_rate",
     "rule_key",
     "rule_path",
-    "slug",
 ]

@@ -50,7 +50,8 @@ def test_a_run_alerts_slack_and_email_and_links_its_report_page(
                            "QP_SMTP_SECURITY": "none"}.items():  # fmt: skip
             monkeypatch.setenv(key, value)
         alerts = ["--alert", "slack=QP_SLACK_URL", "--alert", "email=ops@example.com"]
-        report = ["--report-url", site.as_uri()]
+        root = "http://127.0.0.1:8000/dq/"  # a report URL: https, or http on loopback
+        report = ["--report-url", root]
         assert main([*_args(tmp_path), *alerts, *report]) == 0
     (request,) = hook.requests
     blocks = json.loads(request["body"])["blocks"]
@@ -66,7 +67,8 @@ def test_a_run_alerts_slack_and_email_and_links_its_report_page(
     )
     link = blocks[-1]["elements"][0]["url"]
     assert main(["report", "--history", str(tmp_path / "h"), "--site", str(site)]) == 0
-    page = Path(link.removeprefix("file://"))
+    assert link.startswith(root)
+    page = site / link.removeprefix(root)
     assert page.is_file() and AIRFLOW in page.read_text(encoding="utf-8")
 
 
@@ -75,11 +77,23 @@ def test_an_alert_that_cannot_be_sent_changes_nothing(
 ) -> None:
     with http_server([503] * 3) as (url, hook):
         monkeypatch.setenv("QP_SLACK_URL", url)
-        code = main([*_args(tmp_path), "--alert", "slack=QP_SLACK_URL"])
+        json_file = tmp_path / "result.json"
+        code = main([*_args(tmp_path), "--alert", "slack=QP_SLACK_URL", "--json", str(json_file)])
     assert code == 0 and len(hook.requests) == 3
     _, quarantine, _ = read_outputs(spark, None, str(tmp_path / "q"), str(tmp_path / "s"))
     assert quarantine.count() == 4  # -1 (x3) and 0; both GBP rows are among them
-    assert "T0KEN" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "T0KEN" not in err
+    # the person running it is told, once, on stderr; --json and the record keep it
+    line = "slack alert not delivered after 3 tries: HTTP 503"
+    assert err.count(f"warning: {line}") == 1
+    assert json.loads(json_file.read_text())["undelivered_alerts"] == [line]
+    (stored,) = [json.loads(p.read_text()) for p in (tmp_path / "h").rglob("v*.json")]
+    record = stored["record"]
+    kept = [m for m in record["metrics"] if m["kind"] == "alert"]
+    assert [(m["entity"], m["name"], m["message"]) for m in kept] == [
+        ("slack", "undelivered", line)
+    ]
 
 
 def test_an_unset_secret_stops_the_run_before_spark(

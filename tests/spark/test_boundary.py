@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from quality_py import Id, Rule, RulePolicy, RuleSet, RuleSuite, run_quality
-from quality_py.actions.outputs import write_frame
 from quality_py.dataset.checks import Check, verify
 from quality_py.errors import DataNameError, OutputOverlapError
 from quality_py.history import FileMetricsRepository
 from quality_py.history.over_time import OverTime
+from quality_py.outputs.writing import write_frame
 
 SUITE = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0", action_if_failed="drop")])])
 
@@ -71,7 +71,7 @@ def test_a_table_is_not_overwritten_by_its_own_run(spark: Any) -> None:
         df = spark.table(name)
         run = run_quality(df, SUITE, run_id="r1")
         with pytest.raises(OutputOverlapError, match="valid output"):
-            run.write(f"default.{name.upper()}")
+            run.write(f"spark_catalog.default.{name.upper()}")
         assert spark.table(name).count() == 2
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
-from quality_py.actions.publish import RunOutputError
 from quality_py.cli import main
+from quality_py.outputs.destination import RunOutputError
 from quality_py.spark.capabilities import has_delta, table_format
 from quality_py.spark.session import on_this_machine
 
@@ -48,8 +48,8 @@ def test_catalog_tables_in_and_out_through_the_cli(
     (tmp_path / "rules.yaml").write_text(RULES)
     args = [
         "run", str(tmp_path / "rules.yaml"), "--input", f"{schema}.orders",
-        "--valid", f"{schema}.valid", "--quarantine", f"table:{schema}.quarantine",
-        "--stats", f"{schema}.stats", "--run-id", "r1", "--json", str(tmp_path / "r.json"),
+        "--valid", f"spark_catalog.{schema}.valid", "--quarantine", f"table:{schema}.quarantine",
+        "--stats", f"table:{schema}.stats", "--run-id", "r1", "--json", str(tmp_path / "r.json"),
     ]  # fmt: skip
     assert main(args) == 0, capsys.readouterr().err
     assert spark.table(f"{schema}.valid").count() == VALID
@@ -62,7 +62,7 @@ def test_catalog_tables_in_and_out_through_the_cli(
     assert (result["valid_rows"], result["quarantined_rows"], result["dropped_rows"]) == (3, 3, 2)
     by_rule = {r["rule"]: r for r in result["rules"]}
     assert (by_rule["301.1"]["failed"], by_rule["302.1"]["failed"]) == (2, 2)
-    assert result["outputs"]["valid"] == f"{schema}.valid"
+    assert result["outputs"]["valid"] == f"spark_catalog.{schema}.valid"
     # a re-run of the run id replaces its own partition of the quarantine table
     assert main(args) == 0
     assert spark.table(f"{schema}.quarantine").count() == QUARANTINED
@@ -73,11 +73,11 @@ def test_a_missing_table_and_delta_without_delta_are_one_line_mistakes(
 ) -> None:
     (tmp_path / "rules.yaml").write_text(RULES)
     base = ["run", str(tmp_path / "rules.yaml")]
-    assert main([*base, "--input", f"{schema}.nope", "--valid", f"{schema}.v"]) == 2
+    assert main([*base, "--input", f"{schema}.nope", "--valid", f"table:{schema}.v"]) == 2
     (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("error:")]
     assert f"cannot read the table {schema}.nope" in line
     spark.createDataFrame(ROWS, "amount int, note string").write.saveAsTable(f"{schema}.orders")
-    args = [*base, "--input", f"{schema}.orders", "--valid", f"{schema}.v"]
+    args = [*base, "--input", f"{schema}.orders", "--valid", f"table:{schema}.v"]
     assert main([*args, "--output-format", "delta"]) == 2
     (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("error:")]
     assert "needs Delta Lake on the Spark server" in line

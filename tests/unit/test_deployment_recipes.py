@@ -69,7 +69,7 @@ def test_the_airflow_dag_runs_our_command_with_airflows_run_id() -> None:
     not installed here: the imports are checked by name against Airflow 2's and 3's modules."""
     import ast
 
-    from quality_py.actions.alert_senders import alert_kind
+    from quality_py.alerts import alert_kind
     from quality_py.gate.run_ids import require_run_id
     from quality_py.history.over_time import data_time
 

@@ -123,8 +123,8 @@ def test_docs_show_actions_every_check_and_link_into_the_report_site(tmp_path: P
                         Metric("sql", "no row is lost", "value", 1.0, "passed")))  # fmt: skip
     write_site([record], tmp_path / "site", dataset_tags=["table"])
     hrefs = [e["attrs"]["href"] for e in dom.find("a") if e["attrs"]["href"].startswith("file:")]
-    rule = next(h for h in hrefs if "/rules/" in h and "-101-" in h)
-    sql = next(h for h in hrefs if "/checks/" in h and "no_row" in h)
+    rule = next(h for h in hrefs if "/rules/" in h and h.endswith(".101.html"))
+    sql = next(h for h in hrefs if "/checks/" in h and "no~20row" in h)
     assert Path(rule[len("file://") :]).exists() and Path(sql[len("file://") :]).exists()
     md = to_markdown(ruleset.suite, None, checks, links)
     assert "Action if failed: **drop**" in md and "## Checks" in md

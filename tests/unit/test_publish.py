@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from quality_py.actions.publish import (
+from quality_py.outputs.publish import (
     Publication,
     RunOutputError,
     local_path,
@@ -151,7 +151,7 @@ _SETUP = """
 sys.path.insert(0, {tests!r})
 from test_publish import publish
 from pathlib import Path
-import quality_py.actions.publish as target
+import quality_py.outputs.publish as target
 
 TARGETS = {{target.__file__}}
 

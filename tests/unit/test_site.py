@@ -122,7 +122,7 @@ def test_a_rule_page_has_its_definition_chart_band_and_failing_rows() -> None:
         columns=["id", "amount", "ssn_hash"],
         dataset_tags=["table"],
     )
-    dom = Elements(pages[_one(pages, "rules/", "-103-")])
+    dom = Elements(pages[_one(pages, "rules/", ".103.html")])
     assert _having(dom, "pre", "data-rule-text")[0]["text"] == "positive(amount)"
     assert dom.find("pre", data_lambda="positive")[0]["text"] == "x -> x > 0"
     assert _having(dom, "span", "data-action")[0]["text"] == "drop"
@@ -142,7 +142,7 @@ def test_a_rule_page_has_its_definition_chart_band_and_failing_rows() -> None:
 
 
 def test_a_check_page_draws_its_threshold(pages: dict[str, str]) -> None:
-    dom = Elements(pages[_one(pages, "checks/", "Completeness")])
+    dom = Elements(pages[_one(pages, "checks/", "_completeness")])
     (line,) = dom.find("line", **{"class": "threshold"})
     assert float(line["attrs"]["data-threshold"]) == 0.9
     values = [float(c["attrs"]["data-value"]) for c in dom.find("circle")]

@@ -6,17 +6,16 @@ written with dynamic partition overwrite, so re-running a run id replaces that r
 keeps every other run's.
 
 :class:`OutputWriter` writes a run's outputs together: with ``publish="atomic"`` (the default for
-paths) through :mod:`quality_py.actions.publish`, so a killed run never leaves a reader half an
+paths) through :mod:`quality_py.outputs.publish`, so a killed run never leaves a reader half an
 output or outputs of two different runs.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 
-from quality_py.actions.publish import Move, Publication, RunOutputError
 from quality_py.gate import reads
 from quality_py.gate.locations import (
     dataset_roots,
@@ -27,6 +26,15 @@ from quality_py.gate.locations import (
 )
 from quality_py.gate.run_ids import partition_directory
 from quality_py.model.types import DataFrame, SparkSession
+from quality_py.outputs.destination import (
+    PUBLISH_MODES,
+    Destination,
+    RunOutputError,
+    destination,
+    require_format,
+    require_lasting,
+)
+from quality_py.outputs.publish import Move, Publication
 from quality_py.progress import describing
 from quality_py.spark.capabilities import has_delta, table_format
 from quality_py.spark.session import on_this_machine
@@ -40,19 +48,10 @@ def _resolved(destination: str) -> str:
     return destination if path is None else str(path.absolute())
 
 
-#: What ``format=`` takes: ``auto`` (paths parquet; an existing table its own format; a new
-#: table Delta where the server has Delta, else parquet), or one format for every output.
-OUTPUT_FORMATS = ("auto", "parquet", "delta", "orc", "json", "csv")
-
-
 def output_format(spark: SparkSession, destination: str, fmt: str) -> str:
     """The format ``destination`` is written in, asked of the server where it matters (Delta,
     a table's own format), never decided by what this client has installed."""
-    if fmt not in OUTPUT_FORMATS:
-        raise RunOutputError(
-            f"unsupported output format {fmt!r}; one of {', '.join(OUTPUT_FORMATS)}",
-            item_kind="output",
-        )
+    require_format(fmt)
     if fmt == "auto":
         if is_path(destination):
             return "parquet"
@@ -90,9 +89,14 @@ def write_frame(
 ) -> None:
     """Write ``frame``; with ``partition``, replace only the partition ``partition = value``.
     A destination that is, is inside or contains what ``frame`` reads is refused first."""
+    require_lasting(_destination(destination), frame.sparkSession)
     require_apart(frame, [("output", destination)])
     with describing(frame.sparkSession, f"writing {destination}"):
         _write_frame(frame, destination, mode, fmt, partition, value)
+
+
+def _destination(text: str, label: str = "output") -> Destination:
+    return destination(text, label=label)
 
 
 def _current(spark: SparkSession) -> tuple[str, str] | None:
@@ -143,13 +147,13 @@ def require_apart(frame: DataFrame, destinations: Sequence[tuple[str, str | None
     current = _current(spark)
     inputs = [("input", location(root, table=False)) for root in dataset_roots(_input_files(frame))]
     outputs = []
-    for label, destination in destinations:
-        if destination is None:
+    for label, place in destinations:
+        if place is None:
             continue
-        where = location(destination, current=current)
+        where = location(place, current=current)
         outputs.append((label, where))
         if where.scheme == "table":
-            folder = _table_location(spark, destination.removeprefix("table:"))
+            folder = _table_location(spark, place.removeprefix("table:"))
             if folder is not None:
                 outputs.append((label, location(folder, table=False)))
     require_disjoint(inputs, outputs)
@@ -238,7 +242,6 @@ def _quoted(name: str) -> str:
 
 #: The column that partitions the quarantine and the stats by run.
 RUN_ID_COLUMN = "qp_run_id"
-PUBLISH_MODES = ("atomic", "direct")
 #: The schema of an output, kept beside its data.
 SCHEMA_FILE = "_qp_schema.json"
 
@@ -252,17 +255,23 @@ class OutputWriter:
 
     def __init__(
         self,
-        destinations: Sequence[str | None],
+        destinations: Mapping[str, str | None],
         fmt: str,
         publish: str,
         spark: SparkSession | None = None,
     ) -> None:
+        for label, text in destinations.items():
+            if text is not None:
+                place = _destination(text, label)
+                if spark is not None:
+                    require_lasting(place, spark, label=label)
+        require_format(fmt)
         if publish not in PUBLISH_MODES:
             raise RunOutputError(
                 f"publish must be one of {', '.join(PUBLISH_MODES)}, not {publish!r}",
                 item_kind="output",
             )
-        named = [d for d in destinations if d is not None]
+        named = [d for d in destinations.values() if d is not None]
         atomic = publish == "atomic" and fmt != "delta" and bool(named)
         atomic = atomic and all(is_path(d) for d in named)
         if atomic and spark is not None and not on_this_machine(spark):
@@ -439,7 +448,7 @@ def read_outputs(
     >>> v.count(), q.count(), s.where("kind = 'rows' AND name = 'input_rows'").first().value
     (2, 1, 2.0)
     """
-    from quality_py.actions.publish import recovered
+    from quality_py.outputs.publish import recovered
 
     paths = [p for p in (valid, quarantine, stats) if p is not None and is_path(p)]
     with recovered(paths, wait_seconds):

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quality_py.errors import QualityError
 from quality_py.gate.locations import has_scheme as has_scheme  # where a path lives: the gate
 from quality_py.gate.locations import local_path as local_path
+from quality_py.outputs.destination import RunOutputError
 
 STAGING = ".qp-staging-"
 BACKUP = ".qp-old-"
@@ -53,13 +53,6 @@ JOURNAL = ".qp-journal-"
 LOCK = ".qp-lock"
 #: Journal and owner files name the format; a journal of another format is refused, not guessed.
 JOURNAL_FORMAT = 1
-
-
-class RunOutputError(QualityError):
-    """An output cannot be written as asked (busy destination, no atomic rename, Delta without
-    delta-spark, ...)."""
-
-    code = "RUN_OUTPUT"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,133 @@
+"""What every alert sender shares: which events it sends, its delivery settings, and the base
+of the senders that POST JSON to a webhook URL taken from the environment.
+
+A sender is a notifier (``notify(event)``): it renders the event's alert through its
+channel's escapers (:mod:`quality_py.alerts.escaping`) and delivers it within one deadline
+(:mod:`quality_py.alerts.delivery`). A delivery that fails raises
+:class:`~quality_py.alerts.delivery.AlertNotDelivered` to
+:func:`~quality_py.actions.notify.notify_all`, which reports it (a warning, the run's result
+and record) and lets the run go on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from quality_py.alerts.delivery import (
+    Connections,
+    Delivery,
+    checked_url,
+    post_json,
+    secret,
+)
+from quality_py.alerts.escaping import Escaped, Escaper
+from quality_py.alerts.message import alert_of
+
+
+def wanted(event: Mapping[str, Any], when: str) -> bool:
+    """Whether an alert sender sends ``event`` (``start`` and the separate ``alert`` event are
+    never sent: the finished run's event holds its alerts).
+
+    >>> wanted({"event": "success", "failing_rules": []}, "problems")
+    False
+    >>> wanted({"event": "success", "failing_rules": [{"rule": "1.1", "rows": 2}]}, "problems")
+    True
+    """
+    kind = event.get("event")
+    if kind == "failure":
+        return True
+    if kind != "success" or when == "failure":
+        return False
+    return when == "always" or bool(
+        event.get("failing_rules") or event.get("failed_checks") or event.get("alerts")
+    )
+
+
+class Sender:
+    """What every alert sender is given: the report's URL (checked) and its delivery."""
+
+    service: ClassVar[str] = "webhook"
+    #: the contexts this channel's texts land in (each an escaper)
+    escapers: ClassVar[tuple[Escaper, ...]] = ()
+    report_url: str | None
+    delivery: Delivery
+
+    def _settings(
+        self, report_url: str | None, when: str, timeout: object, attempts: object,
+        backoff: object,
+    ) -> None:  # fmt: skip
+        self.delivery = Delivery.checked(self.service, when, timeout, attempts, backoff)
+        self.report_url = None if report_url is None else checked_url(report_url, what="report_url")
+
+    @property
+    def when(self) -> str:
+        """When this sender sends (``problems``, ``failure`` or ``always``)."""
+        return self.delivery.when
+
+    @property
+    def timeout(self) -> float:
+        """The deadline of one whole delivery, in seconds."""
+        return self.delivery.timeout
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """Send the event's alert when it is wanted (each channel delivers its own way)."""
+        raise NotImplementedError
+
+    def views(self, event: dict[str, Any]) -> Mapping[str, Escaped]:
+        """The event's alert escaped for each of this channel's contexts."""
+        from quality_py.alerts.escaping import views
+
+        return views(alert_of(event, self.report_url), self.escapers)
+
+
+class HttpAlert(Sender):
+    """Posts an alert as JSON to a webhook URL taken from the environment; the base of
+    :class:`~quality_py.alerts.SlackAlert`, :class:`~quality_py.alerts.TeamsAlert` and
+    :class:`~quality_py.alerts.WebhookAlert`."""
+
+    def __init__(
+        self,
+        url_env: str,
+        *,
+        report_url: str | None = None,
+        when: str = "problems",
+        timeout: float = 30.0,
+        attempts: int = 3,
+        backoff: float = 1.0,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._settings(report_url, when, timeout, attempts, backoff)
+        who = f"{self.service} alert: {url_env}"
+        self._url = checked_url(
+            secret(url_env, environ, who=f"{self.service} alert"), what=who, secret_value=True
+        )
+        self.url_env = url_env
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(url_env={self.url_env!r})"
+
+    def body(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The JSON this service takes."""
+        raise NotImplementedError
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """Send the event's alert when :func:`wanted`; a failure raises once the retries or the
+        deadline are spent.
+
+        >>> from quality_py.alerts import SlackAlert
+        >>> env = {"QP_DOC_HOOK": "http://127.0.0.1:9/never"}
+        >>> SlackAlert("QP_DOC_HOOK", environ=env).notify({"event": "start"})  # not sent
+        """
+        if not wanted(event, self.when):
+            return
+        data = json.dumps(self.body(event), default=str).encode("utf-8")
+
+        def attempt(conns: Connections, left: float) -> None:
+            post_json(self._url, data, conns, left)
+
+        self.delivery.deliver(attempt, f"{self.service} alert")
+
+
+__all__ = ["HttpAlert", "Sender", "wanted"]
