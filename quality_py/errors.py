@@ -310,3 +310,28 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
         return f" (did you mean {lowered[word.lower()]!r}?)"
     close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.75)
     return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
+
+
+#: The most columns a hint lists when none is close to a missing name
+MAX_LISTED = 12
+
+
+def column_hint(word: str, columns: Iterable[str]) -> str:
+    """What to say of a missing column: the closest of ``columns`` when one is close
+    (:func:`did_you_mean`), else the columns that can be read (up to :data:`MAX_LISTED`, in
+    their order), so a misspelling with no near neighbour still shows the right name.
+
+    >>> column_hint("amout", ["id", "amount"])
+    " (did you mean 'amount'?)"
+    >>> column_hint("destination", ["year", "dest", "origin"])
+    ' (the columns are year, dest, origin)'
+    >>> column_hint("x", [f"c{i}" for i in range(20)])
+    ' (the columns are c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11 and 8 more)'
+    """
+    names = list(dict.fromkeys(columns))
+    close = did_you_mean(word, names)
+    if close or not names:
+        return close
+    shown = ", ".join(names[:MAX_LISTED])
+    more = f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else ""
+    return f" (the columns are {shown}{more})"

@@ -10,6 +10,7 @@ from typing import Any
 from quality_py.actions.sql_checks import FRAMES
 from quality_py.cli.common import job_of
 from quality_py.errors import QualityError, RulesetFormatError, item_text
+from quality_py.gate import files
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import is_yaml
 from quality_py.io.tables import (
@@ -56,11 +57,10 @@ SECTIONS = ("checks", "anomalies", "sql_checks", "error_rates")
 def yaml_sections(path: str) -> dict[str, Any]:
     """The sections of a YAML ruleset beside its suite, as data (dataset checks, anomaly checks,
     SQL checks, error rates), in the file's order."""
-    import yaml
 
-    text = Path(path).read_text(encoding="utf-8")
+    text = files.read_text(path)
     refuse_aliases(text, path)
-    doc = yaml.safe_load(text) or {}
+    doc = files.yaml_value(text) or {}
     return {k: doc[k] for k in doc if k in SECTIONS and doc[k] is not None}
 
 
@@ -156,7 +156,7 @@ def _import(args: argparse.Namespace) -> int:
         raise RulesetFormatError(
             f"an import writes a YAML ruleset: {args.dest} is not .yaml", item_kind="ruleset"
         )
-    text = Path(args.source).read_text(encoding="utf-8")
+    text = files.read_text(args.source)
     result = import_text(
         text,
         args.from_format,

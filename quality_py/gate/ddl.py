@@ -2,9 +2,11 @@
 nested-field names, for checking a ruleset's names where no JVM runs (``validate --schema``).
 
 The grammar is Spark's ``StructType.fromDDL``: fields ``NAME [:] TYPE [NOT NULL] [COMMENT
-'text']`` separated by commas; a type is a name with optional ``(n[, m])``, ``ARRAY<T>``,
-``MAP<K, V>``, ``STRUCT<fields>`` or ``INTERVAL`` with its units. Anything else is refused with
-the position, never read loosely: a schema that lost a column would make a right rule wrong.
+'text']`` separated by commas (a name is Spark's identifier: letters, digits and ``_``, not a
+number, or back-quoted; a comment is quoted with ``'`` or ``"``); a type is a name with optional
+``(n[, m])``, ``ARRAY<T>``, ``MAP<K, V>``, ``STRUCT<fields>`` or ``INTERVAL`` with its units.
+Anything else is refused with the position, never read loosely: a schema that lost a column
+would make a right rule wrong.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ import re
 from quality_py.errors import InputError
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<quoted>`(?:[^`]|``)*`)|(?P<text>'(?:[^'\\]|\\.)*')|(?P<number>\d+)"
-    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>[<>(),:]))"
+    r"\s*(?:(?P<quoted>`(?:[^`]|``)*`)|(?P<text>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+    r"|(?P<word>[A-Za-z0-9_]+)|(?P<punct>[<>(),:]))"
 )
+#: What Spark's lexer reads as a number, not a name: a run of letters, digits and ``_`` is an
+#: identifier (``2024q1`` included) unless one of the numeric literals matches it whole, as
+#: the lexer takes the longest match and, at equal length, the rule defined first
+_NUMBER = re.compile(r"\d+([LSY]|(E\d+)?(F|D|BD)?)", re.IGNORECASE)
 #: Spark's type names (``DataType.fromDDL``), upper-cased.
 TYPE_NAMES = frozenset(
     [
@@ -62,8 +68,11 @@ class _Reader:
             m = _TOKEN.match(text, pos)
             if m is None or m.end() == pos:
                 raise self.error(len(text[:pos]) + len(text[pos:]) - len(text[pos:].lstrip()))
-            kind = m.lastgroup or ""
-            self.tokens.append((kind, m.group(kind), m.start(kind)))
+            group = m.lastgroup or ""
+            kind, value = group, m.group(group)
+            if kind == "word" and _NUMBER.fullmatch(value):
+                kind = "number" if value.isdigit() else "literal"
+            self.tokens.append((kind, value, m.start(group)))
             pos = m.end()
         self.i = 0
 

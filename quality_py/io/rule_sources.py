@@ -20,13 +20,12 @@ Missing ids or text in a row are reported with the table, row and column by the 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
-from quality_py.gate import reads
+from quality_py.gate import files, reads
 from quality_py.io.tables import read_rule_tables
 from quality_py.io.tables.columns import RuleColumns, mapping
 from quality_py.io.tables.local import LocalTable, read_local_table, readable_here
@@ -56,14 +55,14 @@ def _delta_files(folder: Path) -> list[str]:
         )
     live: dict[str, None] = {}
     for path in commits:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            action = json.loads(line)
-            if "add" in action:
-                live[action["add"]["path"]] = None
-            elif "remove" in action:
-                live.pop(action["remove"]["path"], None)
+        for _, action in files.json_lines(files.read_text(path), str(path)):
+            if not isinstance(action, dict):
+                raise _refuse(f"{path} is not a Delta log commit (a line is not an object)")
+            added, removed = action.get("add"), action.get("remove")
+            if isinstance(added, dict) and isinstance(added.get("path"), str):
+                live[added["path"]] = None
+            elif isinstance(removed, dict) and isinstance(removed.get("path"), str):
+                live.pop(removed["path"], None)
     from urllib.parse import unquote
 
     return [str(folder / unquote(p)) for p in live]

@@ -24,6 +24,7 @@ from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError
+from quality_py.gate import files
 from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.io.text_places import TextPlace, finding_place, text_places
 from quality_py.model.ids import Id
@@ -164,7 +165,7 @@ def load_ruleset_file(
     """
     if is_yaml(source):
         path = Path(source)
-        return loads_ruleset_file(path.read_text(encoding="utf-8"), str(path), variables)
+        return loads_ruleset_file(files.read_text(path), str(path), variables)
     from quality_py.io.rule_sources import read_placed_suite
 
     read, places = read_placed_suite(spark, str(source), suite, others)

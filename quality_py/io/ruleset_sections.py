@@ -35,6 +35,7 @@ import yaml
 from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck, sql_checks_from_specs
 from quality_py.errors import ModelError, QualityError
+from quality_py.gate import files
 from quality_py.history.anomalies import strategy_from_dict
 from quality_py.history.anomaly_checks import AnomalyCheck
 from quality_py.io.yaml_checks import _children, _error, refuse_aliases
@@ -46,7 +47,7 @@ def anomalies_from_node(node: yaml.Node | None, origin: str) -> tuple[AnomalyChe
     """The anomaly checks of an ``anomalies:`` node."""
     if node is None:
         return ()
-    specs = yaml.SafeLoader("").construct_document(node)
+    specs = files.yaml_loader()("").construct_document(node)
     if not specs:
         return ()
     if not isinstance(specs, list):
@@ -94,7 +95,7 @@ def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, 
     ['rows.run.input_rows by RelativeRateOfChange']
     """
     refuse_aliases(text, origin)
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    root = yaml.compose(text, Loader=files.yaml_loader())
     if not isinstance(root, yaml.MappingNode):
         return ()
     return anomalies_from_node(
@@ -104,7 +105,7 @@ def loads_anomalies(text: str, origin: str = "<string>") -> tuple[AnomalyCheck, 
 
 def _top(text: str, origin: str, key: str) -> tuple[yaml.Node | None, object]:
     refuse_aliases(text, origin)
-    node = section(yaml.compose(text, Loader=yaml.SafeLoader), key)
+    node = section(yaml.compose(text, Loader=files.yaml_loader()), key)
     return node, _value(node)
 
 
@@ -116,7 +117,7 @@ def section(root: yaml.Node | None, key: str) -> yaml.Node | None:
 
 
 def _value(node: yaml.Node | None) -> object:
-    return None if node is None else yaml.SafeLoader("").construct_document(node)
+    return None if node is None else files.yaml_loader()("").construct_document(node)
 
 
 def loads_sql_checks(text: str, origin: str = "<string>") -> tuple[SqlCheck, ...]:
@@ -181,4 +182,4 @@ def error_rates_from_node(node: yaml.Node | None, origin: str) -> ErrorRates | N
 def load_anomalies(path: str | Path) -> tuple[AnomalyCheck, ...]:
     """The anomaly checks of a YAML ruleset file (errors name the file, line and column)."""
     p = Path(path)
-    return loads_anomalies(p.read_text(encoding="utf-8"), str(p))
+    return loads_anomalies(files.read_text(p), str(p))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import PolicyError, QualityError, ReferenceDataError
-from quality_py.gate import reads
+from quality_py.gate import files, reads
 from quality_py.gate.locations import has_scheme
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.model.policy import RulePolicy
@@ -176,11 +176,10 @@ def read_view_file(
 
 
 def _reference_yaml(path: Path) -> dict[str, Any]:
-    import yaml
 
-    text = path.read_text(encoding="utf-8")
+    text = files.read_text(path)
     refuse_aliases(text, str(path))  # bounded depth, no aliases
-    data = yaml.safe_load(text) or {}
+    data = files.yaml_value(text) or {}
     if not isinstance(data, dict) or set(data) - {"views", "maps", "blooms"}:
         raise _error(f"{path}: expected a mapping with 'views', 'maps' and 'blooms' lists")
     return data

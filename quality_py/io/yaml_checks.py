@@ -26,6 +26,7 @@ import yaml
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import ModelError, QualityError, RulesetFormatError, Span
+from quality_py.gate import files
 from quality_py.io.schema import CONSTRAINTS, KEYS, did_you_mean
 
 
@@ -85,7 +86,7 @@ def loads_checks(text: str, origin: str = "<string>") -> tuple[Check, ...]:
     """
     refuse_aliases(text, origin)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=files.yaml_loader())
     except yaml.YAMLError as err:
         raise RulesetFormatError(f"{origin}: {err}", item_kind="check") from None
     if not isinstance(root, yaml.MappingNode):
@@ -112,7 +113,7 @@ def refuse_aliases(text: str, origin: str) -> None:
     """
     depth = 0
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=files.yaml_loader()):
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:  # refused as soon as it is seen: the composer recurses
@@ -142,7 +143,7 @@ def checks_from_node(checks_node: yaml.Node | None, origin: str) -> tuple[Check,
     once and reads the suite and its checks from the same tree)."""
     if checks_node is None:
         return ()
-    checks = yaml.SafeLoader("").construct_document(checks_node)
+    checks = files.yaml_loader()("").construct_document(checks_node)
     if not checks:
         return ()
     if not isinstance(checks, list):

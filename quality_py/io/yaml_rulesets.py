@@ -37,6 +37,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import ModelError, QualityError, RulesetFormatError, Span
+from quality_py.gate import files
 from quality_py.gate.numbers import number
 from quality_py.io.schema import KEYS, did_you_mean
 from quality_py.io.variables import escape_variables, substitute_variables
@@ -321,7 +322,7 @@ def compose_ruleset(
     a file is read and parsed once (``io/ruleset_file.py``)."""
     refuse_aliases(text, origin)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=files.yaml_loader())
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         span = Span(mark.line + 1, mark.column + 1, mark.index, mark.index + 1) if mark else None
@@ -388,7 +389,7 @@ def load_ruleset_and_checks(
     True
     """
     p = Path(path)
-    return loads_ruleset_and_checks(p.read_text(encoding="utf-8"), str(p), variables)
+    return loads_ruleset_and_checks(files.read_text(p), str(p), variables)
 
 
 def load_ruleset(path: str | Path, variables: Mapping[str, str] | None = None) -> RuleSuite:
@@ -399,7 +400,7 @@ def load_ruleset(path: str | Path, variables: Mapping[str, str] | None = None) -
     True
     """
     p = Path(path)
-    return loads_ruleset(p.read_text(encoding="utf-8"), str(p), variables)
+    return loads_ruleset(files.read_text(p), str(p), variables)
 
 
 def dumps_ruleset(suite: RuleSuite) -> str:

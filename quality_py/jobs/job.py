@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
+from quality_py.gate import files
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.jobs.prepare import PreparedJob, prepare
 from quality_py.jobs.running import JobResult, require_runnable, run_prepared
@@ -78,10 +79,10 @@ class QualityJob(JobSpec):
         import yaml
 
         path = Path(source)
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path, what="job file")
         refuse_aliases(text, str(path))  # bounded depth, no aliases: as every YAML we read
         try:
-            document = yaml.safe_load(text)
+            document = files.yaml_value(text)
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""

@@ -7,12 +7,11 @@ empty frame to analyse rules against (:func:`schema_frame`).
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
+from quality_py.gate import files
 from quality_py.gate.ddl import ddl_paths
 from quality_py.io.tables.local import parquet_files
 from quality_py.model.types import DataFrame, SparkSession
@@ -29,7 +28,16 @@ def names_a_file(text: str) -> bool:
     >>> names_a_file("data/orders.csv"), names_a_file("id INT, amount DOUBLE")
     (True, False)
     """
-    return text.strip().lower().endswith(SAMPLE_SUFFIXES) or Path(text).is_file()
+    return text.strip().lower().endswith(SAMPLE_SUFFIXES) or _exists(text)
+
+
+def _exists(text: str) -> bool:
+    """Whether ``text`` names something on this machine (a DDL schema of hundreds of
+    characters is no file name: the file system's refusal means "no")."""
+    try:
+        return Path(text).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _arrow_paths(schema: Any, prefix: str, out: dict[str, bool]) -> None:
@@ -52,32 +60,27 @@ def _json_paths(value: dict[str, Any], prefix: str, out: dict[str, bool]) -> Non
 
 def _file_paths(path: Path) -> dict[str, bool]:
     suffix = path.suffix.lower()
+    shown = f"--schema {path}"
     out: dict[str, bool] = {}
     if suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            header = next(csv.reader(handle), None)
+        head = files.read_head(path, what="--schema", size=1024 * 1024)
+        header = next(iter(files.csv_rows(head.split("\n", 1)[0], shown)), None)
         if not header:
-            raise InputError(f"--schema {path}: the file has no header row")
+            raise InputError(f"{shown}: the file has no header row")
         return {name.lower(): False for name in header}
     if suffix == ".parquet" or path.is_dir():
-        import pyarrow.parquet as pq
-
-        files = [str(path)] if path.is_file() else parquet_files(path)
-        if not files:
-            raise InputError(f"--schema {path}: no parquet file in the folder")
-        _arrow_paths(pq.read_schema(files[0]), "", out)
+        found = [str(path)] if path.is_file() else parquet_files(path)
+        if not found:
+            raise InputError(f"{shown}: no parquet file in the folder")
+        _arrow_paths(files.parquet_schema(found[0], what="--schema"), "", out)
         return out
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if number > JSON_LINES_READ:
-                break
-            if line.strip():
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputError(f"--schema {path}:{number}: not JSON ({err.msg})") from None
-                if isinstance(value, dict):
-                    _json_paths(value, "", out)
+    head = files.read_head(path, what="--schema")
+    lines = head.split("\n")[: JSON_LINES_READ if len(head) < 16 * 1024 * 1024 else -1]
+    for _, value in files.json_lines("\n".join(lines), shown, limit=JSON_LINES_READ):
+        # Spark reads a line holding an array of objects as one row per object
+        for row in value if isinstance(value, list) else [value]:
+            if isinstance(row, dict):
+                _json_paths(row, "", out)
     return out
 
 

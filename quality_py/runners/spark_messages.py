@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from quality_py.errors import Span, did_you_mean
+from quality_py.errors import Span, column_hint
 from quality_py.sql.names import name_span
 
 _TAIL = re.compile(r"\s*(SQLSTATE: \w+;?)?\s*(line \d+ pos \d+;?)?\s*$")
@@ -29,9 +29,9 @@ def _unresolved(body: str) -> tuple[str, str | None]:
         return body, None
     missing = names[0].replace("``", "`")
     hint = ""
-    if "Did you mean" in body:  # Spark lists every column; only a close one is a suggestion
+    if "Did you mean" in body:  # Spark lists columns: a close one, else the list
         offered = [n.replace("``", "`") for n in names[1:]]
-        hint = did_you_mean(missing.rpartition(".")[2], [n.rpartition(".")[2] for n in offered])
+        hint = column_hint(missing.rpartition(".")[2], [n.rpartition(".")[2] for n in offered])
     return f"column {missing} is missing{hint}", missing
 
 

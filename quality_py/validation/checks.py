@@ -7,7 +7,7 @@ from typing import Any
 
 from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.checks import Check, as_predicate
-from quality_py.errors import QualityError
+from quality_py.errors import QualityError, column_hint
 from quality_py.gate.names import reference_name
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import DataFrame
@@ -64,7 +64,8 @@ def check_findings(
                 c for c in _columns(analyzer) if paths is not None and c.lower() not in paths
             ]
             for name in missing:
-                add("NameError", label, f"column {name} is missing")
+                hint = column_hint(name, [c for c in paths or () if "." not in c])
+                add("NameError", label, f"column {name} is missing{hint}")
             if missing or not isinstance(analyzer, Analyzer):
                 continue
             try:

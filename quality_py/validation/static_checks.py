@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quality_py.errors import QualityError, did_you_mean
+from quality_py.errors import QualityError, column_hint
 from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import SchemaLike
@@ -93,7 +93,7 @@ def _suggestion(name: str, paths: dict[str, bool]) -> str:
     """The closest column (or field beside a nested one) to a missing ``name``."""
     head, _, _ = name.lower().rpartition(".")
     siblings = [p.rpartition(".")[2] for p in paths if p.rpartition(".")[0] == head]
-    return did_you_mean(name.rpartition(".")[2], siblings)
+    return column_hint(name.rpartition(".")[2], siblings)
 
 
 def _missing(

@@ -46,19 +46,21 @@ def test_the_file_is_read_and_parsed_once(tmp_path: Path, monkeypatch: pytest.Mo
         "sql_checks: [{name: rows, sql: count(*) > 0, on: valid}]\n"
         "error_rates: {run: 0.2}\n"
     )
+    from quality_py.gate import files
+
     reads: list[str] = []
     composes: list[int] = []
-    read_text, compose = Path.read_text, yaml.compose
+    read_bytes, compose = files.read_bytes, yaml.compose
 
-    def counting_read(self: Path, *args: object, **kwargs: object) -> str:
-        reads.append(str(self))
-        return read_text(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counting_read(path: Path, *args: object, **kwargs: object) -> bytes:
+        reads.append(str(path))  # every outside file is read through gate/files.py
+        return read_bytes(path, *args, **kwargs)  # type: ignore[arg-type]
 
     def counting_compose(*args: object, **kwargs: object) -> object:
         composes.append(1)
         return compose(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "read_text", counting_read)
+    monkeypatch.setattr(files, "read_bytes", counting_read)
     monkeypatch.setattr(yaml, "compose", counting_compose)
     ruleset = load_ruleset_file(path)
     assert reads == [str(path)] and len(composes) == 1

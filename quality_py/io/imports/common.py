@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from quality_py.errors import QualityError, RulesetFormatError
+from quality_py.gate import files
 from quality_py.gate.names import name_parts
 from quality_py.io.ruleset_file import loads_ruleset_file
 from quality_py.io.variables import escape_variables
@@ -208,7 +209,7 @@ def nodes_with_lines(text: str, origin: str) -> yaml.Node | None:
     """The YAML of another tool, composed (aliases refused), for line numbers."""
     refuse_aliases(text, origin)
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=files.yaml_loader())
     except yaml.MarkedYAMLError as err:
         line = err.problem_mark.line + 1 if err.problem_mark else 0
         raise RulesetFormatError(f"{origin}:{line}: {err.problem}", item_kind="ruleset") from None
@@ -216,7 +217,7 @@ def nodes_with_lines(text: str, origin: str) -> yaml.Node | None:
 
 def value(node: yaml.Node | None) -> Any:
     """A composed node as plain Python values."""
-    return yaml.SafeLoader("").construct_document(node) if node is not None else None
+    return files.yaml_loader()("").construct_document(node) if node is not None else None
 
 
 def line_of(node: yaml.Node) -> int:

@@ -60,7 +60,7 @@ def parse_version(text: str | None) -> tuple[int, int]:
     """
     if text is None:
         return DEFAULT_VERSION
-    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", str(text).strip())
+    m = re.fullmatch(r"v?(\d{1,4})\.(\d{1,4})(?:\.\d{1,6})?", str(text).strip()[:40])
     if not m:
         raise RulesetFormatError(
             f"--dqx-version takes a version such as 0.16, not {text!r}", item_kind="ruleset"

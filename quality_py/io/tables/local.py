@@ -10,15 +10,13 @@ with Spark, through the same row checks.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from quality_py.errors import InputError
+from quality_py.gate import files
 
 #: The suffixes of a rule table file this module reads.
 LOCAL_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
@@ -41,17 +39,14 @@ class LocalTable:
 
 def _csv(path: Path) -> LocalTable:
     """RFC 4180 with a header row, as spreadsheets write it; an empty cell is null."""
-    text = path.read_bytes().decode("utf-8-sig")  # line ends inside a cell kept as written
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if header is None:
+    text = files.read_text(path)  # line ends inside a cell kept as written
+    records = files.csv_records(text, str(path))
+    if not records:
         raise InputError(f"{path}: the file is empty (a rule table has a header row)")
-    columns = tuple(header)
+    columns = tuple(records[0][1])
     lines = text.split("\n")
     rows, starts = [], []
-    line = reader.line_num
-    for cells in reader:
-        first, line = line + 1, reader.line_num
+    for first, cells in records[1:]:
         if not cells:
             continue  # a blank line, as Spark's reader skips it
         padded = [*cells, *[""] * (len(columns) - len(cells))]
@@ -76,13 +71,7 @@ def _cell_columns(line: str) -> tuple[int, ...]:
 
 def _json_lines(path: Path) -> LocalTable:
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}:{number}: not a JSON object ({err.msg})") from None
+    for number, value in files.json_lines(files.read_text(path), str(path)):
         if not isinstance(value, dict):
             raise InputError(f"{path}:{number}: not a JSON object")
         rows.append(value)
@@ -90,10 +79,10 @@ def _json_lines(path: Path) -> LocalTable:
     return LocalTable(str(path), columns, tuple(rows))
 
 
-def _parquet(origin: str, files: Sequence[str]) -> LocalTable:
-    import pyarrow.parquet as pq
-
-    tables = [pq.read_table(f) for f in files]
+def _parquet(origin: str, paths: Sequence[str]) -> LocalTable:
+    tables = [files.parquet_table(f) for f in paths]
+    if not tables:
+        raise InputError(f"{origin}: no parquet file in the folder")
     columns = tuple(dict.fromkeys(c for t in tables for c in t.column_names))
     rows = tuple(row for t in tables for row in t.to_pylist())
     return LocalTable(origin, columns, rows)

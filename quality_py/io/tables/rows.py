@@ -189,8 +189,8 @@ def _tags(value: Any) -> tuple[str, ...] | None:
         text = value.strip()
         if text.startswith("["):
             try:
-                parsed = json.loads(text)
-            except ValueError:
+                parsed = json.loads(text) if len(text) < 100_000 else None
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser
                 return None
             return _tags(parsed) if isinstance(parsed, list) else None
         return tuple(t.strip() for t in text.split(",") if t.strip())
@@ -324,7 +324,7 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
         if typed_row is not None and len(by_key[tuple(getattr(typed_row, k) for k in key)]) > 1:
             found.append(f"({', '.join(key)}) repeats with a different rule_expr")
         if found:
-            shown = tuple(dict.fromkeys((k, given.get(k)) for k in listed if k in given))
+            shown = tuple({k: given.get(k) for k in listed if k in given}.items())
             broken.append(BrokenRow(table, shown, tuple(found)))
     if broken:
         raise RuleTableError(broken)
