@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from quality_py.alerts import AlertNotDelivered
+from quality_py.alerts.delivery import Connections, Delivery, checked_url, post_json
 
 if TYPE_CHECKING:  # run.py imports this module
     from quality_py.actions.outcome import RunSummary
@@ -80,7 +80,9 @@ class JsonLinesNotifier:
 
 
 class WebhookNotifier:
-    """POSTs each event as JSON to ``url`` (``http`` or ``https`` only)."""
+    """POSTs each event as JSON to ``url`` (``https``; ``http`` on a loopback host), delivered
+    as an alert is: within one deadline of ``timeout`` seconds, no redirect followed
+    (:mod:`quality_py.alerts.delivery`)."""
 
     def __init__(
         self,
@@ -90,24 +92,24 @@ class WebhookNotifier:
         headers: dict[str, str] | None = None,
         events: Sequence[str] = ("start", "success", "failure", "alert"),
     ) -> None:
-        if not url.startswith(("http://", "https://")):
-            raise ValueError(f"a webhook URL must be http(s), got {url!r}")
-        self.url = url
-        self.timeout = timeout
-        self.headers = {"Content-Type": "application/json", **(headers or {})}
+        self.url = checked_url(url, what="webhook URL")
+        self.delivery = Delivery.checked("webhook", "always", timeout, 1, 0)
+        self.headers = dict(headers or {})
         self.events = tuple(events)
 
     def notify(self, event: dict[str, Any]) -> None:
-        """POST the event; an HTTP error status raises (and is logged by the run).
+        """POST the event; a failure raises (and is reported by the run).
 
         >>> WebhookNotifier("http://127.0.0.1:9", events=("failure",)).notify({"event": "start"})
         """
         if event["event"] not in self.events:
             return
         body = json.dumps(event, sort_keys=True, default=str).encode("utf-8")
-        request = urllib.request.Request(self.url, body, self.headers, method="POST")
-        with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            response.read()
+
+        def attempt(conns: Connections, left: float) -> None:
+            post_json(self.url, body, conns, left, self.headers)
+
+        self.delivery.deliver(attempt, "webhook notification")
 
 
 def notify_all(

@@ -309,7 +309,10 @@ def why(err: BaseException) -> str:
     return type(err).__name__
 
 
-def post_json(url: str, body: bytes, conns: Connections, left: float) -> None:
+def post_json(
+    url: str, body: bytes, conns: Connections, left: float,
+    headers: Mapping[str, str] | None = None,
+) -> None:  # fmt: skip
     """POST ``body`` to ``url`` as JSON over one connection (redirects not followed); a
     non-2xx answer raises :class:`HttpStatus`."""
     import http.client
@@ -320,8 +323,9 @@ def post_json(url: str, body: bytes, conns: Connections, left: float) -> None:
     conns.add(_Later(conn))
     try:
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
-        conn.request("POST", target, body, headers)
+        sent = {**(headers or {}), "Content-Type": "application/json"}
+        sent["Content-Length"] = str(len(body))
+        conn.request("POST", target, body, sent)
         answer = conn.getresponse()
         answer.read(MAX_ANSWER_BYTES)
         if not 200 <= answer.status < 300:

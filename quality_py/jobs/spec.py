@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.alerts import alert_kind
+from quality_py.alerts.delivery import checked_url
 from quality_py.errors import InputError, ModelError
 from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
@@ -178,6 +179,12 @@ class JobSpec:
                 alert_kind(alert)
             except ModelError as err:
                 raise _problem("alerts", err.message) from None
+        for name, urls in (("webhooks", self.webhooks), ("report_url", [self.report_url])):
+            for url in (u for u in urls if u is not None):
+                try:  # checked where it is read, before anything starts
+                    checked_url(url, what=name)
+                except ModelError as err:
+                    raise _problem(name, err.message) from None
         _choice(self.layout, "layout", LAYOUTS)
         if not isinstance(self.outputs, Outputs) or not isinstance(self.spark, SparkSettings):
             raise _problem("outputs", "outputs and spark are Outputs and SparkSettings values")

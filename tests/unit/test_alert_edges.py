@@ -233,3 +233,38 @@ def test_no_field_of_the_event_acts_in_any_channel(field: str) -> None:
         assert {t for t, _ in parser.tags} <= OWN_TAGS, (field, text)
         anchors = [dict(a) for t, a in parser.tags if t == "a"]
         assert anchors == ([{"href": link}] if link else []), (field, text)
+
+
+def test_the_older_webhook_notifier_is_delivered_the_same_way() -> None:
+    from datetime import datetime
+
+    from quality_py.actions.notify import WebhookNotifier, notify_all
+    from quality_py.actions.outcome import RunSummary
+    from quality_py.model.enums import RunStatus
+
+    with pytest.raises(ModelError, match="plain http is taken on a loopback host only"):
+        WebhookNotifier("http://hooks.example.com/x")
+    summary = RunSummary("r1", datetime(2026, 11, 23), "7.2", RunStatus.SUCCESS)
+    with http_server([302]) as (url, seen):
+        lost = notify_all([WebhookNotifier(url)], "success", summary)
+    assert len(seen.requests) == 1
+    assert lost == ("webhook notification not delivered after 1 try: HTTP 302 (a redirect is "
+                    "not followed)",)  # fmt: skip
+    with http_server() as (url, seen):
+        assert notify_all([WebhookNotifier(url, headers={"X-Team": "dq"})], "start", summary) == ()
+    assert seen.requests[0]["headers"]["X-Team"] == "dq"
+    assert json.loads(seen.requests[0]["body"])["run_id"] == "r1"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("report_url", "javascript:alert(1)"), ("webhooks", ["http://hooks.example.com/x"]),
+     ("alerts", ["email=ops@example.com\nBcc: all@example.com"])],
+)  # fmt: skip
+def test_a_job_file_is_checked_before_anything_starts(key: str, value: object) -> None:
+    from quality_py.errors import QualityError
+    from quality_py.jobs import QualityJob
+
+    with pytest.raises(QualityError) as err:
+        QualityJob.from_dict({"ruleset": "r.yaml", key: value}, "job.yaml")  # type: ignore[arg-type]
+    assert key in str(err.value)
