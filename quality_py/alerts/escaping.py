@@ -20,6 +20,9 @@ The contexts and what they neutralise:
 * ``html``: an e-mail's HTML part, every text HTML-escaped (quotes too).
 * ``header``: an e-mail header: no line break or control character (folded to a space).
 * ``plain``: an e-mail's text part: control characters but line breaks as spaces.
+
+In every context but JSON, a control or invisible format character (a bidirectional override
+that reverses what a reader sees, a zero-width joiner) is shown as U+FFFD.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -84,7 +88,21 @@ def _escaped(value: Any, escaper: Escaper) -> Any:
     return value
 
 
+def _visible(text: str, keep: str = "") -> str:
+    """Controls and invisible format characters (bidirectional overrides that reverse what a
+    reader sees, zero-width joiners) as U+FFFD, except those in ``keep``.
+
+    >>> _visible("evil\\u202egpj.exe")
+    'evil\\ufffdgpj.exe'
+    """
+    return "".join(
+        "\ufffd" if c not in keep and unicodedata.category(c) in ("Cc", "Cf") else c
+        for c in text
+    )
+
+
 def _slack(text: str) -> str:
+    text = _visible(text, "\n")
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -98,7 +116,7 @@ _LEADING = re.compile(r"^(\s*)(?:([-+])|(\d{1,9})([.)]))(?=\s|$)")
 
 def _teams(text: str) -> str:
     # line breaks would start a list or paragraph: one line, its marks escaped
-    line = _MARKS.sub(_mark, re.sub(r"[\r\n\u2028\u2029]+", " ", text))
+    line = _MARKS.sub(_mark, _visible(re.sub(r"[\r\n\u2028\u2029]+", " ", text)))
     return _LEADING.sub(_leading, line, count=1)
 
 
@@ -115,7 +133,7 @@ def _leading(m: re.Match[str]) -> str:
 
 
 def _html(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(_visible(text, "\n"), quote=True)
 
 
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
@@ -123,11 +141,11 @@ _CONTROLS_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029\x85]")
 
 
 def _header(text: str) -> str:
-    return _CONTROLS.sub(" ", text)
+    return _visible(_CONTROLS.sub(" ", text))
 
 
 def _plain(text: str) -> str:
-    return _CONTROLS_BUT_NEWLINE.sub(" ", text)
+    return _visible(_CONTROLS_BUT_NEWLINE.sub(" ", text), "\n")
 
 
 SLACK = Escaper("slack", _slack)

@@ -124,11 +124,11 @@ def alert_of(event: dict[str, Any], report_url: str | None = None) -> Alert:
     >>> a.link
     'https://dq.example.com/site/runs/run.quality~5frun.r1.2026-01-02_t00~3a00~3a00~2b00~3a00.html'
     """
-    suite = str(event.get("suite") or "?")
-    label = f"'{event['suite_name']}' ({suite})" if event.get("suite_name") else suite
+    suite = _cut(event.get("suite") or "?", 40)
+    label = f"'{_cut(event['suite_name'], 100)}' ({suite})" if event.get("suite_name") else suite
     rules = _rule_lines(event)
     status = str(event.get("status") or event.get("event"))
-    head = f"Quality run {event.get('run_id')} of suite {label}"
+    head = f"Quality run {_cut(event.get('run_id'), 200)} of suite {label}"
     if event.get("event") == "failure" or not rules:
         title = f"{head}: {status}"
     else:

@@ -158,7 +158,15 @@ HOSTILE = [
     "\\[x\\](https://evil.example)",
     "</td></tr><tr><td>",
     "\x00\x1b[31mred\u2028next",
+    "invoice\u202efdp.exe",  # a bidirectional override: reads "invoiceexe.pdf"
+    "zero\u200bwidth\ufeffjoin",
 ]
+
+
+def _invisible(text: str) -> bool:
+    import unicodedata
+
+    return any(unicodedata.category(c) in ("Cc", "Cf") for c in text.replace("\n", ""))
 
 
 def _event_with(field: str, text: str) -> dict[str, Any]:
@@ -217,6 +225,7 @@ def test_no_field_of_the_event_acts_in_any_channel(field: str) -> None:
         for key, value in _texts(slack.body(event)):
             if key != "url":  # the button's URL: our link only
                 assert not re.search(r"[<>]|&(?!amp;|lt;|gt;)", value), (field, text, value)
+                assert not _invisible(value), (field, text, value)
             else:
                 assert value == link
         card = teams.body(event)["attachments"][0]["content"]
@@ -224,10 +233,12 @@ def test_no_field_of_the_event_acts_in_any_channel(field: str) -> None:
             if key in ("text", "title", "value"):
                 bare = _unescaped(value)
                 assert not re.search(r"[\[\]<>`{}]|\r|\n", bare), (field, text, value)
+                assert not _invisible(value), (field, text, value)
         assert [a["url"] for a in card.get("actions", [])] in ([link], [])
         message = email.message(event)  # builds: no header holds a line break
         assert not re.search(r"[\r\n]", str(message["Subject"]))
         page = message.get_body(("html",)).get_content()
+        assert not _invisible(page) and not _invisible(str(message["Subject"]))
         parser = _Tags()
         parser.feed(page)
         assert {t for t, _ in parser.tags} <= OWN_TAGS, (field, text)
