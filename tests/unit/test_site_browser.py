@@ -39,7 +39,7 @@ def _ready(dom: Elements) -> None:
 
 @pytest.mark.parametrize(
     ("folder", "contains"),
-    [("", "index"), ("datasets", "orders"), ("runs", ""), ("rules", "-103-"), ("checks", "Comp")],
+    [("", "index"), ("datasets", "orders"), ("runs", ""), ("rules", ".103.html"), ("checks", "_comp")],
 )
 def test_every_page_kind_renders_without_console_output(
     site: Path, folder: str, contains: str
@@ -90,7 +90,7 @@ def test_a_year_of_a_thousand_rules(tmp_path: Path) -> None:
     generated = time.perf_counter() - started
     site = index.parent
     biggest = max((p for p in site.rglob("*.html")), key=lambda p: p.stat().st_size)
-    for page in (index, biggest, _page(site, "rules", "-103-")):
+    for page in (index, biggest, _page(site, "rules", ".103.html")):
         started = time.perf_counter()
         _ready(Elements(console_checked_dom(page)))
         print(f"{page.name}: {page.stat().st_size // 1000} KB, rendered in "
@@ -104,7 +104,7 @@ def test_screenshots_of_each_page_kind(site: Path) -> None:
     for name, page in [
         ("site-overview", site / "index.html"),
         ("site-dataset", _page(site, "datasets", "orders")),
-        ("site-rule", _page(site, "rules", "-103-")),
-        ("site-check", _page(site, "checks", "Comp")),
+        ("site-rule", _page(site, "rules", ".103.html")),
+        ("site-check", _page(site, "checks", "_comp")),
     ]:
         assert screenshot(page, name, height=1200).stat().st_size > 20_000
