@@ -257,10 +257,27 @@ def trace_cli_run(root: Path) -> None:
     )
 
 
+def _arguments(argv: list[str]) -> tuple[Path, bool]:
+    """``[package_dir] [--trace]``; anything else (a mistyped option, a folder that is not a
+    package) is refused with the usage, exit 2: a metrics script that measured nothing would
+    print zeros."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="scripts/import_metrics.py",
+        description="Measure the package structure (units, import arrows, moves from entries).",
+    )
+    parser.add_argument("package_dir", nargs="?", default="quality_py", type=Path)
+    parser.add_argument("--trace", action="store_true", help="also walk the CLI's flights run")
+    args = parser.parse_args(argv)
+    if not (args.package_dir / "__init__.py").is_file():
+        parser.error(f"{args.package_dir} is not a Python package (it has no __init__.py)")
+    return args.package_dir, args.trace
+
+
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--trace"]
-    root = Path(args[0] if args else "quality_py")
+    root, trace = _arguments(sys.argv[1:])
     main(root)
     code_metrics(root)
-    if "--trace" in sys.argv:
+    if trace:
         trace_cli_run(root)

@@ -96,8 +96,7 @@ def _visible(text: str, keep: str = "") -> str:
     'evil\\ufffdgpj.exe'
     """
     return "".join(
-        "\ufffd" if c not in keep and unicodedata.category(c) in ("Cc", "Cf") else c
-        for c in text
+        "\ufffd" if c not in keep and unicodedata.category(c) in ("Cc", "Cf") else c for c in text
     )
 
 

@@ -7,6 +7,8 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 PACKAGE = Path(__file__).parents[2] / "quality_py"
 
 #: Only the compiler speaks sqlglot, plus the compile-side modules that build syntax trees from
@@ -496,3 +498,13 @@ def test_sql_has_two_rooms() -> None:
         and target not in ALLOWED_ROOM_READS
     )
     assert wrong == []
+
+
+@pytest.mark.parametrize(("argv", "code"), [(["--hepl"], 2), (["docs"], 2), (["--help"], 0)])
+def test_the_metrics_script_refuses_what_it_does_not_understand(argv: list[str], code: int) -> None:
+    """A mistyped option or a folder that is no package exits with the usage, never with a
+    measure of nothing (``--help`` read as the package folder printed zeros and exit 0)."""
+    with pytest.raises(SystemExit) as done:
+        IMPORT_METRICS._arguments(argv)
+    assert done.value.code == code
+    assert IMPORT_METRICS._arguments([]) == (Path("quality_py"), False)

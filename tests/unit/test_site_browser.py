@@ -39,7 +39,13 @@ def _ready(dom: Elements) -> None:
 
 @pytest.mark.parametrize(
     ("folder", "contains"),
-    [("", "index"), ("datasets", "orders"), ("runs", ""), ("rules", ".103.html"), ("checks", "_comp")],
+    [
+        ("", "index"),
+        ("datasets", "orders"),
+        ("runs", ""),
+        ("rules", ".103.html"),
+        ("checks", "_comp"),
+    ],
 )
 def test_every_page_kind_renders_without_console_output(
     site: Path, folder: str, contains: str
