@@ -35,7 +35,7 @@ class SiteLinks:
     them).
 
     >>> SiteLinks("https://dq.example.com/orders", "1").rule("101")
-    'https://dq.example.com/orders/rules/1-356a19-101-dbc0f0.html'
+    'https://dq.example.com/orders/rules/rule.dataset~2e1.101.html'
     """
 
     base: str

@@ -38,7 +38,7 @@ def check_findings(
     >>> for f in check_findings([check], {"a": False}, None, RulePolicy()):
     ...     print(f.kind, "|", f.message.split(";")[0])
     CheckError | check 'fit', size about 5: cannot read the assertion 'about 5'
-    NameError | check 'fit', nope is complete: column nope is missing
+    NameError | check 'fit', nope is complete: column nope is missing (the columns are a)
     """
     findings: list[Finding] = []
 

@@ -173,7 +173,7 @@ def test_the_site_shows_the_flights_history_with_real_failing_rows(
     assert dom.find("p", data_adds_up="true")
     # every sample row on rule 401's page (the destination is a known airport) is a flight
     # whose values are the sample data's, and failed 401
-    (page,) = [p for p in (site / "rules").iterdir() if "-401-" in p.name]
+    (page,) = [p for p in (site / "rules").iterdir() if p.name.endswith(".401.html")]
     text = console_checked_dom(page)
     (table,) = re.findall(r'<table class="samples">(.*?)</table>', text, re.DOTALL)
     heads = [html.unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)]

@@ -195,7 +195,7 @@ def test_a_rerun_that_quarantines_nothing_empties_its_quarantine(
     suite = _suite(Rule(Id(100, 1), "x >= 0", action_if_failed="drop"))
     if publish == "table":
         names = [f"qp_rerun_{n}_{tmp_path.name[-6:]}".replace("-", "_") for n in "vqs"]
-        v, q, s = names
+        v, q, s = (f"table:{n}" for n in names)  # a table, whatever the session's catalog
         mode = "direct"
     else:
         v, q, s = (str(tmp_path / n) for n in "vqs")
@@ -207,7 +207,9 @@ def test_a_rerun_that_quarantines_nothing_empties_its_quarantine(
     assert summary.quarantined_rows == 0
 
     def read(name: str) -> Any:
-        return spark.table(name) if publish == "table" else spark.read.parquet(name)
+        if publish == "table":
+            return spark.table(name.removeprefix("table:"))
+        return spark.read.parquet(name)
 
     quarantined = {r.qp_run_id: r["count"] for r in read(q).groupBy("qp_run_id").count().collect()}
     assert quarantined == {"b": 2}  # ids 2 and 3 of run b; nothing of run a
@@ -380,9 +382,10 @@ def test_outputs_to_tables_replace_only_their_run(df: Any) -> None:
     for name in names:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
     try:
-        run_quality(df, suite, run_id="t1").write(*names)
-        run_quality(df, suite, run_id="t2").write(*names)
-        run_quality(df.where("id = 2"), suite, run_id="t1").write(*names)
+        tables = [f"table:{n}" for n in names]  # a table, whatever the session's catalog
+        run_quality(df, suite, run_id="t1").write(*tables)
+        run_quality(df, suite, run_id="t2").write(*tables)
+        run_quality(df.where("id = 2"), suite, run_id="t1").write(*tables)
         counts = spark.table(names[1]).groupBy("qp_run_id").count().collect()
         assert {r.qp_run_id: r["count"] for r in counts} == {"t1": 1, "t2": 2}
         assert spark.table(names[0]).count() == 0  # overwrite mode: the last run's valid rows

@@ -80,10 +80,11 @@ def test_run_ids_that_look_like_numbers_stay_text(spark: Any, tmp_path: Path) ->
 def test_run_ids_in_tables(spark: Any, tmp_path: Path) -> None:
     names = [f"qp_ids_{n}_{tmp_path.name[-6:]}".replace("-", "_") for n in "vqs"]
     try:
+        tables = [f"table:{n}" for n in names]
         for run_id in (AIRFLOW, SPACED, ODD):
-            run_quality(_frame(spark, [1, -1]), SUITE, run_id=run_id).write(*names)
+            run_quality(_frame(spark, [1, -1]), SUITE, run_id=run_id).write(*tables)
         # a second write of one id goes through INSERT OVERWRITE ... PARTITION (literal)
-        run_quality(_frame(spark, [-1, -2, -3]), SUITE, run_id=SPACED).write(*names)
+        run_quality(_frame(spark, [-1, -2, -3]), SUITE, run_id=SPACED).write(*tables)
         assert _by_run(spark.table(names[1])) == {AIRFLOW: 1, SPACED: 3, ODD: 1}
     finally:
         for name in names:
