@@ -42,9 +42,25 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
+def _uses_spark(item: pytest.Item) -> bool:
+    """Whether a doctest's examples name the session (``spark``): only those start a JVM."""
+    examples = getattr(getattr(item, "dtest", None), "examples", ())
+    return any("spark" in example.source for example in examples)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Doctests are marked by what they need: ``needs_spark`` (their examples use the session:
+    the Spark step runs them) or ``no_spark`` (the unit step runs them, with no JVM)."""
+    from _pytest.doctest import DoctestItem
+
+    for item in items:
+        if isinstance(item, DoctestItem):
+            item.add_marker(pytest.mark.needs_spark if _uses_spark(item) else pytest.mark.no_spark)
+
+
 @pytest.fixture(autouse=True)
 def _doctest_spark(request: pytest.FixtureRequest) -> None:
     from _pytest.doctest import DoctestItem
 
-    if isinstance(request.node, DoctestItem):
+    if isinstance(request.node, DoctestItem) and _uses_spark(request.node):
         request.getfixturevalue("doctest_namespace")["spark"] = request.getfixturevalue("spark")

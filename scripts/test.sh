@@ -10,14 +10,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
+# Each step states its budget in seconds (measured on these 2-core machines at a quiet load); a
+# step that takes more than half again its budget fails, naming itself, so a slow test or a
+# new cost cannot creep in unseen. QP_BUDGETS=off skips the check on a machine busy with
+# other work. Every test's time is printed (--durations=0).
+over_budget=()
 step() {
-  local name=$1 t0=$SECONDS
-  shift
-  echo "== $name"
+  local name=$1 budget=$2 t0=$SECONDS
+  shift 2
+  echo "== $name (budget $budget s)"
   "$@"
-  echo "   [$name: $((SECONDS - t0)) s]"
+  local took=$((SECONDS - t0))
+  echo "   [$name: $took s of $budget s]"
+  if [ "${QP_BUDGETS:-on}" != off ] && [ $((took * 2)) -gt $((budget * 3)) ]; then
+    over_budget+=("$name: $took s, more than half again its budget of $budget s")
+  fi
 }
-step "bootstrap" bash scripts/bootstrap.sh
+durations=(--durations=0 --durations-min=0)
+step "bootstrap" 120 bash scripts/bootstrap.sh
 # headless Chromium for the report tests, from the system packages where missing
 browser() {
   command -v chromium >/dev/null 2>&1 && return 0
@@ -26,14 +36,16 @@ browser() {
   $sudo apt-get install -y -q chromium >/dev/null 2>&1 ||
     { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q chromium >/dev/null; }
 }
-step "chromium" browser
+step "chromium" 120 browser
 export PYSPARK_PYTHON="$PWD/.venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 py=.venv/bin/python
-step "ruff" bash -c "$py -m ruff check . && $py -m ruff format --check ."
-step "mypy" $py -m mypy
-step "unit (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "not slow and not long and not browser" --hypothesis-profile=ci -n 2
+step "ruff" 30 bash -c "$py -m ruff check . && $py -m ruff format --check ."
+step "mypy" 90 $py -m mypy
+# the unit tier and the doctests that need no session (no JVM)
+step "unit and doctests (no JVM)" 120 $py -m pytest tests/unit quality_py --doctest-modules -q -p no:cacheprovider \
+  -m "not slow and not long and not browser and not needs_spark" --hypothesis-profile=ci -n 2 "${durations[@]}"
 # the report site in headless Chromium: the same on every Python and Spark, so run once
-step "report site in a browser (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2
+step "report site in a browser (no JVM)" 90 $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2 "${durations[@]}"
 # the other tiers' venvs are installed meanwhile (pip waits on the disk; the next steps on CPU)
 prepared=$(mktemp -d)
 bash scripts/test-spark35.sh --prepare >"$prepared/spark35" 2>&1 &
@@ -46,16 +58,18 @@ ready() {  # a venv prepared in the background, or its log and a failure
 # processes killed at every line and derandomized fuzzing: independent tests that mostly wait on
 # the processes they kill, so four at a time on two cores (about 25-40 s: each kill point is a
 # fork from one driver, tests/kill_points.py)
-step "crash and fuzz (no JVM)" $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4
-# two workers, each with its own local Spark; a file's tests stay on one worker
-step "spark + doctests" $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider -m "not slow" --hypothesis-profile=ci -n 2 --dist loadfile
+step "crash and fuzz (no JVM)" 90 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
+# two workers, each with its own local Spark; a file's tests stay on one worker; the doctests
+# whose examples use the session
+step "spark + doctests" 780 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
+  -m "not slow and not no_spark" --hypothesis-profile=ci -n 2 --dist loadfile "${durations[@]}"
 # the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
 # tests in one process: side by side they share the two cores (one after the other: ~280 s)
 cluster_and_client() {
   ready "$prepare_client" "$prepared/client"
   local log rc=0
   log=$(mktemp)
-  $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster >"$log" 2>&1 &
+  $py -m pytest tests/cluster -q -p no:cacheprovider -m cluster "${durations[@]}" >"$log" 2>&1 &
   local cluster=$!
   bash scripts/test-client.sh || rc=$?
   wait "$cluster" || rc=$?
@@ -64,7 +78,11 @@ cluster_and_client() {
   rm -f "$log"
   return "$rc"
 }
-step "standalone cluster + connect-only client, newest Python" cluster_and_client
+step "standalone cluster + connect-only client, newest Python" 300 cluster_and_client
 ready "$prepare35" "$prepared/spark35"
-step "Python 3.10, pyspark 3.5" bash scripts/test-spark35.sh
+step "Python 3.10, pyspark 3.5" 420 bash scripts/test-spark35.sh
+if [ ${#over_budget[@]} -gt 0 ]; then
+  printf 'over budget: %s\n' "${over_budget[@]}" >&2
+  exit 1
+fi
 echo "== all passed in $((SECONDS - started)) s"

@@ -62,6 +62,7 @@ class RunCounts:
         and, unless the quarantine's own write counts them (:meth:`quarantine_columns`), the
         quarantined rows and the boolean rules' failures.
 
+        >>> _ = spark  # Columns are built in a session
         >>> counts = RunCounts(("c",), ("v",), ("boolean",), 0.8)
         >>> [str(c) for c in counts.columns()][-1]
         "Column<'count_if(__qp_any) AS quarantined'>"
@@ -81,6 +82,7 @@ class RunCounts:
         """The aggregates to observe on the quarantine's own rows: how many there are and the
         boolean rules' failures, from their codes (each of their failing rows is quarantined).
 
+        >>> _ = spark  # Columns are built in a session
         >>> counts = RunCounts(("c",), ("v",), ("boolean",), 0.8)
         >>> [str(c).rsplit(" AS ", 1)[1][:-2] for c in counts.quarantine_columns()]
         ['quarantined', 'r0_failed']

@@ -74,6 +74,7 @@ class TopValuePlan:
     ) -> list[Column]:
         """The aggregates to observe (``top<j>`` for pair ``j``).
 
+        >>> _ = spark  # Columns are built in a session
         >>> plan = TopValuePlan(((0, "1.1", "amount"),))
         >>> str(plan.columns(["c"], 0.8, None, ["boolean"])[0])
         "Column<'approx_top_k(IF(c = 0, `amount`, NULL), 21, 1024) AS top0'>"

@@ -14,6 +14,8 @@ from quality_py import read_outputs
 from quality_py.cli import main
 from tests.servers import http_server, smtp_server
 
+pytestmark = pytest.mark.wiring  # alerts from a CLI run
+
 RULES = """
 suite: {id: 7, version: 2, name: orders}
 rule_sets:

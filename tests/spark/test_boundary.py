@@ -17,6 +17,8 @@ from quality_py.history import FileMetricsRepository
 from quality_py.history.over_time import OverTime
 from quality_py.outputs.writing import write_frame
 
+pytestmark = pytest.mark.wiring  # places and names checked before writing
+
 SUITE = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0", action_if_failed="drop")])])
 
 

@@ -10,6 +10,8 @@ import pytest
 from quality_py.cli import main
 from tests.flights_truth import expected_run, failures, soft_failures
 
+pytestmark = pytest.mark.wiring  # the command line
+
 RULES = """
 suite: {id: 7, version: 2}
 lambdas:

@@ -11,6 +11,8 @@ import pytest
 
 from quality_py.cli import main
 
+pytestmark = pytest.mark.wiring  # the command line on rule tables wherever they are kept
+
 HEADER = "ruleSuiteId,ruleSuiteVersion,ruleSetId,ruleSetVersion,ruleId,ruleVersion,ruleExpr"
 RULES_CSV = "\n".join(
     [

@@ -24,6 +24,8 @@ from quality_py.cli import main
 from quality_py.io.yaml_rulesets import dumps_ruleset, load_ruleset
 from quality_py.model.rules import MetaRuleSet
 
+pytestmark = pytest.mark.wiring  # conversions through the command line
+
 #: Text a CSV or YAML writer must escape: quotes of both kinds, line breaks, separators.
 _HARD = st.text(
     alphabet=st.sampled_from(list("ab 'x\",;:#-\n\té€{}[]&*!|>%@`")), min_size=1, max_size=12

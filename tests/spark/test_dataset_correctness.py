@@ -19,6 +19,8 @@ from quality_py.dataset.sketches import ApproxCountDistinct
 from quality_py.dataset.store import FileStateStore, StateStoreError
 from quality_py.spark.samples import load_sample
 
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+
 
 def test_approx_count_distinct_counts_the_empty_string(spark: Any) -> None:
     values = ["a", "b", "a", None, "", "c", "b", "a"]

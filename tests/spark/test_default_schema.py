@@ -10,6 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.wiring  # the schemas our outputs are written in
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

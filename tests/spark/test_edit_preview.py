@@ -9,8 +9,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from quality_py.actions.preview import preview_edit
 from quality_py.model import Id, Rule, RuleSet, RuleSuite
+
+pytestmark = pytest.mark.wiring  # the diff command and the preview of an edit
 
 OLD = RuleSuite(
     Id(1, 1),

@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from quality_py import fold_and_replace_fields, rule_engine_with_struct
 from quality_py.io.yaml_rulesets import load_ruleset
 from quality_py.spark.samples import load_sample
+
+pytestmark = pytest.mark.wiring  # the sample rulesets end to end
 
 RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 

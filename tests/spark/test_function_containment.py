@@ -20,6 +20,8 @@ from quality_py.sql.allowed.functions import ALLOWED_FUNCTIONS, REFUSED_FUNCTION
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
 
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+
 SPARK4 = int(__import__("pyspark").__version__.split(".")[0]) >= 4
 
 # name: (rule over s (string) and n (int), good (s, n), bad (s, n)); expected by hand: the good

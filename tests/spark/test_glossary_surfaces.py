@@ -14,6 +14,8 @@ from quality_py import read_outputs
 from quality_py.cli import main
 from quality_py.history import FileMetricsRepository
 
+pytestmark = pytest.mark.wiring  # one run's numbers on every surface
+
 RULES = """
 suite: {id: 7, version: 2, name: orders}
 rule_sets:

@@ -22,6 +22,8 @@ from quality_py.history import (
     TableMetricsRepository,
 )
 
+pytestmark = pytest.mark.wiring  # run records and anomaly checks over them
+
 SUITE = RuleSuite(
     Id(1, 1),
     [

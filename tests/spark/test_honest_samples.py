@@ -7,8 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
 from quality_py.history import FileMetricsRepository, OverTime
+
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
 
 SUITE = RuleSuite(
     Id(1, 1),

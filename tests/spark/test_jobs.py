@@ -8,9 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from quality_py import Id, Outputs, QualityJob, Rule, RuleSet, RuleSuite, run_quality
 from quality_py.actions.plan import RunPlan
 from quality_py.cli import main
+
+pytestmark = pytest.mark.wiring  # a job run three ways
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,6 +17,8 @@ from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
 from quality_py.cli import main
 from quality_py.outputs import RunOutputError
 
+pytestmark = pytest.mark.wiring  # where outputs are written
+
 SUITE = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0", action_if_failed="drop")])])
 RULES = """
 suite: {id: 1, version: 1}

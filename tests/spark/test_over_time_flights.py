@@ -22,6 +22,8 @@ from quality_py.cli import main
 from quality_py.history import FileMetricsRepository
 from tests.browser import Elements, dump_dom, screenshot
 
+pytestmark = pytest.mark.wiring  # quality over time through the command line
+
 RULESET = Path(__file__).resolve().parents[2] / "rulesets" / "flights.yaml"
 
 

@@ -18,6 +18,8 @@ from quality_py.outputs.destination import RunOutputError
 from quality_py.spark.capabilities import has_delta, table_format
 from quality_py.spark.session import on_this_machine
 
+pytestmark = pytest.mark.wiring  # catalog tables and the session the platform supplies
+
 RULES = """
 suite: {id: 3, version: 1}
 rule_sets:

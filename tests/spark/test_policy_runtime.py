@@ -13,6 +13,8 @@ from quality_py.model.policy import RulePolicy
 from quality_py.spark.hardening import check_session
 from tests.spark.jobs import jobs_of
 
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+
 
 def _suite(*texts: str) -> RuleSuite:
     return RuleSuite(

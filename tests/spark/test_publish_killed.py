@@ -15,6 +15,8 @@ import pytest
 
 from quality_py import read_outputs
 
+pytestmark = pytest.mark.wiring  # atomic publication under SIGKILL
+
 RULES = """
 suite: {id: 3, version: 1}
 rule_sets:

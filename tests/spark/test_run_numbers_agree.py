@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quality_py import Check, Id, Rule, RuleSet, RuleSuite, read_outputs, run_quality
 from quality_py.runners.summary import format_summary
+
+pytestmark = pytest.mark.wiring  # every surface of a run agrees
 
 PUNCTUAL = (
     "CASE WHEN arr_delay IS NULL THEN disabled_rule() WHEN arr_delay <= 15 THEN 1.0D "

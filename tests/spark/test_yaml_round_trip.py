@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from quality_py import functions as Q
 
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+
 Kind = tuple[str, st.SearchStrategy[Any]]
 
 

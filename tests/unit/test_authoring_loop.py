@@ -19,6 +19,8 @@ import pytest
 from quality_py.errors import InputError
 from quality_py.gate.ddl import ddl_paths
 
+pytestmark = pytest.mark.packaging  # what is installed decides its outcome
+
 #: A Python with no PySpark: ``import pyspark`` raises ImportError.
 NO_SPARK = (
     "import sys\n"

@@ -15,6 +15,8 @@ import pytest
 
 from quality_py.cli import main
 
+pytestmark = pytest.mark.packaging  # what is installed decides its outcome
+
 RULES = (
     "suite: {id: 1}\nrule_sets:\n  - id: 10\n    rules:\n      - {id: 100, expression: 'a > 0'}\n"
 )

@@ -18,6 +18,8 @@ from quality_py.prepare import (
 from quality_py.prepare.missing_attributes import rewrite_missing_attributes
 from quality_py.sql.compiler import compile_suite
 
+pytestmark = pytest.mark.packaging  # what is installed decides its outcome
+
 PERSON = StructType(
     [
         StructField("name", StringType(), False),

@@ -4,7 +4,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import quality_py
+
+pytestmark = pytest.mark.packaging  # what is installed decides its outcome
 
 
 def test_all_names_resolve_and_are_sorted_within_groups() -> None:

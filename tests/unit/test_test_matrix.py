@@ -1,0 +1,60 @@
+"""The test matrix is declared by the tests (issue 54, point 1): every Spark test file says
+whether its expected values depend on what Spark computes or refuses (``semantics``: every
+Spark leg runs it) or test our wiring (``wiring``: the newest Spark alone); the older leg and
+the Connect-only leg choose by those marks, never by a hand list of files."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = {"semantics", "wiring"}
+
+
+def _marks(path: Path) -> set[str]:
+    """The marks of a module's ``pytestmark = pytest.mark.X`` (or a list of them)."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
+            values = node.value.elts if isinstance(node.value, ast.List) else [node.value]
+            found |= {v.attr for v in values if isinstance(v, ast.Attribute)}
+    return found
+
+
+def test_every_spark_file_is_semantics_or_wiring() -> None:
+    unmarked = {}
+    for path in sorted((ROOT / "tests" / "spark").glob("test_*.py")):
+        kinds = _marks(path) & KINDS
+        if len(kinds) != 1:
+            unmarked[path.name] = sorted(kinds)
+    assert unmarked == {}, (
+        "mark each Spark test file with exactly one of pytestmark = pytest.mark.semantics "
+        f"(expected values depend on Spark) or pytest.mark.wiring: {unmarked}"
+    )
+
+
+def test_the_legs_choose_by_the_marks_not_by_lists() -> None:
+    older = (ROOT / "scripts" / "test-spark35.sh").read_text(encoding="utf-8")
+    client = (ROOT / "scripts" / "test-client.sh").read_text(encoding="utf-8")
+    whole = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    assert '-m "semantics and not long and not slow"' in older
+    assert "--ignore" not in older and "--deselect" not in older
+    assert '-m "packaging and not slow"' in client
+    assert "not needs_spark" in whole and "not no_spark" in whole  # doctests by what they need
+
+
+def test_packaging_files_are_the_ones_that_read_what_is_installed() -> None:
+    """A unit file that looks at installed packages (``importlib.metadata``, a blocked
+    ``pyspark`` import) is marked ``packaging``, so the Connect-only leg runs it."""
+    missing = []
+    for path in sorted((ROOT / "tests" / "unit").glob("test_*.py")):
+        if path.name == Path(__file__).name:
+            continue
+        text = path.read_text(encoding="utf-8")
+        reads_packages = "importlib.metadata" in text or "sys.modules['pyspark'] = None" in text
+        if reads_packages and "packaging" not in _marks(path):
+            missing.append(path.name)
+    assert missing == []
