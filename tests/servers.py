@@ -111,13 +111,25 @@ def smtp_server(data_replies: list[str] | None = None) -> Iterator[tuple[int, Re
                 else:
                     self.reply("502 not implemented")
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    with _serving(Handler) as port:
+        yield port, record
+
+
+@contextmanager
+def _serving(
+    handler: type[socketserver.BaseRequestHandler], stop: threading.Event | None = None
+) -> Iterator[int]:
+    """A threaded TCP server of ``handler`` on a loopback port, stopped (``stop`` set first, for
+    handlers that wait on it) when the block ends."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
-        yield server.server_address[1], record
+        yield server.server_address[1]
     finally:
+        if stop is not None:
+            stop.set()
         server.shutdown()
         server.server_close()
 
@@ -150,13 +162,5 @@ def dripping_server(
                 except OSError:
                     return
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1], record
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
+    with _serving(Handler, stop) as port:
+        yield port, record
