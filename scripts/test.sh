@@ -4,9 +4,10 @@
 # Connect-only tier (pyspark-client, newest Python, a Connect server started by the tests), the
 # unit and Spark tiers on Python 3.10 with pyspark 3.5; headless Chromium (installed where
 # missing) loads the HTML report.
-# Each step prints its duration; the whole command takes 24-28 minutes on 2 cores, over the
-# 20-minute budget (1670 s with issue 42's tests: the Spark tier 703 s, pyspark 3.5 465 s; 1399-
-# 1564 s with the migration corpus and walk-through before them).
+# Each step prints its duration against its budget (the seconds it took on these 2-core
+# machines, measured 2026-11-29 with the one-minute load at 3.5-4 from the tests themselves):
+# 2119 s in all, over the 12-minute goal of issue 54; the Spark tier (1031 s) and the pyspark 3.5
+# leg (610 s) are most of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -27,7 +28,7 @@ step() {
   fi
 }
 durations=(--durations=0 --durations-min=0)
-step "bootstrap" 120 bash scripts/bootstrap.sh
+step "bootstrap" 300 bash scripts/bootstrap.sh
 # headless Chromium for the report tests, from the system packages where missing
 browser() {
   command -v chromium >/dev/null 2>&1 && return 0
@@ -36,16 +37,16 @@ browser() {
   $sudo apt-get install -y -q chromium >/dev/null 2>&1 ||
     { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q chromium >/dev/null; }
 }
-step "chromium" 120 browser
+step "chromium" 240 browser
 export PYSPARK_PYTHON="$PWD/.venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 py=.venv/bin/python
 step "ruff" 30 bash -c "$py -m ruff check . && $py -m ruff format --check ."
-step "mypy" 90 $py -m mypy
+step "mypy" 150 $py -m mypy
 # the unit tier and the doctests that need no session (no JVM)
-step "unit and doctests (no JVM)" 120 $py -m pytest tests/unit quality_py --doctest-modules -q -p no:cacheprovider \
+step "unit and doctests (no JVM)" 100 $py -m pytest tests/unit quality_py --doctest-modules -q -p no:cacheprovider \
   -m "not slow and not long and not browser and not needs_spark" --hypothesis-profile=ci -n 2 "${durations[@]}"
 # the report site in headless Chromium: the same on every Python and Spark, so run once
-step "report site in a browser (no JVM)" 90 $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2 "${durations[@]}"
+step "report site in a browser (no JVM)" 60 $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2 "${durations[@]}"
 # the other tiers' venvs are installed meanwhile (pip waits on the disk; the next steps on CPU)
 prepared=$(mktemp -d)
 bash scripts/test-spark35.sh --prepare >"$prepared/spark35" 2>&1 &
@@ -58,10 +59,10 @@ ready() {  # a venv prepared in the background, or its log and a failure
 # processes killed at every line and derandomized fuzzing: independent tests that mostly wait on
 # the processes they kill, so four at a time on two cores (about 25-40 s: each kill point is a
 # fork from one driver, tests/kill_points.py)
-step "crash and fuzz (no JVM)" 90 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
+step "crash and fuzz (no JVM)" 60 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
 # two workers, each with its own local Spark; a file's tests stay on one worker; the doctests
 # whose examples use the session
-step "spark + doctests" 780 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
+step "spark + doctests" 1050 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
   -m "not slow and not no_spark" --hypothesis-profile=ci -n 2 --dist loadfile "${durations[@]}"
 # the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
 # tests in one process: side by side they share the two cores (one after the other: ~280 s)
@@ -78,9 +79,9 @@ cluster_and_client() {
   rm -f "$log"
   return "$rc"
 }
-step "standalone cluster + connect-only client, newest Python" 300 cluster_and_client
+step "standalone cluster + connect-only client, newest Python" 330 cluster_and_client
 ready "$prepare35" "$prepared/spark35"
-step "Python 3.10, pyspark 3.5" 420 bash scripts/test-spark35.sh
+step "Python 3.10, pyspark 3.5" 620 bash scripts/test-spark35.sh
 if [ ${#over_budget[@]} -gt 0 ]; then
   printf 'over budget: %s\n' "${over_budget[@]}" >&2
   exit 1

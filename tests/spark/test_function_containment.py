@@ -19,6 +19,7 @@ from quality_py.errors import PolicyError
 from quality_py.sql.allowed.functions import ALLOWED_FUNCTIONS, REFUSED_FUNCTIONS
 from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import compile_expression
+from tests.spark.batched import evaluate_cases, result_of
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
 
@@ -111,13 +112,19 @@ def ansi(spark: Any) -> Iterator[Any]:
     spark.conf.set("spark.sql.ansi.enabled", old)
 
 
+@pytest.fixture(scope="module")
+def probed(ansi: Any) -> dict[str, Any]:
+    """Every probe's good and bad row, compiled and evaluated in one job (tests/spark/batched.py)."""
+    cases = {
+        name: (f"coalesce({to_sql(compile_expression(text))}, false)", [good, bad])
+        for name, (text, good, bad) in PROBES.items()
+    }
+    return evaluate_cases(ansi, "s string, n int", cases)
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
-def test_a_bad_value_fails_its_row(ansi: Any, name: str) -> None:
-    text, good, bad = PROBES[name]
-    df = ansi.createDataFrame([good, bad], "s string, n int")
-    sql = to_sql(compile_expression(text))
-    got = [r[0] for r in df.selectExpr(f"coalesce({sql}, false)").collect()]
-    assert got == [True, False], sql
+def test_a_bad_value_fails_its_row(probed: dict[str, Any], name: str) -> None:
+    assert result_of(probed, name) == [True, False], PROBES[name][0]
 
 
 @pytest.mark.parametrize("text", REFUSED)
