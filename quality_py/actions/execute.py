@@ -99,9 +99,8 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
                 out.write(frame, to.stats, "overwrite", "qp_run_id", plan.run_id)
             out.commit()
     except QualityRunFailed as err:
-        lost = notify_all(plan.notifiers, "failure", err.summary)
-        err.summary = replace(err.summary, undelivered=lost)
-        record_run(plan, err.summary, [*outcomes, *undelivered_metrics(lost)])
+        err.summary, lost = failure_told(plan.notifiers, err.summary)
+        record_run(plan, err.summary, [*outcomes, *lost])
         raise
     except Exception as err:
         failed = RunSummary(
@@ -111,9 +110,8 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
             RunStatus.FAILED,
             suite_name=plan.suite.name,
         )
-        lost = notify_all(plan.notifiers, "failure", failed, error=err)
-        reason = f"{type(err).__name__}: {err}"
-        record_run(plan, failed, undelivered_metrics(lost), message=reason)
+        failed, lost = failure_told(plan.notifiers, failed, err)
+        record_run(plan, failed, lost, message=f"{type(err).__name__}: {err}")
         raise
     return _published(plan, summary, [*outcomes, *output_metrics(to.places())], to)
 
@@ -292,17 +290,23 @@ def failures_reported(
     try:
         yield
     except QualityRunFailed as err:
-        lost = notify_all(notifiers, "failure", err.summary)
-        err.summary = replace(err.summary, undelivered=lost)
+        err.summary, lost = failure_told(notifiers, err.summary)
         if over_time.history is not None:
-            record = summary_record(err.summary, tags, undelivered_metrics(lost))
-            save_quietly(over_time.history, record)
+            save_quietly(over_time.history, summary_record(err.summary, tags, lost))
         raise
     except Exception as err:
-        lost = notify_all(notifiers, "failure", started, error=err)
+        told, lost = failure_told(notifiers, started, err)
         if over_time.history is not None:
-            failed = replace(started, status=RunStatus.FAILED)
+            failed = replace(told, status=RunStatus.FAILED)
             reason = f"{type(err).__name__}: {err}"
-            record = summary_record(failed, tags, undelivered_metrics(lost), reason)
-            save_quietly(over_time.history, record)
+            save_quietly(over_time.history, summary_record(failed, tags, lost, reason))
         raise
+
+
+def failure_told(
+    notifiers: Sequence[Notifier], summary: RunSummary, error: BaseException | None = None
+) -> tuple[RunSummary, list[Metric]]:
+    """Notify a failed run: its summary with the notifications that could not be delivered,
+    and the record's rows of them."""
+    lost = notify_all(notifiers, "failure", summary, error=error)
+    return replace(summary, undelivered=lost), undelivered_metrics(lost)
