@@ -22,7 +22,7 @@ from quality_py.alerts.delivery import (
     post_json,
     secret,
 )
-from quality_py.alerts.escaping import Escaped, Escaper
+from quality_py.alerts.escaping import Escaped, Escaper, views
 from quality_py.alerts.message import alert_of
 
 
@@ -77,8 +77,6 @@ class Sender:
 
     def views(self, event: dict[str, Any]) -> Mapping[str, Escaped]:
         """The event's alert escaped for each of this channel's contexts."""
-        from quality_py.alerts.escaping import views
-
         return views(alert_of(event, self.report_url), self.escapers)
 
 
