@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.standalone import standalone_cluster
+from tests.cluster.standalone import Cluster, standalone_cluster
 
 JOB = Path(__file__).with_name("job.py")
 #: The flights the deployed job checks: the first four months (about 110,000 rows over many
@@ -26,10 +26,10 @@ MONTHS = 4
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _job(master: str, out: Path) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+def _job(cluster: Cluster, out: Path) -> dict[str, Any]:
+    env = {**os.environ, **cluster.env, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
     done = subprocess.run(
-        [sys.executable, str(JOB), master, str(out)],
+        [sys.executable, str(JOB), cluster.master, str(out)],
         capture_output=True,
         text=True,
         env=env,
@@ -44,9 +44,10 @@ def _job(master: str, out: Path) -> dict[str, Any]:
 def test_the_deployed_job_and_the_state_store_on_a_standalone_cluster(tmp_path: Path) -> None:
     from tests.flights_truth import expected_run, failures, soft_failing, tables
 
-    with standalone_cluster(workers=2, cores=1, memory="2g") as master:
-        submitted = _spark_submit(master, tmp_path / "submitted")
-        states = _job(master, tmp_path / "states")
+    with standalone_cluster(workers=2, cores=1, memory="2g") as cluster:
+        submitted = _spark_submit(cluster, tmp_path / "submitted")
+        states = _job(cluster, tmp_path / "states")
+    master = cluster.master
     # the command line as the job's entry point under spark-submit: it runs in the Spark that
     # spark-submit started, on the cluster
     assert submitted["exit_code"] == 0 and submitted["status"] == "success"
@@ -66,20 +67,21 @@ def test_the_deployed_job_and_the_state_store_on_a_standalone_cluster(tmp_path: 
     assert states["merged"] == pytest.approx(states["direct"])
 
 
-def _spark_submit(master: str, out: Path) -> dict[str, Any]:
+def _spark_submit(cluster: Cluster, out: Path) -> dict[str, Any]:
     """The spark-submit recipe of docs/deployment.md, with this cluster's master."""
     import pyspark
 
     import quality_py.__main__ as entry
 
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = {**os.environ, **cluster.env, "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_DRIVER_PYTHON": sys.executable}  # fmt: skip
     env.pop("SPARK_REMOTE", None)
     done = subprocess.run(
         [
             str(submit),
             "--master",
-            master,
+            cluster.master,
             "--conf",
             "spark.executor.memory=1g",
             entry.__file__,
