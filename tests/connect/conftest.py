@@ -57,6 +57,8 @@ def _start_server(home: Path, logs: Path) -> tuple[subprocess.Popen[bytes], str]
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.sql.shuffle.partitions=1",
         "--conf", "spark.sql.session.timeZone=UTC",
+        # the quick JIT tier, as the local test session: many short queries on two cores
+        "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     ]  # fmt: skip
     log = (logs / "server.out").open("wb")
     server = subprocess.Popen(
