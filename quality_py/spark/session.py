@@ -141,9 +141,12 @@ def local_session(
         "spark.sql.codegen.hugeMethodLimit": "8000",
     }
     settings.update(conf or {})
-    if "spark.driver.extraJavaOptions" not in settings:
-        # Spark's start-up lines (log levels, native libraries) stay off the console
-        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_QUIET_LOG}"
+    options = settings.get("spark.driver.extraJavaOptions", "")
+    if "log4j2.configurationFile" not in options:
+        # Spark's start-up lines (log levels, native libraries) stay off the console, also
+        # when the caller sets JVM options of their own (kept, with this one added)
+        quiet = f"-Dlog4j2.configurationFile={_QUIET_LOG}"
+        settings["spark.driver.extraJavaOptions"] = f"{options} {quiet}".strip()
     builder = SparkSession.builder.master(master).appName(app)
     for key, value in settings.items():
         builder = builder.config(key, value)

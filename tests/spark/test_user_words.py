@@ -190,6 +190,8 @@ def test_the_console_holds_our_paragraph_alone(tmp_path: Path, mistake: str) -> 
         sys.executable, "-m", "quality_py", *args,
         "--conf", "spark.sql.catalogImplementation=hive",
         "--conf", f"spark.sql.warehouse.dir={tmp_path / 'warehouse'}",
+        # JVM options of the user's own (here the quick JIT tier): still nothing of the JVM
+        "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     ]  # fmt: skip
     done = subprocess.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
