@@ -24,8 +24,11 @@ def main(master: str, out: Path) -> None:
     )
     from quality_py.spark.samples import load_sample
     from quality_py.spark.session import local_session
+    from tests.cluster.standalone import QUICK_JVM
 
-    spark = local_session(master, conf={"spark.executor.memory": "1g"})
+    # the executors' JVM options come from the cluster's spark-defaults.conf
+    conf = {"spark.executor.memory": "1g", "spark.driver.extraJavaOptions": QUICK_JVM}
+    spark = local_session(master, conf=conf)
     flights = load_sample(spark, "flights")
     analyzers = [
         Size(),
