@@ -79,7 +79,7 @@ cluster_and_client() {
   rm -f "$log"
   return "$rc"
 }
-step "standalone cluster + connect-only client, newest Python" 330 cluster_and_client
+step "standalone cluster + connect-only client, newest Python" 220 cluster_and_client
 ready "$prepare35" "$prepared/spark35"
 step "Python 3.10, pyspark 3.5" 620 bash scripts/test-spark35.sh
 if [ ${#over_budget[@]} -gt 0 ]; then
