@@ -26,6 +26,7 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     from quality_py.spark.session import local_session
+    from tests.jvm import QUICK_JVM
 
     session = local_session(
         "local[2]",
@@ -34,8 +35,7 @@ def spark() -> Iterator[Any]:
             "spark.driver.memory": "2g",
             "spark.sql.shuffle.partitions": "1",
             "spark.default.parallelism": "2",
-            # the tests run many small queries: a quicker JIT tier and GC start faster
-            "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+            "spark.driver.extraJavaOptions": QUICK_JVM,
         },
     )
     yield session

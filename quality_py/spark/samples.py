@@ -81,8 +81,9 @@ def load_sample(spark: SparkSession, name: str) -> DataFrame:
         "nullValue": "NA",  # the package writes R's NA for missing values
         "timestampFormat": "yyyy-MM-dd'T'HH:mm:ssX",
     }
-    csv = partial(reads.files, spark, "csv", str(_flights_csv()), options=options)
-    copy = _parquet_copy(spark, "flights", partial(csv, schema=FLIGHTS_SCHEMA))
+    csv = str(_flights_csv())
+    parse = partial(reads.files, spark, "csv", csv, options=options, schema=FLIGHTS_SCHEMA)
+    copy = _parquet_copy(spark, "flights", parse)
     return reads.files(spark, "parquet", str(copy))
 
 

@@ -24,7 +24,7 @@ def main(master: str, out: Path) -> None:
     )
     from quality_py.spark.samples import load_sample
     from quality_py.spark.session import local_session
-    from tests.cluster.standalone import QUICK_JVM
+    from tests.jvm import QUICK_JVM
 
     # the executors' JVM options come from the cluster's spark-defaults.conf
     conf = {"spark.executor.memory": "1g", "spark.driver.extraJavaOptions": QUICK_JVM}

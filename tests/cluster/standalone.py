@@ -7,10 +7,9 @@ busy machine. Executors run in yet other JVMs with their own Python workers: the
 on a real cluster has, short of a network.
 
 Every JVM of the cluster (the daemons, and through the cluster's ``spark-defaults.conf`` the
-drivers and executors of the applications submitted with its environment) runs the quick JIT
-tier with the serial collector, as the local test session does: six JVMs share two cores, and a
-job's many short stages never reach the optimizing tier's pay-off (measured: the flights job
-under spark-submit 143 s with the default JIT, 90 s with this). JIT settings change no result.
+drivers and executors of the applications submitted with its environment) runs the tests'
+quick JIT tier (``tests/jvm.py``): six JVMs share two cores (measured: the flights job under
+spark-submit 143 s with the default JIT, 90 s with this).
 
 >>> with standalone_cluster(workers=2) as cluster:  # doctest: +SKIP
 ...     print(cluster.master)
@@ -31,10 +30,10 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.jvm import QUICK_JVM
+
 _MASTER_URL = re.compile(r"Starting Spark master at (spark://[\w.\-]+:\d+)")
 _REGISTERED = re.compile(r"Successfully registered with master")
-#: The JVM options of every process of the cluster and of its applications
-QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 @dataclass(frozen=True)

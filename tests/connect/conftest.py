@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.jvm import QUICK_JVM
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -57,8 +59,7 @@ def _start_server(home: Path, logs: Path) -> tuple[subprocess.Popen[bytes], str]
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.sql.shuffle.partitions=1",
         "--conf", "spark.sql.session.timeZone=UTC",
-        # the quick JIT tier, as the local test session: many short queries on two cores
-        "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "--conf", f"spark.driver.extraJavaOptions={QUICK_JVM}",
     ]  # fmt: skip
     log = (logs / "server.out").open("wb")
     server = subprocess.Popen(

@@ -26,6 +26,7 @@ from quality_py.gate.ddl import TYPE_NAMES, ddl_paths
 from quality_py.io.tables.local import read_local_table
 from quality_py.testing import assert_quality
 from quality_py.validation.static_checks import schema_paths
+from tests.jvm import QUICK_JVM
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
 
@@ -190,8 +191,8 @@ def test_the_console_holds_our_paragraph_alone(tmp_path: Path, mistake: str) -> 
         sys.executable, "-m", "quality_py", *args,
         "--conf", "spark.sql.catalogImplementation=hive",
         "--conf", f"spark.sql.warehouse.dir={tmp_path / 'warehouse'}",
-        # JVM options of the user's own (here the quick JIT tier): still nothing of the JVM
-        "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        # JVM options of the user's own (here the tests' quick JIT tier): still nothing of the JVM
+        "--conf", f"spark.driver.extraJavaOptions={QUICK_JVM}",
     ]  # fmt: skip
     done = subprocess.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False

@@ -61,20 +61,17 @@ def test_packaging_files_are_the_ones_that_read_what_is_installed() -> None:
 
 
 def test_every_jvm_the_tests_start_runs_the_quick_jit_tier() -> None:
-    """Six JVMs can share the two cores; a test's many short queries never repay the optimizing
-    JIT tier (measured: the cluster test 224 s with it, 155 s without). Every place the tests
-    start a JVM of their own (a session, a Connect server, a cluster's daemons and apps) names
-    the quick tier, or launches with a test cluster's environment (``cluster.env``: its
-    ``spark-defaults.conf`` names it, so a submit command stays the documented one); a CLI
-    started as a user would (a fresh process) keeps the product's defaults."""
+    """Every place the tests start a JVM of their own (a session, a Connect server, a cluster's
+    daemons and apps) passes ``tests/jvm.py``'s options (why: that module), or launches with a
+    test cluster's environment (``cluster.env``: its ``spark-defaults.conf`` names them, so a
+    submit command stays the documented one); a CLI started as a user would (a fresh process)
+    keeps the product's defaults."""
     starts = ("local_session(", "spark-class", "start-connect-server", "spark-submit")
     slow = []
     for path in sorted([ROOT / "conftest.py", *(ROOT / "tests").rglob("*.py")]):
         if path.parent.name == "unit":
             continue  # the unit tier starts no JVM (its deployment recipes test reads text)
         text = path.read_text(encoding="utf-8")
-        if any(s in text for s in starts) and not (
-            "TieredStopAtLevel=1" in text or "QUICK_JVM" in text or "**cluster.env" in text
-        ):
+        if any(s in text for s in starts) and not ("QUICK_JVM" in text or "**cluster.env" in text):
             slow.append(str(path.relative_to(ROOT)))
     assert slow == []
