@@ -35,6 +35,7 @@ from quality_py.alerts import EmailAlert, SlackAlert, TeamsAlert, WebhookAlert
 # --- dataset checks (Deequ) ---------------------------------------------------------------------
 from quality_py.dataset import Check, VerificationResult, run_analyzers, verify
 from quality_py.dataset.store import FileStateStore
+from quality_py.dataset.table_state import TableState
 
 # --- documentation ------------------------------------------------------------------------------
 from quality_py.docgen import to_html, to_markdown
@@ -218,6 +219,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "FileMetricsRepository",
     "SqlCheck",
     "TableMetricsRepository",
+    "TableState",
     "profile",
     "suggest",
     "write_report",

@@ -48,6 +48,7 @@ from quality_py.dataset.observe import observe_analyzers, observe_checks
 from quality_py.dataset.runner import AnalysisResult, run_analyzers, run_grouping_analyzers
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
 from quality_py.dataset.store import FileStateStore, StateStoreError
+from quality_py.dataset.table_state import TableState
 
 __all__ = [
     "AnalysisResult",
@@ -86,6 +87,7 @@ __all__ = [
     "StandardDeviation",
     "StateStoreError",
     "Sum",
+    "TableState",
     "UniqueValueRatio",
     "Uniqueness",
     "VerificationResult",

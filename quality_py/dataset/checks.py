@@ -19,6 +19,7 @@ from typing import Any
 from quality_py.dataset import constraints as constraints_module
 from quality_py.dataset.constraints import Assertion, ConstraintBuilders
 from quality_py.dataset.runner import AnyAnalyzer
+from quality_py.dataset.table_state import TableState
 from quality_py.errors import ModelError
 from quality_py.history.over_time import OverTime
 from quality_py.model.enums import CheckLevel, RowAction
@@ -250,8 +251,15 @@ def verify(
     over_time: OverTime | None = None,
     suite: str | None = None,
     run_id: str | None = None,
+    table_state: TableState | None = None,
 ) -> VerificationResult:
     """Run the checks' analyzers (one shared scan + one query per grouping set) and assess them.
+
+    With ``table_state`` (:class:`~quality_py.dataset.table_state.TableState`: where a growing
+    table's partition states are kept, and which partition ``df`` is) every metric is the
+    table's: the other partitions' stored states merged with ``df``'s, the value a recomputation
+    over the whole table gives, at the cost of ``df``. ``df``'s state then replaces its
+    partition's, unless an ``error`` check failed (a refused batch leaves the state as it was).
 
     With ``over_time`` (:class:`~quality_py.history.over_time.OverTime`: a metrics repository,
     tags and anomaly checks) the metrics and outcomes are kept as a run record of ``suite`` (a
@@ -269,11 +277,15 @@ def verify(
 
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
-    metrics = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY).metrics
+    batch = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY)
+    table = batch if table_state is None else table_state.table_result(batch)
+    metrics = table.metrics
     result = assess(checks, metrics)
-    if over_time is None or over_time.history is None:
-        return result
-    return _recorded(result, metrics, over_time, suite, run_id)
+    if over_time is not None and over_time.history is not None:
+        result = _recorded(result, metrics, over_time, suite, run_id)
+    if table_state is not None and result.status != "error":
+        table_state.publish(batch)
+    return result
 
 
 def _recorded(

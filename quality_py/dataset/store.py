@@ -174,6 +174,21 @@ class FileStateStore:
         found = (_VERSION.match(n) for n in self._files.names(self._rel(key)))
         return sorted(int(m.group(1)) for m in found if m)
 
+    def keys(self, folder: str) -> list[str]:
+        """The keys directly under ``folder`` that have a saved version, sorted.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> store = FileStateStore(tempfile.mkdtemp())
+        >>> _ = store.save("t/a", AnalysisResult({Size(): SizeState(1)}))
+        >>> store.keys("t")
+        ['t/a']
+        """
+        rel = self._rel(folder)
+        names = sorted(n for n in self._files.names(rel) if not n.startswith("."))
+        return [f"{rel}/{n}" for n in names if self.versions(f"{rel}/{n}")]
+
     def _encode(self, key: str, result: AnalysisResult) -> dict[str, Any]:
         items = [
             {

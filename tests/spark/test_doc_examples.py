@@ -200,7 +200,7 @@ def test_alerts_doc(notebook: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:
-    from quality_py.dataset import Completeness, Size
+    from quality_py.dataset import Completeness, Size, TableState
 
     notebook["df"] = notebook["flights"]  # this doc's examples are on the flights
     ns = run_file(ROOT / "docs" / "dataset-checks.md", notebook)
@@ -208,6 +208,11 @@ def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:
     assert ns["result"].metrics[Completeness("tailnum")] == pytest.approx(tailnum)
     assert ns["handle"].result().metrics[Size()] == 336776
     assert ns["finish"]().status == "success"
+    # the growing table, by hand: Monday (orders 1, 2) is unique and kept; with Tuesday's
+    # (2, 3) the table holds order 2 twice, so only 2 of its 4 rows have a unique key
+    assert (ns["first"].status, ns["second"].status) == ("success", "error")
+    assert [r.metric for r in ns["second"].results] == [0.5, 4.0]
+    assert TableState("out/table_states/orders", "day=1").partitions() == ["day=2026-11-23"]
 
 
 def test_rule_tables_doc(notebook: dict[str, Any]) -> None:

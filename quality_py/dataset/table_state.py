@@ -1,0 +1,224 @@
+"""A growing table's analyzer states, one per partition (Deequ's differential paper, issue 55).
+
+A batch is one partition of a table (a day appended, a partition rewritten). Its analyzer states
+are kept in a :class:`~quality_py.dataset.store.FileStateStore` under
+``<location>/partitions/<partition>/``; the table's metrics are every stored partition's latest
+state merged with the batch's, which is exactly what a recomputation over the whole table gives
+(the merge laws of ``dataset/states.py``), at the cost of the batch alone.
+
+- Re-running a partition **replaces** its state: the batch's state stands for its partition and
+  the stored one of that partition is left out of the merge, never added twice.
+- The state is saved by :meth:`TableState.publish`, called by whoever decides the batch belongs
+  to the table (a verification that passes, a published run): a refused batch leaves the stored
+  state as it was.
+- A partition stored without a state for an analyzer the checks now need (the checks changed
+  after it was stored) cannot be answered for: :meth:`TableState.table_result` refuses, naming
+  the analyzer and the partitions to re-run, rather than answer for part of the table while
+  claiming the whole.
+- Analyzers that compare the data with its schema or another frame (``dataset/comparisons.py``)
+  have no mergeable state and are refused with a table state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from quality_py.dataset.runner import AnalysisResult
+from quality_py.dataset.store import FileStateStore, StateStoreError
+from quality_py.model.file_names import decode_part, file_name
+
+_PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$")
+_FOLDER = "partitions"
+
+
+def parse_partition(text: str) -> tuple[tuple[str, str], ...]:
+    """``KEY=VALUE[,KEY=VALUE...]`` as ordered pairs (the form ``--partition`` takes).
+
+    >>> parse_partition("day=2013-01-01")
+    (('day', '2013-01-01'),)
+    >>> parse_partition("year=2013, month=1")
+    (('year', '2013'), ('month', '1'))
+    """
+    pairs = []
+    for item in text.split(","):
+        found = _PAIR.match(item)
+        if found is None or not found.group(2).strip():
+            raise StateStoreError(
+                f"partition {text!r}: each part is KEY=VALUE (a column name, '=', a value), "
+                "for example day=2013-01-01 or year=2013,month=1",
+                item_kind="partition",
+            )
+        pairs.append((found.group(1), found.group(2).strip()))
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise StateStoreError(f"partition {text!r} names a key twice", item_kind="partition")
+    return tuple(pairs)
+
+
+def _folder_name(pairs: tuple[tuple[str, str], ...]) -> str:
+    return file_name("partition", *(f"{k}={v}" for k, v in pairs))
+
+
+def _is_partition(key: str) -> bool:
+    return key.rsplit("/", 1)[-1].startswith("partition.")
+
+
+def _shown(key: str) -> str:
+    """A stored partition's ``KEY=VALUE`` text from its key."""
+    return ",".join(decode_part(p) for p in key.rsplit("/", 1)[-1].split(".")[1:])
+
+
+@dataclass(frozen=True)
+class TableState:
+    """The stored states of a table's partitions, and the partition the batch at hand is.
+
+    ``location``: a folder or filesystem URI of the table's own (see
+    :class:`~quality_py.dataset.store.FileStateStore`); ``partition``: the batch's partition,
+    ``KEY=VALUE`` pairs (a mapping, or the text ``"day=2013-01-01"``).
+
+    >>> import tempfile
+    >>> from quality_py.dataset.analyzers import Size
+    >>> from quality_py.dataset.states import SizeState
+    >>> root = tempfile.mkdtemp()
+    >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(10)}))
+    >>> today = TableState(root, "day=2")
+    >>> today.table_result(AnalysisResult({Size(): SizeState(3)})).metrics[Size()]
+    13.0
+    >>> rerun = TableState(root, "day=1")  # replaces day 1's state, never adds to it
+    >>> rerun.table_result(AnalysisResult({Size(): SizeState(4)})).metrics[Size()]
+    4.0
+    """
+
+    location: str | Path
+    partition: Mapping[str, str] | str
+    pairs: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.partition, str):
+            pairs = parse_partition(self.partition)
+        else:
+            pairs = tuple((str(k), str(v)) for k, v in self.partition.items())
+            if not pairs:
+                raise StateStoreError("a partition names at least one KEY=VALUE")
+            parse_partition(",".join(f"{k}={v}" for k, v in pairs))  # the same rules
+        if ".." in _folder_name(pairs):  # shortened with a digest: no longer read back
+            raise StateStoreError(
+                f"partition {self.partition!r} is too long to name a stored state",
+                item_kind="partition",
+            )
+        object.__setattr__(self, "pairs", pairs)
+
+    @property
+    def store(self) -> FileStateStore:
+        """The store the partitions' states are kept in."""
+        return FileStateStore(self.location)
+
+    @property
+    def key(self) -> str:
+        """The store key of this batch's partition."""
+        return f"{_FOLDER}/{_folder_name(self.pairs)}"
+
+    def partitions(self) -> list[str]:
+        """Every stored partition's ``KEY=VALUE`` text, sorted (this batch's included when it was
+        stored before).
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> root = tempfile.mkdtemp()
+        >>> _ = TableState(root, "day=2").publish(AnalysisResult({Size(): SizeState(1)}))
+        >>> TableState(root, "day=1").partitions()
+        ['day=2']
+        """
+        return sorted(_shown(k) for k in self.store.keys(_FOLDER) if _is_partition(k))
+
+    def others(self) -> dict[str, AnalysisResult]:
+        """The latest stored state of every partition but this batch's, by partition.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> root = tempfile.mkdtemp()
+        >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(5)}))
+        >>> TableState(root, "day=2").others()["day=1"].metrics[Size()]
+        5.0
+        """
+        store = self.store
+        return {
+            _shown(k): store.load(k)
+            for k in store.keys(_FOLDER)
+            if _is_partition(k) and k != self.key
+        }
+
+    def table_result(self, batch: AnalysisResult) -> AnalysisResult:
+        """The table's states: every other partition's stored state merged with ``batch`` (this
+        partition's new state). Refuses, naming them, analyzers some partition has no state for
+        and analyzers that have no mergeable state.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> root = tempfile.mkdtemp()
+        >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(5)}))
+        >>> batch = AnalysisResult({Size(): SizeState(2)})
+        >>> TableState(root, "day=2").table_result(batch).metrics[Size()]
+        7.0
+        """
+        if batch.direct:
+            names = ", ".join(sorted(a.name for a in batch.direct))
+            raise StateStoreError(
+                f"{names} compare(s) the batch with its schema or another frame and has no state "
+                "to merge: with a table state it cannot answer for the table; check it without "
+                "--table-state, or leave it out",
+                item_kind="analyzer",
+            )
+        others = self.others()
+        needed: list[Any] = [*batch.states, *batch.grouping]
+        for analyzer in needed:
+            missing = [
+                p
+                for p, r in others.items()
+                if analyzer not in r.states and analyzer not in r.grouping
+            ]
+            if missing:
+                shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+                raise StateStoreError(
+                    f"{analyzer.name}: no stored state for {len(missing)} partition(s) of the "
+                    f"table at {self.location} ({shown}), stored before the check was added: "
+                    "the table's value cannot be known from the states. Re-run those partitions "
+                    "with this table state (a backfill), then this one",
+                    item_kind="analyzer",
+                )
+        if not others:
+            return batch
+        wanted = set(batch.states)
+        trimmed = [
+            AnalysisResult(
+                {a: s for a, s in r.states.items() if a in wanted},
+                {k: f for k, f in r.frequencies.items() if k in batch.frequencies},
+                tuple(g for g in r.grouping if g in batch.grouping),
+            )
+            for r in others.values()
+        ]
+        return AnalysisResult.merge_all([*trimmed, batch])
+
+    def publish(self, batch: AnalysisResult) -> int:
+        """Save ``batch`` as this partition's state (a new version: the partition's earlier
+        states stay readable, the latest is the one merged); returns the version.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> root = tempfile.mkdtemp()
+        >>> [TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(n)}))
+        ...  for n in (5, 6)]
+        [1, 2]
+        """
+        return self.store.save(self.key, batch)
+
+
+__all__ = ["TableState", "parse_partition"]
