@@ -64,7 +64,7 @@ step "crash and fuzz (no JVM)" 60 $py -m pytest tests/unit -q -p no:cacheprovide
 # two workers, each with its own local Spark; a file's tests stay on one worker; the doctests
 # whose examples use the session
 step "spark + doctests" 850 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
-  -m "not slow and not no_spark" --hypothesis-profile=ci -n 3 --dist loadfile "${durations[@]}"
+  -m "not slow and not no_spark" --hypothesis-profile=ci -n 2 --dist loadfile "${durations[@]}"
 # the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
 # tests in one process: side by side they share the two cores (one after the other: ~280 s)
 cluster_and_client() {
