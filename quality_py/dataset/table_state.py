@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from quality_py.dataset.grouping import GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.store import FileStateStore, StateStoreError
 from quality_py.model.file_names import decode_part, file_name
@@ -60,7 +61,24 @@ def parse_partition(text: str) -> tuple[tuple[str, str], ...]:
 
 
 def _folder_name(pairs: tuple[tuple[str, str], ...]) -> str:
-    return file_name("partition", *(f"{k}={v}" for k, v in pairs))
+    """One name per partition whatever the order its keys were given in, and whatever their
+    case (Spark's column names are case-insensitive): ``Month=1,year=2013`` is
+    ``year=2013,month=1``, never a second partition counted twice."""
+    canonical = sorted((k.lower(), v) for k, v in pairs)
+    return file_name("partition", *(f"{k}={v}" for k, v in canonical))
+
+
+def _has_state(result: AnalysisResult, analyzer: Any) -> bool:
+    """Whether a stored partition can stand for ``analyzer``: its state, or for a grouping
+    analyzer the value frequencies of its columns and filter (which any analyzer of that key
+    reads)."""
+    if isinstance(analyzer, GroupingAnalyzer):
+        return analyzer.key in result.frequencies
+    return analyzer in result.states
+
+
+def _key_names(shown: str) -> list[str]:
+    return sorted(pair.split("=", 1)[0] for pair in shown.split(","))
 
 
 def _is_partition(key: str) -> bool:
@@ -173,17 +191,22 @@ class TableState:
             raise StateStoreError(
                 f"{names} compare(s) the batch with its schema or another frame and has no state "
                 "to merge: with a table state it cannot answer for the table; check it without "
-                "--table-state, or leave it out",
+                "a table state, or leave it out",
                 item_kind="analyzer",
             )
         others = self.others()
+        mine = _key_names(_shown(self.key))
+        for partition in others:
+            if _key_names(partition) != mine:
+                raise StateStoreError(
+                    f"partition {self.partition!r} is keyed by {', '.join(mine)}, but the table "
+                    f"at {self.location} keeps partition {partition!r}: one table's partitions "
+                    "share their keys (a table state per table)",
+                    item_kind="partition",
+                )
         needed: list[Any] = [*batch.states, *batch.grouping]
         for analyzer in needed:
-            missing = [
-                p
-                for p, r in others.items()
-                if analyzer not in r.states and analyzer not in r.grouping
-            ]
+            missing = [p for p, r in others.items() if not _has_state(r, analyzer)]
             if missing:
                 shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
                 raise StateStoreError(
@@ -195,12 +218,10 @@ class TableState:
                 )
         if not others:
             return batch
-        wanted = set(batch.states)
-        trimmed = [
+        trimmed = [  # only what the batch needs: the grouping analyzers are the batch's
             AnalysisResult(
-                {a: s for a, s in r.states.items() if a in wanted},
+                {a: s for a, s in r.states.items() if a in batch.states},
                 {k: f for k, f in r.frequencies.items() if k in batch.frequencies},
-                tuple(g for g in r.grouping if g in batch.grouping),
             )
             for r in others.values()
         ]

@@ -99,11 +99,27 @@ def test_partition_names_round_trip_and_bad_ones_are_refused(tmp_path: Path) -> 
     odd = "region=EU/West ü, day=2013-01-01"
     TableState(tmp_path, odd).publish(_batch([1]))
     TableState(tmp_path, {"region": "x.y", "day": "1"}).publish(_batch([2]))
-    assert TableState(tmp_path, "a=1").partitions() == ["region=EU/West ü,day=2013-01-01",
-                                                        "region=x.y,day=1"]  # fmt: skip
+    # shown with their keys in order, lower-cased (one name per partition)
+    assert TableState(tmp_path, "a=1").partitions() == ["day=1,region=x.y",
+                                                        "day=2013-01-01,region=EU/West ü"]  # fmt: skip
     assert parse_partition(" year = 2013 ,month=1") == (("year", "2013"), ("month", "1"))
     for bad in ("", "day", "day=", "=1", "1day=2", "day=1,day=2"):
         with pytest.raises(StateStoreError, match="partition"):
             TableState(tmp_path, bad)
     with pytest.raises(StateStoreError, match="too long"):
         TableState(tmp_path, f"day={'x' * 300}")
+
+
+def test_one_partition_whatever_the_order_and_case_of_its_keys(tmp_path: Path) -> None:
+    TableState(tmp_path, "year=2013,month=1").publish(_batch([1, 2]))
+    TableState(tmp_path, "year=2013,month=2").publish(_batch([3]))
+    again = TableState(tmp_path, {"Month": "1", "YEAR": "2013"})  # the first, given otherwise
+    assert again.table_result(_batch([7])).metrics[Size()] == 2.0  # 1 replaced + 1, not 3 + 1
+    assert TableState(tmp_path, "year=1,month=1").partitions() == [
+        "month=1,year=2013", "month=2,year=2013"]  # fmt: skip
+
+
+def test_a_partition_keyed_otherwise_than_the_table_is_refused(tmp_path: Path) -> None:
+    TableState(tmp_path, "day=1").publish(_batch([1]))
+    with pytest.raises(StateStoreError, match=r"keyed by month.*keeps partition 'day=1'"):
+        TableState(tmp_path, "month=1").table_result(_batch([2]))
