@@ -39,23 +39,44 @@ class LocalFiles:
         return (self.root / rel).read_bytes()
 
     def publish(self, rel: str, data: bytes, first: int) -> int:
+        tmp = self.put_temp(rel, data)
+        try:
+            return self.link_temp(rel, tmp, first)
+        finally:
+            self.drop_temp(rel, tmp)
+
+    def put_temp(self, rel: str, data: bytes) -> str:
+        """Write ``data`` durably under a temporary name in ``rel`` (never read as a version);
+        its name. A failed write (a full disk) leaves no temporary file behind."""
         folder = self.root / rel
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".tmp-{uuid.uuid4().hex}"
-        try:  # a failed write (a full disk) leaves no temporary file behind
-            with open(tmp, "wb") as fh:
+        tmp = f".tmp-{uuid.uuid4().hex}"
+        try:
+            with open(folder / tmp, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            version = first
-            while True:
-                try:
-                    os.link(tmp, folder / f"v{version}.json")  # atomic, fails if taken
-                    return version
-                except FileExistsError:
-                    version += 1  # a concurrent writer took it: take the next one
-        finally:
-            tmp.unlink(missing_ok=True)
+        except BaseException:
+            (folder / tmp).unlink(missing_ok=True)
+            raise
+        return tmp
+
+    def link_temp(self, rel: str, tmp: str, first: int) -> int:
+        """Make the temporary file the first free version from ``first``; its number."""
+        folder = self.root / rel
+        version = first
+        while True:
+            try:
+                os.link(folder / tmp, folder / f"v{version}.json")  # atomic, fails if taken
+                break
+            except FileExistsError:
+                version += 1  # a concurrent writer took it: take the next one
+        (folder / tmp).unlink(missing_ok=True)
+        return version
+
+    def drop_temp(self, rel: str, tmp: str) -> None:
+        """Remove a temporary file (gone already when it was linked)."""
+        (self.root / rel / tmp).unlink(missing_ok=True)
 
 
 class ArrowFiles:
@@ -84,25 +105,44 @@ class ArrowFiles:
             return bytes(fh.read())
 
     def publish(self, rel: str, data: bytes, first: int) -> int:
+        tmp = self.put_temp(rel, data)
+        try:
+            return self.link_temp(rel, tmp, first)
+        finally:
+            self.drop_temp(rel, tmp)
+
+    def put_temp(self, rel: str, data: bytes) -> str:
+        """Write ``data`` to a temporary object in ``rel``; its name."""
+        self.fs.create_dir(self._path(rel), recursive=True)
+        tmp = f".tmp-{uuid.uuid4().hex}"
+        try:
+            with self.fs.open_output_stream(self._path(f"{rel}/{tmp}")) as fh:
+                fh.write(data)
+        except BaseException:
+            self.drop_temp(rel, tmp)  # a failed write leaves no temporary object
+            raise
+        return tmp
+
+    def link_temp(self, rel: str, tmp: str, first: int) -> int:
+        """Rename the temporary object to the first free version from ``first``."""
         from pyarrow import fs
 
-        self.fs.create_dir(self._path(rel), recursive=True)
-        tmp = self._path(f"{rel}/.tmp-{uuid.uuid4().hex}")
-        try:
-            with self.fs.open_output_stream(tmp) as fh:
-                fh.write(data)
-            version = first
-            while (
-                self.fs.get_file_info(self._path(f"{rel}/v{version}.json")).type
-                != fs.FileType.NotFound
-            ):
-                version += 1
-            self.fs.move(tmp, self._path(f"{rel}/v{version}.json"))
-            return version
-        except BaseException:
-            with contextlib.suppress(Exception):  # a failed write leaves no temporary object
-                self.fs.delete_file(tmp)
-            raise
+        version = first
+        while (
+            self.fs.get_file_info(self._path(f"{rel}/v{version}.json")).type != fs.FileType.NotFound
+        ):
+            version += 1
+        self.fs.move(self._path(f"{rel}/{tmp}"), self._path(f"{rel}/v{version}.json"))
+        return version
+
+    def drop_temp(self, rel: str, tmp: str) -> None:
+        """Remove a temporary object (gone already when it was renamed)."""
+        from pyarrow import fs
+
+        path = self._path(f"{rel}/{tmp}")
+        with contextlib.suppress(Exception):
+            if self.fs.get_file_info(path).type != fs.FileType.NotFound:
+                self.fs.delete_file(path)
 
 
 class MountedFiles(LocalFiles):
@@ -110,19 +150,24 @@ class MountedFiles(LocalFiles):
     not, and a rename is a copy. A temporary file is renamed to the first free name (as on an
     object store, writers of one folder must be serialized by the caller)."""
 
-    def publish(self, rel: str, data: bytes, first: int) -> int:
+    def put_temp(self, rel: str, data: bytes) -> str:
         folder = self.root / rel
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".tmp-{uuid.uuid4().hex}"
+        tmp = f".tmp-{uuid.uuid4().hex}"
         try:
-            tmp.write_bytes(data)
-            version = first
-            while (folder / f"v{version}.json").exists():
-                version += 1
-            os.rename(tmp, folder / f"v{version}.json")
-            return version
-        finally:
-            tmp.unlink(missing_ok=True)
+            (folder / tmp).write_bytes(data)
+        except BaseException:
+            (folder / tmp).unlink(missing_ok=True)
+            raise
+        return tmp
+
+    def link_temp(self, rel: str, tmp: str, first: int) -> int:
+        folder = self.root / rel
+        version = first
+        while (folder / f"v{version}.json").exists():
+            version += 1
+        os.rename(folder / tmp, folder / f"v{version}.json")
+        return version
 
 
 def files_at(root: str | Path) -> LocalFiles | ArrowFiles:

@@ -28,6 +28,7 @@ from quality_py.actions.quarantine_form import DEFAULT_FORM, quarantine_form
 from quality_py.actions.samples import sample_rows
 from quality_py.actions.stats import stats_frame
 from quality_py.dataset.checks import VerificationResult
+from quality_py.dataset.store import StagedState, StateStoreError
 from quality_py.gate.locations import is_path
 from quality_py.history.over_time import OverTime
 from quality_py.history.recording import (
@@ -84,6 +85,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
     require_quarantine_detail(to.quarantine_detail or "", plan.prepared)
     started = time.perf_counter()
     outcomes: list[Metric] = []
+    staged: StagedState | None = None
     try:
         with (
             OutputWriter(to.places(), to.format, to.publish, spark) as out,
@@ -97,12 +99,15 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
             if to.stats is not None:
                 frame = stats_frame(plan.flagged.sparkSession, plan.suite, plan.refs, summary)
                 out.write(frame, to.stats, "overwrite", "qp_run_id", plan.run_id)
+            staged = _staged_state(plan, summary)
             out.commit()
     except QualityRunFailed as err:
+        _discard(staged)
         err.summary, lost = failure_told(plan.notifiers, err.summary)
         record_run(plan, err.summary, [*outcomes, *lost])
         raise
     except Exception as err:
+        _discard(staged)
         failed = RunSummary(
             plan.run_id,
             plan.run_time,
@@ -113,7 +118,57 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
         failed, lost = failure_told(plan.notifiers, failed, err)
         record_run(plan, failed, lost, message=f"{type(err).__name__}: {err}")
         raise
-    return _published(plan, summary, [*outcomes, *output_metrics(to.places())], to)
+    kept = _keep_state(plan, staged)
+    summary = _published(plan, summary, [*outcomes, *output_metrics(to.places())], to)
+    if isinstance(kept, BaseException):
+        raise kept
+    return summary
+
+
+def _staged_state(plan: RunPlan, summary: RunSummary) -> StagedState | None:
+    """The input's state for its partition of the table, written in full under a temporary name
+    (the frequencies of grouping checks: one job each) before the outputs' commit: a store that
+    cannot be written fails the run with nothing published."""
+    if plan.table_state is None:
+        return None
+    state = summary.checks.state if summary.checks is not None else None
+    if state is None:  # run_quality refuses a table state without checks
+        raise StateStoreError("the run's dataset checks kept no state to store", item_kind="state")
+    where = plan.table_state
+    try:
+        with describing(plan.source.sparkSession, "keeping the partition's state"):
+            return where.stage(state)
+    except OSError as err:
+        raise StateStoreError(
+            f"the state of partition {where.partition} cannot be written to the table state at "
+            f"{where.location} ({type(err).__name__}: {err}): nothing was published",
+            item_kind="state",
+        ) from err
+
+
+def _discard(staged: StagedState | None) -> None:
+    if staged is not None:
+        with contextlib.suppress(Exception):  # the run's own error stands
+            staged.discard()
+
+
+def _keep_state(plan: RunPlan, staged: StagedState | None) -> StateStoreError | None:
+    """Publish the staged state right after the outputs' commit (one link or rename); the error
+    to raise, once the run is recorded, when it cannot be (the outputs are published then)."""
+    if staged is None or plan.table_state is None:
+        return None
+    try:
+        staged.publish()
+    except Exception as err:
+        where = plan.table_state
+        return StateStoreError(
+            f"run {plan.run_id} published its outputs, but the state of partition "
+            f"{where.partition} could not be kept in {where.location} ({type(err).__name__}: "
+            f"{err}). Until this partition is run again with the table state, the table's "
+            "stored state does not describe it: re-run it before any other partition's run",
+            item_kind="state",
+        )
+    return None
 
 
 @contextmanager

@@ -28,6 +28,7 @@ from quality_py.actions.flags import (
 from quality_py.actions.notify import Notifier
 from quality_py.actions.top_values import TopValuePlan, choose_pairs
 from quality_py.dataset.checks import Check, VerificationResult
+from quality_py.dataset.table_state import TableState
 from quality_py.history.over_time import OverTime
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
@@ -71,6 +72,9 @@ class RunPlan:
     #: whether a rule sums or averages over a window (its last bits depend on the order rows
     #: arrive in, so every job must read one computation of it)
     window_sums: bool = False
+    #: where the table the input is a partition of keeps its partitions' states: the dataset
+    #: checks answer for the table, and a published run keeps the input's state for its partition
+    table_state: TableState | None = None
 
     @property
     def input_columns(self) -> list[str]:
@@ -149,7 +153,11 @@ class RunPlan:
         observed = self.flagged.drop(self.column).observe(counts, *columns)
         pending = list(self.checks) if self.precheck is None else []  # precheck: already known
         observed, finish = observe_checks(
-            observed, pending, policy=self.suite.policy, grouping_source=self.source
+            observed,
+            pending,
+            policy=self.suite.policy,
+            grouping_source=self.source,
+            table_state=self.table_state,
         )
         valid = observed.where(f"NOT {DROP}").select(*[quoted(c) for c in self.input_columns])
         return valid, counts, (finish if pending else None)

@@ -9,6 +9,7 @@ from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
+from quality_py.dataset.table_state import TableState, require_mergeable
 from quality_py.errors import InputError, ModelError
 from quality_py.history.over_time import OverTime
 from quality_py.model.labels import resolve_rules
@@ -144,3 +145,20 @@ not 'slim'
         raise InputError(f"quarantine_detail must be 'names', 'ids' or 'full', not {detail!r}")
     if detail == "ids":
         require_distinct_rule_ids(suite, OverTime(), None, by_rule_id=True)
+
+
+def require_table_checks(checks: Sequence[Check], table_state: TableState) -> None:
+    """Refuse a table state the run cannot keep faithfully: a run without dataset checks (it has
+    no state to keep) and checks without a mergeable state (they cannot answer for the table).
+
+    >>> import tempfile
+    >>> checks = [Check("error", "t").has_size(">= 1")]
+    >>> require_table_checks(checks, TableState(tempfile.mkdtemp(), "day=1"))
+    """
+    if not checks:
+        raise ModelError(
+            f"a table state ({table_state.location}, partition {table_state.partition}) keeps "
+            "the states of the run's dataset checks, and this run has none: add the checks "
+            "that should answer for the table, or leave the table state out"
+        )
+    require_mergeable(k.analyzer for c in checks for k in c.constraints)

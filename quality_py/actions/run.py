@@ -47,10 +47,12 @@ from quality_py.actions.plan import history_place as history_place  # public bef
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
+    require_table_checks,
     require_usable_input,
     split_checks,
 )
 from quality_py.dataset.checks import Check, VerificationResult
+from quality_py.dataset.table_state import TableState
 from quality_py.gate.run_ids import require_run_id
 from quality_py.history.over_time import OverTime
 from quality_py.model.enums import RunStatus
@@ -183,6 +185,7 @@ def run_quality(
     notifiers: Sequence[Notifier] = (),
     over_time: OverTime | None = None,
     error_rates: ErrorRates | None = None,
+    table_state: TableState | None = None,
 ) -> QualityRun:
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks: :class:`Check`
     and :class:`~quality_py.actions.sql_checks.SqlCheck`, judged on the source and outputs).
@@ -199,6 +202,14 @@ def run_quality(
     run is written or fails; the anomaly checks judge the run's metrics against that history
     before anything is published (an ``error``-level anomaly fails the run, a ``warning`` is
     reported in the summary). ``error_rates`` alert through the notifiers.
+
+    ``table_state`` (:class:`~quality_py.dataset.table_state.TableState`: where the table ``df``
+    is a partition of keeps its partitions' states, and which partition ``df`` is): every
+    dataset check answers for the table (the other partitions' stored states merged with
+    ``df``'s), and ``write`` keeps ``df``'s state for its partition when the run is published,
+    right after its outputs' commit (a run that fails keeps nothing; a re-run replaces the
+    partition's state). Checks without a mergeable state (``has_schema``, ``matches_dataset``,
+    ...) are refused, as is a table state for a run without dataset checks.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -222,6 +233,8 @@ def run_quality(
     notify_all(tuple(notifiers), "start", started)
     with failures_reported(over_time, tuple(notifiers), started):
         dataset_checks, sql_checks = split_checks(checks, rules.policy)
+        if table_state is not None:
+            require_table_checks(dataset_checks, table_state)
         require_new_columns(df, name)
         require_evaluable(dataset_checks, df, rules)
         staged, prepared, refs, codes, flagged = flag_rows(df, rules, compiled, layout, name)
@@ -246,6 +259,7 @@ def run_quality(
             window_keys=window_keys(staged.compiled),
             codes_frame=staged.frame,
             window_sums=any(sums_over_windows(r.tree) for r in staged.compiled.rules),
+            table_state=table_state,
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
             run = replace(run, precheck=_precheck(run, keys))
@@ -270,7 +284,9 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
     started = time.perf_counter()
     fail_refs = [r for r in run.refs if r.action == "fail"]
     fail_codes = [c for c, r in zip(run.codes, run.refs, strict=True) if r.action == "fail"]
-    check_columns, assess_from = checks_aggregation(run.checks, run.source, policy=run.suite.policy)
+    check_columns, assess_from = checks_aggregation(
+        run.checks, run.source, policy=run.suite.policy, table_state=run.table_state
+    )
     columns = [
         F.expr(f"count_if({fails_any_sql([c], run.prepared.probable_pass)})").alias(f"f{i}")
         for i, c in enumerate(fail_codes)

@@ -18,7 +18,7 @@ from typing import Any
 
 from quality_py.dataset import constraints as constraints_module
 from quality_py.dataset.constraints import Assertion, ConstraintBuilders
-from quality_py.dataset.runner import AnyAnalyzer
+from quality_py.dataset.runner import AnalysisResult, AnyAnalyzer
 from quality_py.dataset.table_state import TableState
 from quality_py.errors import ModelError
 from quality_py.history.over_time import OverTime
@@ -213,6 +213,9 @@ class VerificationResult:
     """Every constraint's outcome; ``status`` is the worst level among failed constraints."""
 
     results: tuple[ConstraintResult, ...]
+    #: the analyzers' states of the data checked, the batch's alone (what a table state keeps
+    #: for the batch's partition); not part of the result's value
+    state: AnalysisResult | None = field(default=None, compare=False, repr=False)
 
     @property
     def status(self) -> str:
@@ -280,7 +283,7 @@ def verify(
     batch = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY)
     table = batch if table_state is None else table_state.table_result(batch)
     metrics = table.metrics
-    result = assess(checks, metrics)
+    result = replace(assess(checks, metrics), state=batch)
     if over_time is not None and over_time.history is not None:
         result = _recorded(result, metrics, over_time, suite, run_id)
     if table_state is not None and result.status != "error":

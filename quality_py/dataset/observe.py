@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.runner import AnalysisResult, shared_aggregations, states_from_row
+from quality_py.dataset.table_state import TableState
 from quality_py.errors import ModelError
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
 from quality_py.model.types import DataFrame
@@ -73,11 +74,15 @@ def checks_aggregation(
     *,
     policy: RulePolicy = DEFAULT_POLICY,
     prefix: str = "a",
+    table_state: TableState | None = None,
 ) -> tuple[list[Any], Any]:
     """The checks' shareable metrics as aggregate Columns to put on *any* aggregation (an
     ``agg``, an ``observe``), and a function that assesses the checks from that aggregation's
     values (a mapping of column name to value; None when it never ran). Grouping analyzers run
-    their own queries (one per key) over ``source`` when the function is called.
+    their own queries (one per key) over ``source`` when the function is called. With
+    ``table_state`` the checks are assessed for the table (the other partitions' stored states
+    merged with this aggregation's: :meth:`TableState.table_result`); the result's ``state`` is
+    the batch's alone, what the partition keeps.
 
     >>> from quality_py.dataset.checks import Check
     >>> df = spark.createDataFrame([(1,), (2,)], "a int")
@@ -97,14 +102,14 @@ def checks_aggregation(
     columns = [F.expr(without_filter(s)).alias(f"{prefix}{i}") for i, s in enumerate(sqls)]
 
     def assess_from(values: Any) -> Any:
-        metrics: dict[Any, Any] = {}
+        states = {}
         if scans:
             row = [None if values is None else values.get(f"{prefix}{i}") for i in range(len(sqls))]
             states = states_from_row(scans, positions, row)
-            metrics.update(AnalysisResult(states).metrics)
-        if others:
-            metrics.update(run_analyzers(source, others, policy=policy).metrics)
-        return assess(checks, metrics)
+        grouped = run_analyzers(source, others, policy=policy) if others else AnalysisResult({})
+        batch = AnalysisResult(states, grouped.frequencies, grouped.grouping, grouped.direct)
+        table = batch if table_state is None else table_state.table_result(batch)
+        return replace(assess(checks, table.metrics), state=batch)
 
     return columns, assess_from
 
@@ -115,12 +120,14 @@ def observe_checks(
     *,
     policy: RulePolicy = DEFAULT_POLICY,
     grouping_source: DataFrame | None = None,
+    table_state: TableState | None = None,
 ) -> tuple[Any, Any]:
     """``df`` observing the checks' shareable analyzers, and a function giving the verification.
 
     Call the function after an action on the returned DataFrame ran (e.g. its write): shareable
     metrics come from that action; grouping analyzers run their own queries (one per key) over
     ``grouping_source`` (default ``df``; pass the plain input when ``df`` carries costly columns).
+    ``table_state``: assessed for the table (see :func:`checks_aggregation`).
 
     >>> from quality_py.dataset.checks import Check
     >>> df = spark.createDataFrame([(1,), (2,)], "a int")
@@ -132,7 +139,9 @@ def observe_checks(
     from pyspark.sql import Observation
 
     source = df if grouping_source is None else grouping_source
-    columns, assess_from = checks_aggregation(checks, source, policy=policy)
+    columns, assess_from = checks_aggregation(
+        checks, source, policy=policy, table_state=table_state
+    )
     observation = Observation(f"quality_py_checks_{next(_names)}")
     observed = df.observe(observation, *columns) if columns else df
 

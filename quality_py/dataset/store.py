@@ -135,6 +135,26 @@ def _spark() -> Any:
     return spark
 
 
+@dataclasses.dataclass(frozen=True)
+class StagedState:
+    """A state written in full, its manifest under a temporary name no reader reads
+    (:meth:`FileStateStore.stage`): :meth:`publish` makes it the key's latest version,
+    :meth:`discard` removes it."""
+
+    store: FileStateStore
+    key: str
+    temp: str
+
+    def publish(self) -> int:
+        """Make the staged state the key's latest version; returns its number."""
+        first = (self.store.versions(self.key) or [0])[-1] + 1
+        return self.store._files.link_temp(self.key, self.temp, first)
+
+    def discard(self) -> None:
+        """Remove the staged manifest (its frequency files, unreferenced, are never read)."""
+        self.store._files.drop_temp(self.key, self.temp)
+
+
 class FileStateStore:
     """States under ``root`` (a local path or a filesystem URI), by key and version.
 
@@ -280,11 +300,28 @@ class FileStateStore:
         >>> store.save("flights/2013-01", AnalysisResult({Size(): SizeState(27004)}))
         1
         """
+        return self.stage(key, result).publish()
+
+    def stage(self, key: str, result: AnalysisResult) -> StagedState:
+        """Write everything of a new version of ``key`` but the manifest that makes it the
+        latest: the slow part (grouping analyzers' frequencies, one Spark job each) done before
+        an output commit, the manifest written under a temporary name, then published by one
+        link or rename right after the commit (:meth:`StagedState.publish`). A staged state
+        never published is never read.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> store = FileStateStore(tempfile.mkdtemp())
+        >>> staged = store.stage("t", AnalysisResult({Size(): SizeState(3)}))
+        >>> store.versions("t"), staged.publish(), store.versions("t")
+        ([], 1, [1])
+        """
         rel = self._rel(key)
         payload = self._encode(rel, result)
         doc = {**payload, "sha256": _digest(payload)}
         data = json.dumps(doc, sort_keys=True, allow_nan=True).encode("utf-8")
-        return self._files.publish(rel, data, (self.versions(key) or [0])[-1] + 1)
+        return StagedState(self, rel, self._files.put_temp(rel, data))
 
     def load(self, key: str, version: int | None = None) -> AnalysisResult:
         """Version ``version`` of ``key`` (default: the latest), checked against its checksum.

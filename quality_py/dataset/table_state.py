@@ -22,14 +22,15 @@ state merged with the batch's, which is exactly what a recomputation over the wh
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from quality_py.dataset.comparisons import DirectAnalyzer
 from quality_py.dataset.grouping import GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
-from quality_py.dataset.store import FileStateStore, StateStoreError
+from quality_py.dataset.store import FileStateStore, StagedState, StateStoreError
 from quality_py.model.file_names import decode_part, file_name
 
 _PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$")
@@ -186,14 +187,7 @@ class TableState:
         >>> TableState(root, "day=2").table_result(batch).metrics[Size()]
         7.0
         """
-        if batch.direct:
-            names = ", ".join(sorted(a.name for a in batch.direct))
-            raise StateStoreError(
-                f"{names} compare(s) the batch with its schema or another frame and has no state "
-                "to merge: with a table state it cannot answer for the table; check it without "
-                "a table state, or leave it out",
-                item_kind="analyzer",
-            )
+        require_mergeable(batch.direct)
         others = self.others()
         mine = _key_names(_shown(self.key))
         for partition in others:
@@ -239,7 +233,39 @@ class TableState:
         ...  for n in (5, 6)]
         [1, 2]
         """
-        return self.store.save(self.key, batch)
+        return self.stage(batch).publish()
+
+    def stage(self, batch: AnalysisResult) -> StagedState:
+        """This partition's new state written but not yet the latest (see
+        :meth:`~quality_py.dataset.store.FileStateStore.stage`): a run stages it before its
+        outputs' commit and publishes it right after.
+
+        >>> import tempfile
+        >>> from quality_py.dataset.analyzers import Size
+        >>> from quality_py.dataset.states import SizeState
+        >>> staged = TableState(tempfile.mkdtemp(), "day=1").stage(
+        ...     AnalysisResult({Size(): SizeState(5)}))
+        >>> staged.publish()
+        1
+        """
+        return self.store.stage(self.key, batch)
 
 
-__all__ = ["TableState", "parse_partition"]
+def require_mergeable(analyzers: Iterable[Any]) -> None:
+    """Refuse analyzers that have no mergeable state (they compare the batch with its schema or
+    another frame): with a table state they cannot answer for the table.
+
+    >>> from quality_py.dataset.analyzers import Size
+    >>> require_mergeable([Size()])
+    """
+    direct = sorted({a.name for a in analyzers if isinstance(a, DirectAnalyzer)})
+    if direct:
+        raise StateStoreError(
+            f"{', '.join(direct)} compare(s) the batch with its schema or another frame and has "
+            "no state to merge: with a table state it cannot answer for the table; check it "
+            "without a table state, or leave it out",
+            item_kind="analyzer",
+        )
+
+
+__all__ = ["TableState", "parse_partition", "require_mergeable"]

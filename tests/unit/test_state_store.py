@@ -239,3 +239,18 @@ def test_a_class_without_a_stored_name_is_refused_by_name(tmp_path: Path) -> Non
 
     with pytest.raises(StateStoreError, match="Unlisted has no stored name"):
         FileStateStore(tmp_path).save("t", AnalysisResult({Unlisted(): SizeState(1)}))
+
+
+def test_a_staged_state_is_read_only_once_published(tmp_path: Path) -> None:
+    """Staging writes everything but the version (a run stages before its outputs' commit and
+    publishes after it): nothing is read before, a discarded one leaves no file, and a version
+    saved meanwhile is never overwritten."""
+    store = FileStateStore(tmp_path)
+    staged = store.stage("d/t", AnalysisResult({Size(): SizeState(3)}))
+    assert store.versions("d/t") == [] and store.keys("d") == []
+    assert store.save("d/t", AnalysisResult({Size(): SizeState(1)})) == 1  # another writer
+    assert staged.publish() == 2
+    assert store.load("d/t").metrics[Size()] == 3.0
+    dropped = store.stage("d/t", AnalysisResult({Size(): SizeState(9)}))
+    dropped.discard()
+    assert sorted(p.name for p in (tmp_path / "d" / "t").iterdir()) == ["v1.json", "v2.json"]

@@ -1,0 +1,114 @@
+"""A quality run with a table state (issue 55): its dataset checks answer for the table, and a
+published run keeps its input's state for its partition; a failed run keeps nothing. Expected
+values are counted by hand from the rows below (the table as it stands after each step)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quality_py import Id, Rule, RuleSet, RuleSuite, TableState
+from quality_py.actions import QualityRunFailed, run_quality
+from quality_py.dataset.checks import Check
+from quality_py.dataset.store import StateStoreError
+from quality_py.errors import ModelError
+
+pytestmark = pytest.mark.wiring  # what a run keeps, when and where
+
+DDL = "day int, k int, v double"
+SUITE = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "v > 0", action_if_failed="drop")])])
+
+
+def _day(spark: Any, day: int, rows: list[tuple[int, float | None]]) -> Any:
+    return spark.createDataFrame([(day, k, v) for k, v in rows], DDL)
+
+
+def _metrics(summary: Any) -> dict[str, Any]:
+    """The checks' metrics by name: size, uniqueness of k, completeness of v, in that order."""
+    assert summary.checks is not None
+    names = ("Size", "Uniqueness", "Completeness")
+    return dict(zip(names, (r.metric for r in summary.checks.results), strict=True))
+
+
+def test_a_run_answers_for_the_table_and_keeps_its_partition(spark: Any, tmp_path: Path) -> None:
+    """``ignore`` checks: observed on the valid write, assessed for the table."""
+    checks = [
+        Check("warning", "table")
+        .has_size(">= 0")
+        .has_uniqueness("k", ">= 0")
+        .has_completeness("v", ">= 0")
+    ]
+    states = tmp_path / "states"
+
+    def run(day: int, rows: list[tuple[int, float | None]]) -> Any:
+        table = TableState(states, f"day={day}")
+        run = run_quality(_day(spark, day, rows), SUITE, checks, table_state=table)
+        return run.write(str(tmp_path / f"valid{day}"), str(tmp_path / "quarantine"))
+
+    first = run(1, [(1, 1.0), (2, None), (3, 3.0)])
+    assert (first.input_rows, first.valid_rows) == (3, 2)  # the rows are the batch's
+    assert _metrics(first) == pytest.approx({"Size": 3.0, "Uniqueness": 1.0, "Completeness": 2 / 3})
+    # day 2 repeats key 3: over the table keys 1, 2, 4 occur once (3 of 5 rows), v null once
+    second = run(2, [(3, 5.0), (4, 4.0)])
+    assert (second.input_rows, second.valid_rows) == (2, 2)
+    assert _metrics(second) == pytest.approx(
+        {"Size": 5.0, "Uniqueness": 3 / 5, "Completeness": 4 / 5}
+    )
+    # day 1 re-run with one row: it replaces day 1 (table: day 1 [9], day 2 [3, 4])
+    again = run(1, [(9, None)])
+    assert _metrics(again) == pytest.approx({"Size": 3.0, "Uniqueness": 1.0, "Completeness": 2 / 3})
+    assert TableState(states, "day=1").partitions() == ["day=1", "day=2"]
+
+
+def test_a_failed_run_keeps_nothing(spark: Any, tmp_path: Path) -> None:
+    """A ``fail`` check (the precheck, before any write) refused for the table: nothing is
+    published and the partition's state is not kept."""
+    checks = [Check("error", "keys").is_unique("k")]
+    states = tmp_path / "states"
+    out = tmp_path / "valid"
+    first = run_quality(
+        _day(spark, 1, [(1, 1.0), (2, 2.0)]), SUITE, checks, table_state=TableState(states, "day=1")
+    ).write(str(out))
+    assert first.checks is not None and first.checks.status == "success"
+    with pytest.raises(QualityRunFailed) as failed:  # key 2 is in day 1 already
+        run_quality(
+            _day(spark, 2, [(2, 2.0), (3, 3.0)]),
+            SUITE,
+            checks,
+            table_state=TableState(states, "day=2"),
+        ).write(str(tmp_path / "valid2"))
+    assert "keys" in " ".join(failed.value.summary.failed_checks)
+    assert not (tmp_path / "valid2").exists()
+    assert TableState(states, "day=2").partitions() == ["day=1"]
+    kept = run_quality(
+        _day(spark, 2, [(3, 3.0)]), SUITE, checks, table_state=TableState(states, "day=2")
+    ).write(str(tmp_path / "valid2"))
+    assert kept.checks is not None and kept.checks.status == "success"
+    assert TableState(states, "day=2").partitions() == ["day=1", "day=2"]
+
+
+def test_a_state_that_cannot_be_kept_publishes_nothing(spark: Any, tmp_path: Path) -> None:
+    blocked = tmp_path / "a_file"
+    blocked.write_text("not a folder")
+    run = run_quality(
+        _day(spark, 1, [(1, 1.0)]),
+        SUITE,
+        [Check("warning", "t").has_size(">= 1")],
+        table_state=TableState(blocked, "day=1"),
+    )
+    with pytest.raises(StateStoreError, match="nothing was published"):
+        run.write(str(tmp_path / "valid"))
+    assert not (tmp_path / "valid").exists()
+
+
+def test_what_a_table_state_cannot_keep_is_refused_before_any_job(
+    spark: Any, tmp_path: Path
+) -> None:
+    df = _day(spark, 1, [(1, 1.0)])
+    table = TableState(tmp_path, "day=1")
+    with pytest.raises(ModelError, match="has none"):
+        run_quality(df, SUITE, [], table_state=table)
+    with pytest.raises(StateStoreError, match="no state to merge"):
+        run_quality(df, SUITE, [Check("error", "t").has_column_count("== 3")], table_state=table)
