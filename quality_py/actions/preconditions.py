@@ -147,18 +147,29 @@ not 'slim'
         require_distinct_rule_ids(suite, OverTime(), None, by_rule_id=True)
 
 
-def require_table_checks(checks: Sequence[Check], table_state: TableState) -> None:
-    """Refuse a table state the run cannot keep faithfully: a run without dataset checks (it has
-    no state to keep) and checks without a mergeable state (they cannot answer for the table).
+def table_state_of(over_time: OverTime, checks: Sequence[Check]) -> TableState | None:
+    """The run's table state (``over_time.table_state``), refused when the run cannot keep it
+    faithfully: not a :class:`TableState`, a run without dataset checks (it has no state to
+    keep), checks without a mergeable state (they cannot answer for the table).
 
     >>> import tempfile
     >>> checks = [Check("error", "t").has_size(">= 1")]
-    >>> require_table_checks(checks, TableState(tempfile.mkdtemp(), "day=1"))
+    >>> table = TableState(tempfile.mkdtemp(), "day=1")
+    >>> table_state_of(OverTime(table_state=table), checks) is table
+    True
     """
+    table = over_time.table_state
+    if table is None:
+        return None
+    if not isinstance(table, TableState):
+        raise ModelError(
+            f"table_state is a quality_py.TableState(location, partition), not {table!r}"
+        )
     if not checks:
         raise ModelError(
-            f"a table state ({table_state.location}, partition {table_state.partition}) keeps "
-            "the states of the run's dataset checks, and this run has none: add the checks "
-            "that should answer for the table, or leave the table state out"
+            f"a table state ({table.location}, partition {table.partition}) keeps the states of "
+            "the run's dataset checks, and this run has none: add the checks that should answer "
+            "for the table, or leave the table state out"
         )
     require_mergeable(k.analyzer for c in checks for k in c.constraints)
+    return table

@@ -47,12 +47,11 @@ from quality_py.actions.plan import history_place as history_place  # public bef
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
-    require_table_checks,
     require_usable_input,
     split_checks,
+    table_state_of,
 )
 from quality_py.dataset.checks import Check, VerificationResult
-from quality_py.dataset.table_state import TableState
 from quality_py.gate.run_ids import require_run_id
 from quality_py.history.over_time import OverTime
 from quality_py.model.enums import RunStatus
@@ -185,7 +184,6 @@ def run_quality(
     notifiers: Sequence[Notifier] = (),
     over_time: OverTime | None = None,
     error_rates: ErrorRates | None = None,
-    table_state: TableState | None = None,
 ) -> QualityRun:
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks: :class:`Check`
     and :class:`~quality_py.actions.sql_checks.SqlCheck`, judged on the source and outputs).
@@ -197,19 +195,12 @@ def run_quality(
     aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
     written). ``keys`` name the columns shown as sample failing rows (default: the first three).
 
-    ``over_time`` (:class:`~quality_py.history.over_time.OverTime`: a metrics repository, tags
-    and anomaly checks) keeps the run's record, with its tags (table, partition, ...), when the
-    run is written or fails; the anomaly checks judge the run's metrics against that history
-    before anything is published (an ``error``-level anomaly fails the run, a ``warning`` is
-    reported in the summary). ``error_rates`` alert through the notifiers.
-
-    ``table_state`` (:class:`~quality_py.dataset.table_state.TableState`: where the table ``df``
-    is a partition of keeps its partitions' states, and which partition ``df`` is): every
-    dataset check answers for the table (the other partitions' stored states merged with
-    ``df``'s), and ``write`` keeps ``df``'s state for its partition when the run is published,
-    right after its outputs' commit (a run that fails keeps nothing; a re-run replaces the
-    partition's state). Checks without a mergeable state (``has_schema``, ``matches_dataset``,
-    ...) are refused, as is a table state for a run without dataset checks.
+    ``over_time`` (:class:`~quality_py.history.over_time.OverTime`) keeps the run's record in a
+    history with its tags when the run is written or fails; its anomaly checks judge the run's
+    metrics against that history before anything is published (an ``error``-level anomaly fails
+    the run); with its ``table_state`` the dataset checks answer for the table ``df`` is a
+    partition of, and ``write`` keeps ``df``'s state (docs/growing-tables.md). ``error_rates``
+    alert through the notifiers.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -221,20 +212,17 @@ def run_quality(
     """
     from quality_py.runners.staging import require_new_columns
 
-    compiled = suite if isinstance(suite, CompiledSuite) else None
-    rules = suite.suite if isinstance(suite, CompiledSuite) else suite
+    rules, compiled = (suite.suite, suite) if isinstance(suite, CompiledSuite) else (suite, None)
     over_time = over_time or OverTime()
     require_usable_input(df.columns, keys)
-    run_id = run_id or uuid.uuid4().hex
-    require_run_id(run_id)
+    run_id = require_run_id(run_id or uuid.uuid4().hex)
     require_distinct_rule_ids(rules, over_time, error_rates)
     now = datetime.now(timezone.utc)
     started = RunSummary(run_id, now, suite_name(rules), RunStatus.RUNNING, suite_name=rules.name)
     notify_all(tuple(notifiers), "start", started)
     with failures_reported(over_time, tuple(notifiers), started):
         dataset_checks, sql_checks = split_checks(checks, rules.policy)
-        if table_state is not None:
-            require_table_checks(dataset_checks, table_state)
+        table_state = table_state_of(over_time, dataset_checks)
         require_new_columns(df, name)
         require_evaluable(dataset_checks, df, rules)
         staged, prepared, refs, codes, flagged = flag_rows(df, rules, compiled, layout, name)

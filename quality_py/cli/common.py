@@ -55,6 +55,7 @@ def job_of(args: argparse.Namespace, **fields: Any) -> QualityJob:
         "output_expressions": opt("outputs"), "meta_rule_sets": opt("meta_rule_sets"),
         "variables": parse_assignments(opt("var") or []), "outputs": outputs,
         "history": opt("history"), "notify": opt("notify") or (),
+        "table_state": opt("table_state"), "partition": opt("partition"),
         "tags": {**tags(opt("tag")), **data_time_tag(opt("data_time"))},
         "webhooks": opt("webhook") or (), "alerts": opt("alert") or (),
         "report_url": opt("report_url"), "keys": keys(opt("key")),

@@ -118,6 +118,22 @@ def _spark(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _table_state(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--table-state",
+        metavar="LOCATION",
+        help="quality run: the input is a partition of a growing table whose partitions' "
+        "states are kept here (a folder or URI): every dataset check answers for the table, and "
+        "a published run keeps the input's state for its partition (docs/growing-tables.md)",
+    )
+    p.add_argument(
+        "--partition",
+        metavar="KEY=VALUE",
+        help="quality run, with --table-state: the input's partition of the table "
+        "(day=2026-11-28, or year=2026,month=11); a re-run replaces its state",
+    )
+
+
 def _history(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--history", help=f"{what} (path or table:NAME)")
     p.add_argument("--tag", action="append", help="tag the kept metrics KEY=VALUE")
@@ -203,6 +219,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "many rules); default: the form the quarantine holds, else names",
     )
     _history(r, "quality run: keep its metrics here")
+    _table_state(r)
     r.add_argument(
         "--key",
         action="append",

@@ -25,11 +25,11 @@ READS = ("source", "ruleset", "rules", "old", "new", "input", "lambdas", "output
          "meta_rule_sets", "views", "view", "previous", "file", "schema")  # fmt: skip
 #: Options naming what a command writes (a history is written by the runs that keep one).
 WRITES = ("output", "valid", "quarantine", "stats", "json", "notify", "history", "out", "site",
-          "suggest", "dest")  # fmt: skip
+          "suggest", "dest", "table_state")  # fmt: skip
 #: Options that name no place (values, switches, SQL, the Spark to use).
 NOT_PLACES = (
     "suite", "format", "master", "remote", "conf", "tag", "run_id", "where", "webhook", "alert",
-    "report_url", "data_time",
+    "report_url", "data_time", "partition",
     "name", "layout", "strict", "key", "hide_column", "publish", "quarantine_detail", "var",
     "output_format", "sample", "rule", "analyse", "samples", "rules_only", "print", "evaluate",
     "dqx_version", "dq_env", "se_table",

@@ -254,15 +254,15 @@ def verify(
     over_time: OverTime | None = None,
     suite: str | None = None,
     run_id: str | None = None,
-    table_state: TableState | None = None,
 ) -> VerificationResult:
     """Run the checks' analyzers (one shared scan + one query per grouping set) and assess them.
 
-    With ``table_state`` (:class:`~quality_py.dataset.table_state.TableState`: where a growing
-    table's partition states are kept, and which partition ``df`` is) every metric is the
-    table's: the other partitions' stored states merged with ``df``'s, the value a recomputation
-    over the whole table gives, at the cost of ``df``. ``df``'s state then replaces its
-    partition's, unless an ``error`` check failed (a refused batch leaves the state as it was).
+    With ``over_time.table_state`` (:class:`~quality_py.dataset.table_state.TableState`: where
+    a growing table's partition states are kept, and which partition ``df`` is) every metric is
+    the table's: the other partitions' stored states merged with ``df``'s, the value a
+    recomputation over the whole table gives, at the cost of ``df``. ``df``'s state then
+    replaces its partition's, unless an ``error`` check failed (a refused batch leaves the
+    state as it was).
 
     With ``over_time`` (:class:`~quality_py.history.over_time.OverTime`: a metrics repository,
     tags and anomaly checks) the metrics and outcomes are kept as a run record of ``suite`` (a
@@ -280,6 +280,9 @@ def verify(
 
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
+    table_state = over_time.table_state if over_time is not None else None
+    if table_state is not None and not isinstance(table_state, TableState):
+        raise ModelError(f"table_state is a quality_py.TableState, not {table_state!r}")
     batch = run_analyzers(df, analyzers, policy=policy or DEFAULT_POLICY)
     table = batch if table_state is None else table_state.table_result(batch)
     metrics = table.metrics

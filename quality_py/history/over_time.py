@@ -43,7 +43,9 @@ def data_time(text: str) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OverTime:
-    """A run's history, tags and anomaly checks (all optional; anomaly checks need a history).
+    """What a run keeps from one run to the next: its history, tags and anomaly checks, and the
+    state of the table its input is a partition of (all optional; anomaly checks need a
+    history).
 
     >>> OverTime(tags={"table": "orders", "day": 5}).tags
     {'table': 'orders', 'day': '5'}
@@ -61,6 +63,10 @@ class OverTime:
     hide_columns: tuple[str, ...] = ()
     #: how many failing rows the record keeps (0: none)
     sample_rows: int = 10
+    #: the table the input is a partition of (a :class:`quality_py.TableState`: where its
+    #: partitions' states are kept, and which partition the input is): the dataset checks answer
+    #: for the table, and an accepted run keeps the input's state for its partition
+    table_state: object | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tags", {str(k): str(v) for k, v in (self.tags or {}).items()})
@@ -85,6 +91,7 @@ class OverTime:
         tags: Mapping[str, Any] | None,
         anomaly_checks: Sequence[AnomalyCheck] = (),
         hide_columns: Sequence[str] = (),
+        table_state: object | None = None,
     ) -> OverTime:
         """The value of the keyword arguments the runs take (``None`` tags are none).
 
@@ -96,4 +103,5 @@ class OverTime:
             tags=dict(tags or {}),
             anomaly_checks=tuple(anomaly_checks),
             hide_columns=tuple(hide_columns),
+            table_state=table_state,
         )

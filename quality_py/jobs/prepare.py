@@ -178,6 +178,7 @@ def require_apart(
         reads.append(("ruleset", job.ruleset))
     inputs = [(label, place(t)) for label, t in reads if t and not t.startswith("sample:")]
     writes = [*job.outputs.places(), *([("history", job.history)] if job.history else [])]
+    writes += [("table state", job.table_state)] if job.table_state else []
     writes += [("notify", n) for n in job.notify]
     writes += list(also_writes)
     require_disjoint(inputs, [(label, place(t)) for label, t in writes])

@@ -18,6 +18,7 @@ from quality_py.actions.run import QualityRun, run_quality
 from quality_py.alerts import alert_sender
 from quality_py.dataset.checks import ConstraintResult, VerificationResult
 from quality_py.dataset.observe import observe_checks
+from quality_py.dataset.table_state import TableState
 from quality_py.errors import InputError
 from quality_py.history import MetricsRepository, open_repository
 from quality_py.history.over_time import OverTime
@@ -153,6 +154,7 @@ def _quality_run(prepared: PreparedJob) -> JobResult:
         ruleset, frame, job.run_id, history=history, tags=dict(job.tags),
         compiled=prepared.compiled, name=job.name, layout=job.layout,
         notifiers=notifiers_of(prepared), keys=job.keys, hide_columns=job.hide_columns,
+        table_state=job.table,
     )  # fmt: skip
     out = job.outputs
     with watching(spark, f"quality run of {job.input_text or 'the input'}: checking and writing"):
@@ -204,14 +206,15 @@ def run_ruleset(
     tags: Mapping[str, Any] | None = None,
     compiled: CompiledSuite | None = None,
     hide_columns: Sequence[str] = (),
+    table_state: TableState | None = None,
     **options: Any,
 ) -> QualityRun:
     """A quality run of ``df`` with every section of ``ruleset`` in one call: the suite
     (``compiled``: its compilation done beforehand), its dataset checks, SQL checks and error
     rates, and its anomaly checks, which judge the run against ``history`` (a metrics
     repository, keeping the run's record with ``tags``; ``hide_columns``: columns its sample
-    failing rows never show). ``options`` go to ``run_quality`` (``keys``, ``notifiers``,
-    ``layout``, ``name``).
+    failing rows never show; ``table_state``: the table ``df`` is a partition of). ``options`` go
+    to ``run_quality`` (``keys``, ``notifiers``, ``layout``, ``name``).
 
     >>> from quality_py.io.ruleset_file import loads_ruleset_file
     >>> ruleset = loads_ruleset_file('''
@@ -222,7 +225,7 @@ def run_ruleset(
     >>> [r.a for r in run.valid.collect()]
     [2]
     """
-    over_time = OverTime.of(history, tags, ruleset.anomaly_checks, hide_columns)
+    over_time = OverTime.of(history, tags, ruleset.anomaly_checks, hide_columns, table_state)
     return run_quality(
         df,
         compiled or ruleset.suite,

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.alerts import alert_kind
 from quality_py.alerts.delivery import checked_url
+from quality_py.dataset.store import StateStoreError
+from quality_py.dataset.table_state import TableState, parse_partition
 from quality_py.errors import InputError, ModelError
 from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
@@ -138,6 +140,10 @@ class JobSpec:
     variables: tuple[tuple[str, str], ...] = ()
     outputs: Outputs = field(default_factory=Outputs)
     history: str | None = None
+    #: where the table the input is a partition of keeps its partitions' states (a folder or
+    #: filesystem URI), and which partition the input is (``KEY=VALUE[,KEY=VALUE]``)
+    table_state: str | None = None
+    partition: str | None = None
     tags: tuple[tuple[str, str], ...] = ()
     notify: tuple[str, ...] = ()
     webhooks: tuple[str, ...] = ()
@@ -167,7 +173,8 @@ class JobSpec:
         if self.format is not None:
             _choice(self.format, "format", INPUT_FORMATS)
         for name in ("schema", "where", "views_file", "suite", "lambdas", "output_expressions",
-                     "meta_rule_sets", "history", "run_id", "name", "report_url"):  # fmt: skip
+                     "meta_rule_sets", "history", "run_id", "name", "report_url",
+                     "table_state", "partition"):  # fmt: skip
             _text(getattr(self, name), name, optional=name != "name")
         for name in ("views", "variables", "tags"):
             object.__setattr__(self, name, _pairs(getattr(self, name), name))
@@ -186,10 +193,38 @@ class JobSpec:
                 except ModelError as err:
                     raise _problem(name, err.message) from None
         _choice(self.layout, "layout", LAYOUTS)
+        self._check_table_state()
         if not isinstance(self.outputs, Outputs) or not isinstance(self.spark, SparkSettings):
             raise _problem("outputs", "outputs and spark are Outputs and SparkSettings values")
         if not isinstance(self.strict, bool):
             raise _problem("strict", f"expected true or false, not {self.strict!r}")
+
+    def _check_table_state(self) -> None:
+        """A table state names its location and the input's partition, both or neither."""
+        if (self.table_state is None) != (self.partition is None):
+            given, missing = (
+                ("table_state", "partition")
+                if self.partition is None
+                else ("partition", "table_state")
+            )
+            raise _problem(
+                missing,
+                f"{given} is given without {missing}: a table state is where the table's "
+                "partition states are kept (table_state) and which partition the input is "
+                "(partition, KEY=VALUE)",
+            )
+        if self.partition is not None:
+            try:
+                parse_partition(self.partition)
+            except StateStoreError as err:
+                raise _problem("partition", err.message) from None
+
+    @property
+    def table(self) -> TableState | None:
+        """The table state the job's run keeps (None without one)."""
+        if self.table_state is None or self.partition is None:
+            return None
+        return TableState(self.table_state, self.partition)
 
     @property
     def from_tables(self) -> bool:

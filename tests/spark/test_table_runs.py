@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from quality_py import Id, Rule, RuleSet, RuleSuite, TableState
+from quality_py import Id, OverTime, Rule, RuleSet, RuleSuite, TableState
 from quality_py.actions import QualityRunFailed, run_quality
 from quality_py.dataset.checks import Check
 from quality_py.dataset.store import StateStoreError
@@ -19,6 +19,11 @@ pytestmark = pytest.mark.wiring  # what a run keeps, when and where
 
 DDL = "day int, k int, v double"
 SUITE = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "v > 0", action_if_failed="drop")])])
+
+
+def _table(location: Path, partition: str) -> OverTime:
+    """A run's link to the table at ``location``, ``partition`` being the batch's."""
+    return OverTime(table_state=TableState(location, partition))
 
 
 def _day(spark: Any, day: int, rows: list[tuple[int, float | None]]) -> Any:
@@ -44,7 +49,9 @@ def test_a_run_answers_for_the_table_and_keeps_its_partition(spark: Any, tmp_pat
 
     def run(day: int, rows: list[tuple[int, float | None]]) -> Any:
         table = TableState(states, f"day={day}")
-        run = run_quality(_day(spark, day, rows), SUITE, checks, table_state=table)
+        run = run_quality(
+            _day(spark, day, rows), SUITE, checks, over_time=OverTime(table_state=table)
+        )
         return run.write(str(tmp_path / f"valid{day}"), str(tmp_path / "quarantine"))
 
     first = run(1, [(1, 1.0), (2, None), (3, 3.0)])
@@ -69,7 +76,7 @@ def test_a_failed_run_keeps_nothing(spark: Any, tmp_path: Path) -> None:
     states = tmp_path / "states"
     out = tmp_path / "valid"
     first = run_quality(
-        _day(spark, 1, [(1, 1.0), (2, 2.0)]), SUITE, checks, table_state=TableState(states, "day=1")
+        _day(spark, 1, [(1, 1.0), (2, 2.0)]), SUITE, checks, over_time=_table(states, "day=1")
     ).write(str(out))
     assert first.checks is not None and first.checks.status == "success"
     with pytest.raises(QualityRunFailed) as failed:  # key 2 is in day 1 already
@@ -77,13 +84,13 @@ def test_a_failed_run_keeps_nothing(spark: Any, tmp_path: Path) -> None:
             _day(spark, 2, [(2, 2.0), (3, 3.0)]),
             SUITE,
             checks,
-            table_state=TableState(states, "day=2"),
+            over_time=_table(states, "day=2"),
         ).write(str(tmp_path / "valid2"))
     assert "keys" in " ".join(failed.value.summary.failed_checks)
     assert not (tmp_path / "valid2").exists()
     assert TableState(states, "day=2").partitions() == ["day=1"]
     kept = run_quality(
-        _day(spark, 2, [(3, 3.0)]), SUITE, checks, table_state=TableState(states, "day=2")
+        _day(spark, 2, [(3, 3.0)]), SUITE, checks, over_time=_table(states, "day=2")
     ).write(str(tmp_path / "valid2"))
     assert kept.checks is not None and kept.checks.status == "success"
     assert TableState(states, "day=2").partitions() == ["day=1", "day=2"]
@@ -96,7 +103,7 @@ def test_a_state_that_cannot_be_kept_publishes_nothing(spark: Any, tmp_path: Pat
         _day(spark, 1, [(1, 1.0)]),
         SUITE,
         [Check("warning", "t").has_size(">= 1")],
-        table_state=TableState(blocked, "day=1"),
+        over_time=_table(blocked, "day=1"),
     )
     with pytest.raises(StateStoreError, match="nothing was published"):
         run.write(str(tmp_path / "valid"))
@@ -109,6 +116,54 @@ def test_what_a_table_state_cannot_keep_is_refused_before_any_job(
     df = _day(spark, 1, [(1, 1.0)])
     table = TableState(tmp_path, "day=1")
     with pytest.raises(ModelError, match="has none"):
-        run_quality(df, SUITE, [], table_state=table)
+        run_quality(df, SUITE, [], over_time=OverTime(table_state=table))
     with pytest.raises(StateStoreError, match="no state to merge"):
-        run_quality(df, SUITE, [Check("error", "t").has_column_count("== 3")], table_state=table)
+        run_quality(
+            df,
+            SUITE,
+            [Check("error", "t").has_column_count("== 3")],
+            over_time=OverTime(table_state=table),
+        )
+
+
+TABLE_RULES = """
+suite: {id: 1}
+rule_sets:
+  - id: 2
+    rules:
+      - {id: 3, expression: "v > 0", action_if_failed: drop}
+checks:
+  - level: error
+    description: orders table
+    constraints:
+      - is_unique: k
+      - has_size: ">= 0"
+"""
+
+
+def test_the_command_line_keeps_the_table_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run --table-state LOCATION --partition KEY=VALUE``: day 2 repeats day 1's key 2, so the
+    table's key is not unique: the run fails (exit 1) and keeps nothing; the fixed day 2 runs."""
+    from quality_py.cli import main
+
+    (tmp_path / "rules.yaml").write_text(TABLE_RULES)
+    states = tmp_path / "states"
+
+    def run(day: int, csv: str) -> int:
+        (tmp_path / f"day{day}.csv").write_text("k,v\n" + csv)
+        return main(
+            ["run", str(tmp_path / "rules.yaml"), "--input", str(tmp_path / f"day{day}.csv"),
+             "--valid", str(tmp_path / f"valid{day}"), "--table-state", str(states),
+             "--partition", f"day={day}"]
+        )  # fmt: skip
+
+    assert run(1, "1,1.0\n2,2.0\n") == 0
+    capsys.readouterr()
+    assert run(2, "2,5.0\n3,3.0\n") == 1
+    told = capsys.readouterr()
+    assert "[orders table] k is unique" in told.out + told.err
+    assert TableState(states, "day=1").partitions() == ["day=1"]
+    assert run(2, "3,3.0\n") == 0
+    assert TableState(states, "day=1").partitions() == ["day=1", "day=2"]

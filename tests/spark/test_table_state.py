@@ -13,6 +13,7 @@ import pytest
 from quality_py.dataset.checks import Check, verify
 from quality_py.dataset.store import StateStoreError
 from quality_py.dataset.table_state import TableState
+from quality_py.history.over_time import OverTime
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes
 
@@ -35,6 +36,11 @@ def _metrics(result: Any) -> dict[str, Any]:
     return dict(zip(NAMES, (r.metric for r in result.results), strict=True))
 
 
+def _table(location: Path, partition: str) -> OverTime:
+    """A run's link to the table at ``location``, ``partition`` being the batch's."""
+    return OverTime(table_state=TableState(location, partition))
+
+
 def _day(spark: Any, day: int, rows: list[tuple[int, float | None]]) -> Any:
     return spark.createDataFrame([(day, k, v) for k, v in rows], DDL)
 
@@ -42,7 +48,9 @@ def _day(spark: Any, day: int, rows: list[tuple[int, float | None]]) -> Any:
 def test_days_appended_and_rerun_answer_for_the_table(spark: Any, tmp_path: Path) -> None:
     def run(day: int, rows: list[tuple[int, float | None]]) -> dict[str, Any]:
         state = TableState(tmp_path, f"day={day}")
-        return _metrics(verify(_day(spark, day, rows), CHECKS, table_state=state))
+        return _metrics(
+            verify(_day(spark, day, rows), CHECKS, over_time=OverTime(table_state=state))
+        )
 
     first = run(1, [(1, 1.0), (2, None), (3, 3.0)])
     assert first == pytest.approx(
@@ -64,11 +72,11 @@ def test_days_appended_and_rerun_answer_for_the_table(spark: Any, tmp_path: Path
 
 def test_a_refused_batch_leaves_the_state_as_it_was(spark: Any, tmp_path: Path) -> None:
     strict = [Check("error", "keys").is_unique("k")]
-    assert verify(_day(spark, 1, [(1, 1.0)]), strict, table_state=TableState(tmp_path, "day=1"))
-    refused = verify(_day(spark, 2, [(1, 2.0)]), strict, table_state=TableState(tmp_path, "day=2"))
+    assert verify(_day(spark, 1, [(1, 1.0)]), strict, over_time=_table(tmp_path, "day=1"))
+    refused = verify(_day(spark, 2, [(1, 2.0)]), strict, over_time=_table(tmp_path, "day=2"))
     assert refused.status == "error"  # key 1 is already in day 1
     assert TableState(tmp_path, "day=1").partitions() == ["day=1"]  # day 2 was not kept
-    ok = verify(_day(spark, 2, [(2, 2.0)]), strict, table_state=TableState(tmp_path, "day=2"))
+    ok = verify(_day(spark, 2, [(2, 2.0)]), strict, over_time=_table(tmp_path, "day=2"))
     assert ok.status == "success"
 
 
@@ -76,10 +84,10 @@ def test_what_has_no_state_is_refused_not_answered_for_the_batch(
     spark: Any, tmp_path: Path
 ) -> None:
     verify(_day(spark, 1, [(1, 1.0)]), [Check("warning", "t").has_size(">= 1")],
-           table_state=TableState(tmp_path, "day=1"))  # fmt: skip
+           over_time=_table(tmp_path, "day=1"))  # fmt: skip
     later = [Check("warning", "t").has_size(">= 1").is_complete("v")]  # a check added later
     with pytest.raises(StateStoreError, match=r"no stored state for 1 partition.*day=1"):
-        verify(_day(spark, 2, [(2, 2.0)]), later, table_state=TableState(tmp_path, "day=2"))
+        verify(_day(spark, 2, [(2, 2.0)]), later, over_time=_table(tmp_path, "day=2"))
     schema = [Check("warning", "t").has_schema({"day": "int"})]
     with pytest.raises(StateStoreError, match="no state to merge"):
-        verify(_day(spark, 3, [(3, 3.0)]), schema, table_state=TableState(tmp_path, "day=3"))
+        verify(_day(spark, 3, [(3, 3.0)]), schema, over_time=_table(tmp_path, "day=3"))

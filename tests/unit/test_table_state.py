@@ -123,3 +123,19 @@ def test_a_partition_keyed_otherwise_than_the_table_is_refused(tmp_path: Path) -
     TableState(tmp_path, "day=1").publish(_batch([1]))
     with pytest.raises(StateStoreError, match=r"keyed by month.*keeps partition 'day=1'"):
         TableState(tmp_path, "month=1").table_result(_batch([2]))
+
+
+def test_a_job_names_its_table_state_and_partition_together() -> None:
+    from quality_py.errors import InputError
+    from quality_py.jobs.spec import JobSpec
+
+    job = JobSpec(table_state="states/orders", partition="Day=2026-11-28")
+    assert job.table is not None
+    assert job.table.key == TableState("elsewhere", "day=2026-11-28").key  # one name per partition
+    assert JobSpec().table is None
+    with pytest.raises(InputError, match="partition is given without table_state"):
+        JobSpec(partition="day=1")
+    with pytest.raises(InputError, match="table_state is given without partition"):
+        JobSpec(table_state="states/orders")
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        JobSpec(table_state="states/orders", partition="2026-11-28")
