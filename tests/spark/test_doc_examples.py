@@ -90,6 +90,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "dataset-checks.md",
         "deployment.md",
         "functions.md",
+        "growing-tables.md",
         "jobs.md",
         "migrating.md",
         "over-time.md",
@@ -213,6 +214,23 @@ def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:
     assert (ns["first"].status, ns["second"].status) == ("success", "error")
     assert [r.metric for r in ns["second"].results] == [0.5, 4.0]
     assert TableState("out/table_states/orders", "day=1").partitions() == ["day=2026-11-23"]
+
+
+def test_growing_tables_doc(notebook: dict[str, Any]) -> None:
+    from quality_py.dataset import TableState
+
+    ns = run_file(ROOT / "docs" / "growing-tables.md", notebook)
+    # by hand: Monday (1, 2; one note) and Tuesday (3, 4; one note): 4 rows, keys unique, 2 of 4
+    # notes; Tuesday's drop rule (amount -1) leaves 1 valid row of its 2
+    assert [r.metric for r in ns["summary"].checks.results] == [1.0, 4.0, 0.5]
+    assert (ns["summary"].input_rows, ns["summary"].valid_rows) == (2, 1)
+    # Wednesday repeats Monday's order 2: 3 of the 5 rows have a key seen once
+    assert any("order_id" in m and "0.6" in m for m in ns["refusal"])
+    # the corrected Tuesday (3, 5; both notes) replaces the old one: 3 notes of 4 rows
+    assert [r.metric for r in ns["rerun"].checks.results] == [1.0, 4.0, 0.75]
+    assert "no stored state for 2 partition(s)" in ns["refused"]
+    kept = TableState("out/growing/orders_states", "day=x").partitions()
+    assert kept == ["day=2026-11-23", "day=2026-11-24"]
 
 
 def test_rule_tables_doc(notebook: dict[str, Any]) -> None:
