@@ -14,6 +14,7 @@ import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from quality_py.dataset import constraints as constraints_module
@@ -143,6 +144,9 @@ class Constraint:
             return False, f"{self.description}: the assertion raised {type(err).__name__}: {err}"
         shown = self.assertion if isinstance(self.assertion, str) else "the assertion"
         number = f"{value:g}" if isinstance(value, int | float) else repr(value)
+        if isinstance(metric, datetime) and value is not metric:  # a time seen as an age
+            when = metric.isoformat().replace("+00:00", "Z")
+            number = f"{number} s (the newest value, {when})"
         return ok, f"{self.description}: metric {number} {'meets' if ok else 'fails'} {shown}"
 
 

@@ -244,3 +244,34 @@ class BinCountsState:
             "nulls": self.nulls,
             "rows": self.rows,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class BucketsState:
+    """The distinct time buckets (days, hours, ... numbered from the epoch) that hold a value:
+    where a table has data and where it has none.
+
+    >>> BucketsState((1, 3)).merge(BucketsState((2, 3)))
+    BucketsState(buckets=(1, 2, 3))
+    """
+
+    buckets: tuple[int, ...] = ()
+
+    def merge(self, other: BucketsState) -> BucketsState:
+        """The union, sorted."""
+        return BucketsState(tuple(sorted(set(self.buckets) | set(other.buckets))))
+
+    def missing(self) -> tuple[int, ...]:
+        """The buckets between the first and the last that hold no value.
+
+        >>> BucketsState((1, 4, 5)).missing()
+        (2, 3)
+        """
+        if not self.buckets:
+            return ()
+        held = set(self.buckets)
+        return tuple(b for b in range(min(held), max(held) + 1) if b not in held)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serializable fields."""
+        return {"buckets": list(self.buckets)}

@@ -29,6 +29,7 @@ from quality_py.dataset import analyzers as analyzer_module
 from quality_py.dataset import grouping as grouping_module
 from quality_py.dataset import sketches as sketch_module
 from quality_py.dataset import states as state_module
+from quality_py.dataset import times as time_module
 from quality_py.dataset.analyzers import Analyzer
 from quality_py.dataset.grouping import COUNT, FrequencyState, GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
@@ -57,10 +58,12 @@ STORED_NAMES: dict[str, type] = {
     "FrequencyState": grouping_module.FrequencyState,
     "Histogram": grouping_module.Histogram,
     "BinCountsState": state_module.BinCountsState,
+    "BucketsState": state_module.BucketsState,
     "HistogramBinned": analyzer_module.HistogramBinned,
     "MaxLength": analyzer_module.MaxLength,
     "MinLength": analyzer_module.MinLength,
     "Maximum": analyzer_module.Maximum,
+    "Newest": time_module.Newest,
     "Mean": analyzer_module.Mean,
     "Minimum": analyzer_module.Minimum,
     "MomentsState": state_module.MomentsState,
@@ -76,6 +79,7 @@ STORED_NAMES: dict[str, type] = {
     "TypeCountsState": state_module.TypeCountsState,
     "UniqueValueRatio": grouping_module.UniqueValueRatio,
     "Uniqueness": grouping_module.Uniqueness,
+    "TimeBuckets": time_module.TimeBuckets,
 }
 _NAME_OF: dict[type, str] = {cls: name for name, cls in STORED_NAMES.items()}
 

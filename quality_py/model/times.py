@@ -8,7 +8,7 @@ one time on every Python we support.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from quality_py.errors import InputError
 
@@ -35,3 +35,33 @@ def parse_datetime(text: str) -> datetime:
             "2026-01-02T10:00:00Z)",
             item_kind="time",
         ) from None
+
+
+_DURATION = re.compile(
+    r"^\s*(\d+(?:\.\d+)?)\s*(w|weeks?|d|days?|h|hours?|m|min|minutes?|s|sec|seconds?)\s*$", re.I
+)
+_UNIT_SECONDS = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+def parse_duration(value: object) -> timedelta:
+    """A positive duration: a ``timedelta``, or text such as ``1 day``, ``6 hours``, ``30m``.
+
+    >>> parse_duration("1 day"), parse_duration("90 min"), parse_duration("2w").days
+    (datetime.timedelta(days=1), datetime.timedelta(seconds=5400), 14)
+    """
+    if isinstance(value, timedelta):
+        found = value
+    else:
+        matched = _DURATION.match(str(value)) if isinstance(value, str) else None
+        if matched is None:
+            raise InputError(
+                f"cannot read the duration {value!r}: give a number and a unit (weeks, days, "
+                "hours, minutes or seconds), for example '1 day', '6 hours' or '30 minutes'",
+                item_kind="duration",
+            )
+        unit = matched.group(2).lower()
+        unit = "m" if unit.startswith("min") else unit[0]
+        found = timedelta(seconds=float(matched.group(1)) * _UNIT_SECONDS[unit])
+    if found <= timedelta(0):
+        raise InputError(f"a duration is positive, not {value!r}", item_kind="duration")
+    return found

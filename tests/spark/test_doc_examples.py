@@ -214,6 +214,8 @@ def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:
     assert (ns["first"].status, ns["second"].status) == ("success", "error")
     assert [r.metric for r in ns["second"].results] == [0.5, 4.0]
     assert TableState("out/table_states/orders", "day=1").partitions() == ["day=2026-11-23"]
+    # by hand: the newest load, 11-27 00:00, is 30 hours before 11-28 06:00; 11-26 is empty
+    assert [(r.passed, r.metric) for r in ns["on_time"].results] == [(True, 108000.0), (False, 1.0)]
 
 
 def test_growing_tables_doc(notebook: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from quality_py.dataset.states import (
     BinCountsState,
+    BucketsState,
     CoMomentsState,
     ExtremeState,
     MomentsState,
@@ -74,6 +75,8 @@ ORACLES: dict[str, Callable[[list[Any]], Any]] = {
     ),
     "completeness": lambda xs: RatioState(len(_nums(xs)), len(xs)),
     "bins": _bins,
+    # the day each value falls on (floor), as the buckets of has_no_gaps
+    "buckets": lambda xs: BucketsState(tuple(sorted({math.floor(v) for v in _finite(xs)}))),
     "min": lambda xs: ExtremeState(min(_nums(xs), key=_key) if _nums(xs) else None, False),
     "max": lambda xs: ExtremeState(max(_nums(xs), key=_key) if _nums(xs) else None, True),
     "sum": lambda xs: SumState(math.fsum(_nums(xs)) if _nums(xs) else 0.0, len(_nums(xs))),
@@ -83,7 +86,11 @@ ORACLES: dict[str, Callable[[list[Any]], Any]] = {
         math.fsum((v - m) ** 2 for v in _nums(xs)) if _nums(xs) else 0.0,
     ),
 }
-EXACT = {"size", "completeness", "min", "max", "types", "bins"}
+EXACT = {"size", "completeness", "min", "max", "types", "bins", "buckets"}
+
+
+def _finite(xs: list[Any]) -> list[float]:
+    return [v for v in _nums(xs) if math.isfinite(v)]
 
 
 def _same(a: Any, b: Any, exact: bool) -> bool:
@@ -160,3 +167,10 @@ def test_co_moments_merge_like_the_whole(pairs: list[tuple[float, float]], cut: 
 
     merged = state(pairs[:cut]).merge(state(pairs[cut:]))
     assert _same(merged, state(pairs), exact=False)
+
+
+@given(st.sets(st.integers(-50, 50), max_size=30))
+def test_missing_buckets_are_the_span_less_the_held(held: set[int]) -> None:
+    """By hand: every integer from the first to the last held bucket that is not held."""
+    expected = [b for b in range(min(held), max(held) + 1) if b not in held] if held else []
+    assert list(BucketsState(tuple(sorted(held))).missing()) == expected

@@ -1,0 +1,145 @@
+"""Analyzers of time: the newest value of a timestamp or date column (how fresh the data is) and
+the time buckets that hold a value (where a daily or hourly table has a gap).
+
+Both have mergeable states, so they answer for a growing table from its partitions' states as
+every scan-shareable analyzer does (dataset/table_state.py). Times are counted in UTC from the
+epoch; a day bucket is a calendar day in the Spark session's time zone (a date column's own
+day), shorter buckets are counted from the epoch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from quality_py.dataset.analyzers import Analyzer, _col, _double, _filter
+from quality_py.dataset.states import BucketsState, ExtremeState
+from quality_py.errors import ModelError
+from quality_py.model.policy import RulePolicy
+from quality_py.model.times import parse_datetime
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: The most distinct buckets a state keeps: beyond it the step is too fine for the data's span
+MAX_BUCKETS = 100_000
+DAY = 86_400
+
+
+def from_micros(micros: float) -> datetime:
+    """A UTC time from microseconds since the epoch (exact below 2**53).
+
+    >>> from_micros(86_400_000_000.0)
+    datetime.datetime(1970, 1, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    return EPOCH + timedelta(microseconds=int(micros))
+
+
+@dataclass(frozen=True)
+class AgeAt:
+    """What an ``is_fresh`` assertion sees of the newest time: its age in seconds at ``now``
+    (None: the clock when it is judged).
+
+    >>> AgeAt(datetime(2026, 1, 2, tzinfo=timezone.utc))(datetime(2026, 1, 1, tzinfo=timezone.utc))
+    86400.0
+    """
+
+    now: datetime | None = None
+
+    def __call__(self, newest: datetime) -> float:
+        now = self.now if self.now is not None else datetime.now(timezone.utc)
+        return (now - newest).total_seconds()
+
+
+def aware(value: str | datetime) -> datetime:
+    """A time with a zone (one without is UTC).
+
+    >>> aware("2026-01-02")
+    datetime.datetime(2026, 1, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    found = parse_datetime(value) if isinstance(value, str) else value
+    if not isinstance(found, datetime):
+        raise ModelError(f"is_fresh: now is a time, not {value!r}")
+    return found if found.tzinfo is not None else found.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Newest(Analyzer):
+    """The newest value of the timestamp or date ``column``, a UTC ``datetime`` (None when it
+    has no value); a date is the start of its day in the session's time zone.
+
+    >>> Newest("ts").metric(ExtremeState(1_500_000.0, True))
+    datetime.datetime(1970, 1, 1, 0, 0, 1, 500000, tzinfo=datetime.timezone.utc)
+    """
+
+    column: str
+    where: str | None = None
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        micros = f"unix_micros(CAST({_col(self.column)} AS TIMESTAMP))"
+        return [f"max({micros}){_filter(self.where, policy)}"]
+
+    def state(self, values: list[Any]) -> ExtremeState:
+        return ExtremeState(_double(values[0]), True)
+
+    def identity(self) -> ExtremeState:
+        return ExtremeState(None, True)
+
+    def metric(self, state: ExtremeState) -> Any:
+        return None if state.value is None else from_micros(state.value)
+
+
+@dataclass(frozen=True)
+class TimeBuckets(Analyzer):
+    """How many buckets of ``seconds`` (a day, an hour, ...) between the first and the last
+    value of the timestamp or date ``column`` hold no value: the gaps of a table that should
+    have data every day or hour (None when it has no value).
+
+    >>> TimeBuckets("day", 86_400).metric(BucketsState((0, 1, 4)))
+    2.0
+    """
+
+    column: str
+    seconds: int
+    where: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seconds, bool) or not isinstance(self.seconds, int) or self.seconds < 1:
+            raise ModelError(f"a time bucket is a whole number of seconds, not {self.seconds!r}")
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        column = _col(self.column)
+        if self.seconds % DAY == 0:  # calendar days in the session's time zone
+            value, step = f"unix_date(CAST({column} AS DATE))", self.seconds // DAY
+        else:
+            value, step = f"unix_micros(CAST({column} AS TIMESTAMP))", self.seconds * 1_000_000
+        bucket = f"({value} - pmod({value}, {step})) div {step}"  # floor, exact for any sign
+        return [f"collect_set({bucket}){_filter(self.where, policy)}"]
+
+    def state(self, values: list[Any]) -> BucketsState:
+        found = sorted({int(v) for v in values[0] or ()})
+        if len(found) > MAX_BUCKETS:
+            raise ModelError(
+                f"{self.column}: more than {MAX_BUCKETS:,} distinct buckets of {self.seconds} s "
+                "hold a value: the step is too fine for the data's span; choose a longer one"
+            )
+        return BucketsState(tuple(found))
+
+    def identity(self) -> BucketsState:
+        return BucketsState()
+
+    def metric(self, state: BucketsState) -> float | None:
+        return None if not state.buckets else float(len(state.missing()))
+
+    def starts(self, buckets: tuple[int, ...]) -> list[str]:
+        """Where each bucket starts, as text (a date for days).
+
+        >>> TimeBuckets("d", 86_400).starts((0, 2))
+        ['1970-01-01', '1970-01-03']
+        """
+        if self.seconds % DAY == 0:
+            days = self.seconds // DAY
+            return [(EPOCH + timedelta(days=b * days)).date().isoformat() for b in buckets]
+        return [
+            (EPOCH + timedelta(seconds=b * self.seconds)).isoformat().replace("+00:00", "Z")
+            for b in buckets
+        ]
