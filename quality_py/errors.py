@@ -67,6 +67,7 @@ ERROR_CODES: tuple[str, ...] = (
     "SKETCH",
     "STATE_STORE",
     "STREAMING_INPUT",
+    "TABLE_ROWS",
     "UNSUPPORTED_STATEMENT",
     "VARIABLE",
 )

@@ -27,7 +27,9 @@ from quality_py.actions.preconditions import require_quarantine_detail
 from quality_py.actions.quarantine_form import DEFAULT_FORM, quarantine_form
 from quality_py.actions.samples import sample_rows
 from quality_py.actions.stats import stats_frame
+from quality_py.actions.table_rows import key_index
 from quality_py.dataset.checks import VerificationResult
+from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.store import StagedState, StateStoreError
 from quality_py.gate.locations import is_path
 from quality_py.history.over_time import OverTime
@@ -131,9 +133,11 @@ def _staged_state(plan: RunPlan, summary: RunSummary) -> StagedState | None:
     cannot be written fails the run with nothing published."""
     if plan.table_state is None:
         return None
-    state = summary.checks.state if summary.checks is not None else None
-    if state is None:  # run_quality refuses a table state without checks
-        raise StateStoreError("the run's dataset checks kept no state to store", item_kind="state")
+    checked = summary.checks.state if summary.checks is not None else None
+    state = checked if checked is not None else AnalysisResult({})
+    # the key index and a grouping check of the same key hold the same counts: kept once
+    index = key_index(plan.source, plan.table_keys)
+    state = replace(state, frequencies={**state.frequencies, **index})
     where = plan.table_state
     try:
         with describing(plan.source.sparkSession, "keeping the partition's state"):

@@ -11,6 +11,7 @@ hidden code column the runner stages, each code once per expression, never throu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from quality_py.model.ids import Id
 from quality_py.model.results import FAILED, Layout
@@ -22,6 +23,9 @@ from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompiledSuite, fewer_collections, suite_size
 from quality_py.sql.dq_struct import dq_struct
 from quality_py.sql.snippets import string_literal
+
+if TYPE_CHECKING:
+    from quality_py.runners.staging import RowsStep
 
 #: The hidden flag columns of a quality run: a ``fail`` rule failed, a ``drop`` rule failed, any.
 FAIL, DROP, ANY = "__qp_fail", "__qp_drop", "__qp_any"
@@ -192,13 +196,15 @@ def flag_rows(
     compiled: CompiledSuite | None,
     layout: Layout | str,
     name: str,
+    rows: RowsStep | None = None,
 ) -> tuple[StagedCodes, RuleSuite, tuple[RuleRef, ...], tuple[str, ...], DataFrame]:
     """The staged rule codes of ``df``, the prepared suite (meta rule sets expanded), its rules,
-    their code columns, and ``df`` with the data-quality column ``name`` and the three flags."""
+    their code columns, and ``df`` with the data-quality column ``name`` and the three flags
+    (``rows``: see :func:`~quality_py.runners.staging.stage_rule_codes`)."""
     from pyspark.sql import functions as F  # deferred: importing the package needs no pyspark
 
     with fewer_collections(suite_size(suite)):  # compile, analysis and struct: collect later
-        staged = stage_rule_codes(df, suite, compiled=compiled)
+        staged = stage_rule_codes(df, suite, compiled=compiled, rows=rows)
         prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
         chosen = as_layout(layout)
         struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))

@@ -75,6 +75,9 @@ class RunPlan:
     #: where the table the input is a partition of keeps its partitions' states: the dataset
     #: checks answer for the table, and a published run keeps the input's state for its partition
     table_state: TableState | None = None
+    #: the key sets the rules count rows by, whose counts a published run keeps for its
+    #: partition (with a table state: actions/table_rows.py)
+    table_keys: tuple[tuple[str, ...], ...] = ()
 
     @property
     def input_columns(self) -> list[str]:

@@ -149,8 +149,9 @@ not 'slim'
 
 def table_state_of(over_time: OverTime, checks: Sequence[Check]) -> TableState | None:
     """The run's table state (``over_time.table_state``), refused when the run cannot keep it
-    faithfully: not a :class:`TableState`, a run without dataset checks (it has no state to
-    keep), checks without a mergeable state (they cannot answer for the table).
+    faithfully: not a :class:`TableState`, checks without a mergeable state (they cannot answer
+    for the table). A run with neither dataset checks nor rules counting rows per key is
+    refused once its rules are compiled (``actions.table_rows.planned_keys``).
 
     >>> import tempfile
     >>> checks = [Check("error", "t").has_size(">= 1")]
@@ -164,12 +165,6 @@ def table_state_of(over_time: OverTime, checks: Sequence[Check]) -> TableState |
     if not isinstance(table, TableState):
         raise ModelError(
             f"table_state is a quality_py.TableState(location, partition), not {table!r}"
-        )
-    if not checks:
-        raise ModelError(
-            f"a table state ({table.location}, partition {table.partition}) keeps the states of "
-            "the run's dataset checks, and this run has none: add the checks that should answer "
-            "for the table, or leave the table state out"
         )
     require_mergeable(k.analyzer for c in checks for k in c.constraints)
     return table

@@ -51,6 +51,7 @@ from quality_py.actions.preconditions import (
     split_checks,
     table_state_of,
 )
+from quality_py.actions.table_rows import planned_keys, table_rows
 from quality_py.dataset.checks import Check, VerificationResult
 from quality_py.gate.run_ids import require_run_id
 from quality_py.history.over_time import OverTime
@@ -195,12 +196,10 @@ def run_quality(
     aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
     written). ``keys`` name the columns shown as sample failing rows (default: the first three).
 
-    ``over_time`` (:class:`~quality_py.history.over_time.OverTime`) keeps the run's record in a
-    history with its tags when the run is written or fails; its anomaly checks judge the run's
-    metrics against that history before anything is published (an ``error``-level anomaly fails
-    the run); with its ``table_state`` the dataset checks answer for the table ``df`` is a
-    partition of, and ``write`` keeps ``df``'s state (docs/growing-tables.md). ``error_rates``
-    alert through the notifiers.
+    ``over_time`` (:class:`~quality_py.history.over_time.OverTime`): the run's record in a
+    history, its anomaly checks (an ``error``-level anomaly fails the run before anything is
+    published) and a ``table_state``: checks and counts per key answer for the table ``df`` is a
+    partition of (docs/growing-tables.md). ``error_rates`` alert through the notifiers.
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -225,7 +224,8 @@ def run_quality(
         table_state = table_state_of(over_time, dataset_checks)
         require_new_columns(df, name)
         require_evaluable(dataset_checks, df, rules)
-        staged, prepared, refs, codes, flagged = flag_rows(df, rules, compiled, layout, name)
+        rows = table_rows(table_state) if table_state is not None else None
+        staged, prepared, refs, codes, flagged = flag_rows(df, rules, compiled, layout, name, rows)
         run = QualityRun(
             suite=rules,
             prepared=prepared,
@@ -248,6 +248,7 @@ def run_quality(
             codes_frame=staged.frame,
             window_sums=any(sums_over_windows(r.tree) for r in staged.compiled.rules),
             table_state=table_state,
+            table_keys=planned_keys(table_state, dataset_checks, staged.compiled, df.columns),
         )
         if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
             run = replace(run, precheck=_precheck(run, keys))

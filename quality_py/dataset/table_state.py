@@ -22,13 +22,13 @@ state merged with the batch's, which is exactly what a recomputation over the wh
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from quality_py.dataset.comparisons import DirectAnalyzer
-from quality_py.dataset.grouping import GroupingAnalyzer
+from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.store import FileStateStore, StagedState, StateStoreError
 from quality_py.model.file_names import decode_part, file_name
@@ -189,15 +189,7 @@ class TableState:
         """
         require_mergeable(batch.direct)
         others = self.others()
-        mine = _key_names(_shown(self.key))
-        for partition in others:
-            if _key_names(partition) != mine:
-                raise StateStoreError(
-                    f"partition {self.partition!r} is keyed by {', '.join(mine)}, but the table "
-                    f"at {self.location} keeps partition {partition!r}: one table's partitions "
-                    "share their keys (a table state per table)",
-                    item_kind="partition",
-                )
+        self._same_keys(others)
         needed: list[Any] = [*batch.states, *batch.grouping]
         for analyzer in needed:
             missing = [p for p, r in others.items() if not _has_state(r, analyzer)]
@@ -220,6 +212,46 @@ class TableState:
             for r in others.values()
         ]
         return AnalysisResult.merge_all([*trimmed, batch])
+
+    def _same_keys(self, others: Mapping[str, AnalysisResult]) -> None:
+        mine = _key_names(_shown(self.key))
+        for partition in others:
+            if _key_names(partition) != mine:
+                raise StateStoreError(
+                    f"partition {self.partition!r} is keyed by {', '.join(mine)}, but the table "
+                    f"at {self.location} keeps partition {partition!r}: one table's partitions "
+                    "share their keys (a table state per table)",
+                    item_kind="partition",
+                )
+
+    def key_counts(self, keys: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], FrequencyState]:
+        """Every other partition's rows per key of each key set, merged (a rule over rows'
+        key index: :mod:`quality_py.actions.table_rows`); empty when no other partition is
+        kept. Refuses, naming them, partitions kept without a key set's index (kept before the
+        rule was added).
+
+        >>> import tempfile
+        >>> TableState(tempfile.mkdtemp(), "day=1").key_counts([("k",)])
+        {}
+        """
+        others = self.others()
+        self._same_keys(others)
+        out = {}
+        for key in keys:
+            missing = [p for p, r in others.items() if (tuple(key), None) not in r.frequencies]
+            if missing:
+                shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+                raise StateStoreError(
+                    f"no stored count of rows per ({', '.join(key)}) for {len(missing)} "
+                    f"partition(s) of the table at {self.location} ({shown}), kept before a rule "
+                    "over those keys was added: the table's counts cannot be known. Re-run those "
+                    "partitions with this table state (a backfill), then this one",
+                    item_kind="key index",
+                )
+            if others:
+                parts = [r.frequencies[(tuple(key), None)] for r in others.values()]
+                out[tuple(key)] = FrequencyState.union(parts)
+        return out
 
     def publish(self, batch: AnalysisResult) -> int:
         """Save ``batch`` as this partition's state (a new version: the partition's earlier

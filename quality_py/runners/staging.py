@@ -36,6 +36,12 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import DataType, StructType
 
+    #: A step that makes rules over rows see more than the input: the input with hidden
+    #: columns, the compiled rules reading them, and those columns' names.
+    RowsStep = Callable[
+        [DataFrame, CompiledSuite], tuple[DataFrame, CompiledSuite, tuple[str, ...]]
+    ]
+
 #: Alias the runner gives the input DataFrame so rules can correlate subqueries (``main.col``).
 MAIN_ALIAS = "main"
 
@@ -380,6 +386,7 @@ def stage_rule_codes(
     probe: Callable[[CompiledSuite], Sequence[str]] | None = None,
     type_of: TypeOracle | None = None,
     compiled: CompiledSuite | None = None,
+    rows: RowsStep | None = None,
 ) -> StagedCodes:
     """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
 
@@ -387,9 +394,11 @@ def stage_rule_codes(
     (:func:`quality_py.prepare.prepare_for_schema`); ``compiled.suite`` is the prepared suite.
     The input keeps its own qualifiers when the rules use them (:func:`input_frame`);
     ``probe`` gives more SQL over the input (e.g. the engine's outputs) for that decision.
+    ``rows`` makes rules over rows see more than the input (a growing table's counts per key:
+    ``quality_py.actions.table_rows``): the input with hidden columns, the rules reading them.
     """
     with fewer_collections(suite_size(suite)):  # syntax trees are cycles: collect them later
-        return _stage(df, suite, probe, type_of, compiled)
+        return _stage(df, suite, probe, type_of, compiled, rows)
 
 
 def _stage(
@@ -398,6 +407,7 @@ def _stage(
     probe: Callable[[CompiledSuite], Sequence[str]] | None,
     type_of: TypeOracle | None,
     compiled: CompiledSuite | None,
+    rows: RowsStep | None = None,
 ) -> StagedCodes:
     from quality_py.prepare import prepare_for_schema
     from quality_py.runners.implicit_casts import apply_if_enabled
@@ -409,6 +419,9 @@ def _stage(
         # such a compile refuses.
         compiled = compile_suite(prepared, type_of=type_of or type_oracle(df))
     compiled = over_rows(df, compiled)
+    joined: tuple[str, ...] = ()
+    if rows is not None:
+        df, compiled, joined = rows(df, compiled)
     extra = list(probe(compiled)) if probe is not None else []
     from quality_py.runners.arrow_functions import register_arrow_functions
 
@@ -437,4 +450,4 @@ def _stage(
             ),
         ],
     )
-    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols))
+    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols, *joined))

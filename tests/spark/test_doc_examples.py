@@ -231,6 +231,8 @@ def test_growing_tables_doc(notebook: dict[str, Any]) -> None:
     # the corrected Tuesday (3, 5; both notes) replaces the old one: 3 notes of 4 rows
     assert [r.metric for r in ns["rerun"].checks.results] == [1.0, 4.0, 0.75]
     assert "no stored state for 2 partition(s)" in ns["refused"]
+    # by hand: Tuesday's order 2 is Monday's, so the table holds it twice: one row dropped
+    assert ns["tue_summary"].dropped_rows == 1
     kept = TableState("out/growing/orders_states", "day=x").partitions()
     assert kept == ["day=2026-11-23", "day=2026-11-24"]
 
