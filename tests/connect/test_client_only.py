@@ -166,3 +166,29 @@ def test_a_misspelt_column_on_connect_prints_our_paragraph_alone(
     assert "rule 'positive' (" in rest[1]
     assert "column amout is missing (did you mean 'amount'?)" in rest[1]
     assert rest[2:] == ["  amout > 0", "  ^"]
+
+
+def test_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
+    """Issue 55 on a Connect-only client: a table state's checks (a grouping one and a time
+    one) and key index over two days; the states are written and read by the server. Counted
+    by hand: day 2 repeats day 1's key 2."""
+    import datetime as dt
+
+    from quality_py import OverTime, TableState, run_quality
+
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop")])]
+    )
+    checks = [Check("warning", "t").has_uniqueness("k", ">= 0").has_no_gaps("d")]
+
+    def day(n: int, keys: list[int]) -> Any:
+        rows = [(k, dt.date(2026, 11, n)) for k in keys]
+        df = connect.createDataFrame(rows, "k int, d date")
+        table = OverTime(table_state=TableState(tmp_path / "states", f"day={n}"))
+        return run_quality(df, suite, checks, over_time=table).write(str(tmp_path / f"v{n}"))
+
+    first = day(1, [1, 2])
+    assert [r.metric for r in first.checks.results] == [1.0, 0.0]
+    second = day(3, [2, 3])  # 11-02 is empty; key 2 is in the table twice
+    assert second.dropped_rows == 1
+    assert [r.metric for r in second.checks.results] == [0.5, 1.0]  # keys 1 and 3 of 4 rows

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from quality_py import Id, OverTime, Rule, RuleSet, RuleSuite, TableState
 from quality_py.actions import QualityRunFailed, run_quality
@@ -224,3 +226,46 @@ def test_what_the_key_index_cannot_answer_is_refused(spark: Any, tmp_path: Path)
                 over_time=_table(tmp_path, "day=1")).write(str(tmp_path / "v1"))  # fmt: skip
     with pytest.raises(StateStoreError, match=r"no stored count of rows per \(k\)"):
         run_quality(df, _keys_suite("is_unique(k)"), over_time=_table(tmp_path, "day=2"))
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3), st.lists(st.none() | st.integers(0, 4) | st.just(99),
+                                              max_size=4)),
+        min_size=2,
+        max_size=4,
+    )
+)  # fmt: skip
+def test_appends_re_runs_and_failures_agree_with_the_union(
+    spark: Any, tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[int, list[Any]]]
+) -> None:
+    """Random days appended, re-run and refused, each run against a plain recomputation in
+    Python over the union of the partitions kept: the rows ``is_unique(k)`` keeps, the table's
+    size and completeness of k. A key 99 fails the run (a ``fail`` rule): nothing is kept."""
+    root = tmp_path_factory.mktemp("sequence")
+    suite = RuleSuite(
+        Id(1, 1),
+        [RuleSet(Id(2, 1), [Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop"),
+                            Rule(Id(4, 1), "k IS NULL OR k != 99", action_if_failed="fail")])],
+    )  # fmt: skip
+    checks = [Check("warning", "t").has_size(">= 0").has_completeness("k", ">= 0")]
+    table: dict[int, list[Any]] = {}
+    for step, (day, keys) in enumerate(steps):
+        df = spark.createDataFrame([(day, k, 1.0) for k in keys], DDL)
+        over = _table(root / "states", f"day={day}")
+        if 99 in keys:
+            with pytest.raises(QualityRunFailed):
+                run_quality(df, suite, checks, over_time=over).write(str(root / f"v{step}"))
+            continue
+        union = [k for d, ks in table.items() if d != day for k in ks] + keys
+        expected = sorted((k for k in keys if k is None or union.count(k) == 1), key=str)
+        run = run_quality(df, suite, checks, over_time=over)
+        summary = run.write(str(root / f"v{step}"))
+        assert sorted((r.k for r in run.valid.collect()), key=str) == expected
+        assert summary.checks is not None
+        size, completeness = (r.metric for r in summary.checks.results)
+        assert size == len(union)
+        filled = sum(k is not None for k in union)
+        assert completeness == (pytest.approx(filled / len(union)) if union else None)
+        table[day] = keys
