@@ -10,8 +10,9 @@ from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
 from quality_py.dataset.table_state import TableState, require_mergeable
+from quality_py.dataset.times import at_data_time
 from quality_py.errors import InputError, ModelError
-from quality_py.history.over_time import OverTime
+from quality_py.history.over_time import DATA_TIME, OverTime
 from quality_py.model.labels import resolve_rules
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
@@ -101,10 +102,12 @@ def require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) 
 
 
 def split_checks(
-    checks: Sequence[Check | SqlCheck], policy: RulePolicy
+    checks: Sequence[Check | SqlCheck], policy: RulePolicy, over_time: OverTime | None = None
 ) -> tuple[tuple[Check, ...], tuple[SqlCheck, ...]]:
     """The dataset checks and the SQL checks of a run's ``checks``; each SQL check is compiled
-    under the suite's policy here, so a bad one is refused with its name before any job.
+    under the suite's policy here, so a bad one is refused with its name before any job. With
+    ``over_time``'s ``data_time`` tag, freshness is judged at the data's time
+    (:func:`~quality_py.dataset.times.at_data_time`).
 
     >>> from quality_py.model.policy import DEFAULT_POLICY
     >>> split_checks([Check("error", "rows").has_size("> 0"),
@@ -125,7 +128,8 @@ def split_checks(
                 f"{type(check).__name__}: anomaly checks go in OverTime(anomaly_checks=...)",
                 code="CHECK_DEFINITION",
             )
-    return tuple(dataset), tuple(sql)
+    data_time = over_time.tags.get(DATA_TIME) if over_time is not None else None
+    return tuple(at_data_time(dataset, data_time)), tuple(sql)
 
 
 def require_quarantine_detail(detail: str, suite: RuleSuite) -> None:

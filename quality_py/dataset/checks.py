@@ -21,8 +21,9 @@ from quality_py.dataset import constraints as constraints_module
 from quality_py.dataset.constraints import Assertion, ConstraintBuilders
 from quality_py.dataset.runner import AnalysisResult, AnyAnalyzer
 from quality_py.dataset.table_state import TableState
+from quality_py.dataset.times import at_data_time
 from quality_py.errors import ModelError
-from quality_py.history.over_time import OverTime
+from quality_py.history.over_time import DATA_TIME, OverTime
 from quality_py.model.enums import CheckLevel, RowAction
 from quality_py.model.policy import RulePolicy
 from quality_py.model.times import parse_datetime
@@ -282,6 +283,8 @@ def verify(
     from quality_py.dataset.runner import run_analyzers
     from quality_py.model.policy import DEFAULT_POLICY
 
+    if over_time is not None:  # freshness judged at the data's time, when it has one
+        checks = at_data_time(checks, over_time.tags.get(DATA_TIME))
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
     table_state = over_time.table_state if over_time is not None else None

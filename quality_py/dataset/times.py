@@ -9,7 +9,8 @@ day), shorter buckets are counted from the epoch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -143,3 +144,28 @@ class TimeBuckets(Analyzer):
             (EPOCH + timedelta(seconds=b * self.seconds)).isoformat().replace("+00:00", "Z")
             for b in buckets
         ]
+
+
+def at_data_time(checks: Sequence[Any], data_time: str | None) -> list[Any]:
+    """``checks`` whose ``is_fresh`` constraints without their own ``now`` are judged at the
+    data's time (the ``data_time`` tag: a date is judged at the end of that day, a time at that
+    time), not the clock: a backfill of an old day is as fresh as its data was.
+
+    >>> from quality_py.dataset.checks import Check
+    >>> checks = at_data_time([Check("error", "t").is_fresh("ts", "1 day")], "2026-11-23")
+    >>> checks[0].constraints[0].pick.now
+    datetime.datetime(2026, 11, 24, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    if data_time is None:
+        return list(checks)
+    when = aware(data_time)
+    if len(data_time.strip()) == 10:  # a date: its data runs to the end of the day
+        when += timedelta(days=1)
+    out = []
+    for check in checks:
+        constraints = tuple(
+            replace(c, pick=AgeAt(when)) if isinstance(c.pick, AgeAt) and c.pick.now is None else c
+            for c in check.constraints
+        )
+        out.append(replace(check, constraints=constraints))
+    return out

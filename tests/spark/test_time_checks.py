@@ -99,3 +99,14 @@ def test_a_quality_run_observes_them_on_its_write(spark: Any, tmp_path: Path) ->
     assert summary.checks is not None
     # 11-02 empty; newest 11-04 00:00, 25 days 9 hours before 11-29 09:00
     assert [r.metric for r in summary.checks.results] == [1.0, 25 * 86400 + 9 * 3600]
+
+
+def test_freshness_is_judged_at_the_data_s_time_when_it_has_one(spark: Any) -> None:
+    """The ``data_time`` tag (a date: the end of that day) stands for the clock; a check's own
+    ``now`` stands for both. By hand: 11-03 00:00 is a day before the end of 11-03."""
+    checks = [Check("warning", "t").is_fresh("day", "1 day").is_fresh("day", "1 day", now=NOW)]
+    result = verify(_dates(spark, 3), checks, over_time=OverTime(tags={"data_time": "2026-11-03"}))
+    assert [(r.passed, r.metric) for r in result.results] == [
+        (True, 86400.0),
+        (False, 26 * 86400 + 9 * 3600),
+    ]

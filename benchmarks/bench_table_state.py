@@ -1,0 +1,142 @@
+"""A daily batch appended to a growing table (issue 55): the run with a table state against
+re-running over the whole table.
+
+The table: ``--partitions`` partitions of ``--batch`` rows each, every key distinct (the worst
+case for a key index: one entry per row). Their states and key indexes are prepared by this
+script (written as each partition's published run would keep them, without a run over their
+rows); the table's rows are written once too, for the baseline. Cases, interleaved in every
+round, medians after a warm-up:
+
+* ``table``: the quality run over the whole table and the batch, without a table state (what
+  answering for the table costs without one: the baseline);
+* ``batch``: the run over the batch with the table state (the checks and ``is_unique(k)``
+  answer for the table, the batch's state and key index are kept);
+* ``batch_alone``: the run over the batch without a table state (what the batch costs alone).
+
+The suite: ``is_unique(k)`` (drop) and ``v > 0``; the checks: size, completeness of ``v``,
+uniqueness of ``k``. Reported: medians, ratios to ``table``, and the key index's size on disk
+per million keys.
+
+    .venv/bin/python benchmarks/bench_table_state.py --batch 1000000 --partitions 10 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from common import DATA, save, spark_session, timed
+
+from quality_py import Check, Id, OverTime, Rule, RuleSet, RuleSuite, TableState, run_quality
+from quality_py.dataset import AnalysisResult, Completeness, Size
+from quality_py.dataset.grouping import COUNT, FrequencyState
+from quality_py.dataset.states import RatioState, SizeState
+
+SUITE = RuleSuite(
+    Id(1, 1),
+    [
+        RuleSet(
+            Id(2, 1),
+            [
+                Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop"),
+                Rule(Id(4, 1), "v > 0", action_if_failed="drop"),
+            ],
+        )
+    ],
+)
+CHECKS = [
+    Check("warning", "table")
+    .has_size(">= 0")
+    .has_completeness("v", ">= 0")
+    .has_uniqueness("k", ">= 0")
+]
+
+
+def rows(spark: Any, start: int, count: int) -> Any:
+    return spark.range(start, start + count, 1, 2).selectExpr("id AS k", "1.0D AS v")
+
+
+def prepare(spark: Any, batch: int, partitions: int, states: Path) -> tuple[str, str]:
+    """The other partitions' states and key indexes, the table's rows and the batch's."""
+    table = DATA / f"table_{partitions}x{batch}.parquet"
+    if not table.exists():
+        rows(spark, 0, partitions * batch).write.parquet(str(table))
+    fresh = DATA / f"batch_{partitions}x{batch}.parquet"
+    if not fresh.exists():
+        rows(spark, partitions * batch, batch).write.parquet(str(fresh))
+    for p in range(partitions):
+        index = rows(spark, p * batch, batch).selectExpr("k", f"1L AS {COUNT}")
+        state = AnalysisResult(
+            {Size(): SizeState(batch), Completeness("v"): RatioState(batch, batch)},
+            {(("k",), None): FrequencyState(("k",), index)},
+        )
+        TableState(states, f"day={p}").publish(state)
+    return str(table), str(fresh)
+
+
+def size_of(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch", type=int, default=1_000_000)
+    parser.add_argument("--partitions", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    spark = spark_session("quality_py-bench-table-state")
+    states = Path(tempfile.mkdtemp(prefix="qp-table-state-"))
+    out = Path(tempfile.mkdtemp(prefix="qp-table-out-"))
+    started = time.perf_counter()
+    table_path, batch_path = prepare(spark, args.batch, args.partitions, states)
+    prepared = time.perf_counter() - started
+    index_bytes = size_of(states)
+    keys = args.batch * args.partitions
+    whole = spark.read.parquet(table_path).unionByName(spark.read.parquet(batch_path))
+    batch = spark.read.parquet(batch_path)
+    new_day = OverTime(table_state=TableState(states, f"day={args.partitions}"))
+
+    def run(df: Any, over: OverTime | None, name: str) -> Any:
+        return run_quality(df, SUITE, CHECKS, over_time=over).write(str(out / name))
+
+    cases = {
+        "table": lambda: run(whole, None, "table"),
+        "batch": lambda: run(batch, new_day, "batch"),
+        "batch_alone": lambda: run(batch, None, "alone"),
+    }
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for name, fn in cases.items():  # warm-up, and the answers checked once
+        summary = fn()
+        assert summary.dropped_rows == 0, (name, summary.dropped_rows)
+        assert summary.checks is not None
+        size = summary.checks.results[0].metric
+        expected = keys + args.batch if name in ("table", "batch") else args.batch
+        assert size == expected, (name, size, expected)
+    for _ in range(args.runs):
+        for name, fn in cases.items():
+            times[name].append(timed(fn, runs=1, warmup=0)["median"])
+    import statistics
+
+    medians = {n: statistics.median(t) for n, t in times.items()}
+    result = {
+        "batch_rows": args.batch,
+        "table_rows": keys + args.batch,
+        "index_bytes": index_bytes,
+        "index_mb_per_million_keys": round(index_bytes / 1e6 / (keys / 1e6), 2),
+        "prepare_seconds": round(prepared, 1),
+        "medians": {n: round(m, 2) for n, m in medians.items()},
+        "runs": times,
+        "ratio_to_table": {n: round(m / medians["table"], 3) for n, m in medians.items()},
+    }
+    print(result)
+    save("bench_table_state", result)
+    shutil.rmtree(states, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
