@@ -19,7 +19,10 @@ NOW = "2026-11-29T09:00:00Z"
 
 
 def _times(spark: Any, *texts: str | None) -> Any:
-    rows = [(None if t is None else dt.datetime.fromisoformat(t),) for t in texts]
+    utc = dt.timezone.utc  # aware: the instant does not depend on this machine's zone
+    rows = [
+        (None if t is None else dt.datetime.fromisoformat(t).replace(tzinfo=utc),) for t in texts
+    ]
     return spark.createDataFrame(rows, "ts timestamp")
 
 
