@@ -9,6 +9,7 @@ day), shorter buckets are counted from the epoch.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
@@ -114,10 +115,11 @@ class TimeBuckets(Analyzer):
         else:
             value, step = f"unix_micros(CAST({column} AS TIMESTAMP))", self.seconds * 1_000_000
         bucket = f"({value} - pmod({value}, {step})) div {step}"  # floor, exact for any sign
-        return [f"collect_set({bucket}){_filter(self.where, policy)}"]
+        # as JSON text: an observed array reaches Python as a JVM object on pyspark 3.5
+        return [f"to_json(collect_set({bucket}){_filter(self.where, policy)})"]
 
     def state(self, values: list[Any]) -> BucketsState:
-        found = sorted({int(v) for v in values[0] or ()})
+        found = sorted({int(v) for v in json.loads(values[0] or "[]")})
         if len(found) > MAX_BUCKETS:
             raise ModelError(
                 f"{self.column}: more than {MAX_BUCKETS:,} distinct buckets of {self.seconds} s "
