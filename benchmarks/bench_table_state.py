@@ -13,8 +13,9 @@ round, medians after a warm-up:
   answer for the table, the batch's state and key index are kept);
 * ``batch_alone``: the run over the batch without a table state (what the batch costs alone).
 
-The suite: ``is_unique(k)`` (drop) and ``v > 0``; the checks: size, completeness of ``v``,
-uniqueness of ``k``. Reported: medians, ratios to ``table``, and the key index's size on disk
+The suite: ``is_unique(k)`` (drop), ``v > 0`` and one range rule per ``--columns`` extra column
+(a table's other columns: the key index holds the key alone); the checks: size, completeness of
+``v``, uniqueness of ``k``. Reported: medians, ratios to ``table``, and the key index's size on disk
 per million keys.
 
     .venv/bin/python benchmarks/bench_table_state.py --batch 1000000 --partitions 10 --runs 3
@@ -36,18 +37,17 @@ from quality_py.dataset import AnalysisResult, Completeness, Size
 from quality_py.dataset.grouping import COUNT, FrequencyState
 from quality_py.dataset.states import RatioState, SizeState
 
-SUITE = RuleSuite(
-    Id(1, 1),
-    [
-        RuleSet(
-            Id(2, 1),
-            [
-                Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop"),
-                Rule(Id(4, 1), "v > 0", action_if_failed="drop"),
-            ],
-        )
-    ],
-)
+
+def suite(columns: int) -> RuleSuite:
+    """``is_unique(k)`` and ``v > 0`` (drop), and one range rule per extra column."""
+    rules = [
+        Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop"),
+        Rule(Id(4, 1), "v > 0", action_if_failed="drop"),
+        *[Rule(Id(10 + i, 1), f"c{i} >= 0") for i in range(columns)],
+    ]
+    return RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)])
+
+
 CHECKS = [
     Check("warning", "table")
     .has_size(">= 0")
@@ -56,18 +56,19 @@ CHECKS = [
 ]
 
 
-def rows(spark: Any, start: int, count: int) -> Any:
-    return spark.range(start, start + count, 1, 2).selectExpr("id AS k", "1.0D AS v")
+def rows(spark: Any, start: int, count: int, columns: int = 0) -> Any:
+    extra = [f"CAST(id % 1000 AS DOUBLE) * {i + 1} AS c{i}" for i in range(columns)]
+    return spark.range(start, start + count, 1, 2).selectExpr("id AS k", "1.0D AS v", *extra)
 
 
-def prepare(spark: Any, batch: int, partitions: int, states: Path) -> tuple[str, str]:
+def prepare(spark: Any, batch: int, partitions: int, columns: int, states: Path) -> tuple[str, str]:
     """The other partitions' states and key indexes, the table's rows and the batch's."""
-    table = DATA / f"table_{partitions}x{batch}.parquet"
+    table = DATA / f"table_{partitions}x{batch}x{columns}.parquet"
     if not table.exists():
-        rows(spark, 0, partitions * batch).write.parquet(str(table))
-    fresh = DATA / f"batch_{partitions}x{batch}.parquet"
+        rows(spark, 0, partitions * batch, columns).write.parquet(str(table))
+    fresh = DATA / f"batch_{partitions}x{batch}x{columns}.parquet"
     if not fresh.exists():
-        rows(spark, partitions * batch, batch).write.parquet(str(fresh))
+        rows(spark, partitions * batch, batch, columns).write.parquet(str(fresh))
     for p in range(partitions):
         index = rows(spark, p * batch, batch).selectExpr("k", f"1L AS {COUNT}")
         state = AnalysisResult(
@@ -87,12 +88,14 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--columns", type=int, default=0, help="extra columns, a rule each")
     args = parser.parse_args()
     spark = spark_session("quality_py-bench-table-state")
     states = Path(tempfile.mkdtemp(prefix="qp-table-state-"))
     out = Path(tempfile.mkdtemp(prefix="qp-table-out-"))
     started = time.perf_counter()
-    table_path, batch_path = prepare(spark, args.batch, args.partitions, states)
+    table_path, batch_path = prepare(spark, args.batch, args.partitions, args.columns, states)
+    rules = suite(args.columns)
     prepared = time.perf_counter() - started
     index_bytes = size_of(states)
     keys = args.batch * args.partitions
@@ -101,7 +104,7 @@ def main() -> None:
     new_day = OverTime(table_state=TableState(states, f"day={args.partitions}"))
 
     def run(df: Any, over: OverTime | None, name: str) -> Any:
-        return run_quality(df, SUITE, CHECKS, over_time=over).write(str(out / name))
+        return run_quality(df, rules, CHECKS, over_time=over).write(str(out / name))
 
     cases = {
         "table": lambda: run(whole, None, "table"),
@@ -124,6 +127,7 @@ def main() -> None:
     medians = {n: statistics.median(t) for n, t in times.items()}
     result = {
         "batch_rows": args.batch,
+        "extra_columns": args.columns,
         "table_rows": keys + args.batch,
         "index_bytes": index_bytes,
         "index_mb_per_million_keys": round(index_bytes / 1e6 / (keys / 1e6), 2),
