@@ -52,14 +52,17 @@ class LocalFiles:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = f".tmp-{uuid.uuid4().hex}"
         try:
-            with open(folder / tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            self._write(folder / tmp, data)
         except BaseException:
             (folder / tmp).unlink(missing_ok=True)
             raise
         return tmp
+
+    def _write(self, path: Path, data: bytes) -> None:
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def link_temp(self, rel: str, tmp: str, first: int) -> int:
         """Make the temporary file the first free version from ``first``; its number."""
@@ -150,16 +153,8 @@ class MountedFiles(LocalFiles):
     not, and a rename is a copy. A temporary file is renamed to the first free name (as on an
     object store, writers of one folder must be serialized by the caller)."""
 
-    def put_temp(self, rel: str, data: bytes) -> str:
-        folder = self.root / rel
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = f".tmp-{uuid.uuid4().hex}"
-        try:
-            (folder / tmp).write_bytes(data)
-        except BaseException:
-            (folder / tmp).unlink(missing_ok=True)
-            raise
-        return tmp
+    def _write(self, path: Path, data: bytes) -> None:
+        path.write_bytes(data)
 
     def link_temp(self, rel: str, tmp: str, first: int) -> int:
         folder = self.root / rel

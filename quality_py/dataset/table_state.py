@@ -115,6 +115,11 @@ class TableState:
     location: str | Path
     partition: Mapping[str, str] | str
     pairs: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+    #: the partitions' states read so far, by key and version (a run reads them for its rules
+    #: over rows and again for its checks: the files are read and checked once)
+    loaded: dict[tuple[str, int], AnalysisResult] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.partition, str):
@@ -167,11 +172,15 @@ class TableState:
         5.0
         """
         store = self.store
-        return {
-            _shown(k): store.load(k)
-            for k in store.keys(_FOLDER)
-            if _is_partition(k) and k != self.key
-        }
+        out = {}
+        for key in store.keys(_FOLDER):
+            if not _is_partition(key) or key == self.key:
+                continue
+            version = store.versions(key)[-1]
+            if (key, version) not in self.loaded:  # a version is never overwritten: load once
+                self.loaded[(key, version)] = store.load(key, version)
+            out[_shown(key)] = self.loaded[(key, version)]
+        return out
 
     def table_result(self, batch: AnalysisResult) -> AnalysisResult:
         """The table's states: every other partition's stored state merged with ``batch`` (this
@@ -194,14 +203,7 @@ class TableState:
         for analyzer in needed:
             missing = [p for p, r in others.items() if not _has_state(r, analyzer)]
             if missing:
-                shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-                raise StateStoreError(
-                    f"{analyzer.name}: no stored state for {len(missing)} partition(s) of the "
-                    f"table at {self.location} ({shown}), stored before the check was added: "
-                    "the table's value cannot be known from the states. Re-run those partitions "
-                    "with this table state (a backfill), then this one",
-                    item_kind="analyzer",
-                )
+                self._unknown(f"{analyzer.name}: no stored state", "the check", missing, "analyzer")
         if not others:
             return batch
         trimmed = [  # only what the batch needs: the grouping analyzers are the batch's
@@ -212,6 +214,16 @@ class TableState:
             for r in others.values()
         ]
         return AnalysisResult.merge_all([*trimmed, batch])
+
+    def _unknown(self, what: str, added: str, missing: list[str], kind: str) -> None:
+        """Refuse a table whose ``missing`` partitions were kept before ``added`` was added."""
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise StateStoreError(
+            f"{what} for {len(missing)} partition(s) of the table at {self.location} ({shown}), "
+            f"kept before {added} was added: the table's value cannot be known from the states. "
+            "Re-run those partitions with this table state (a backfill), then this one",
+            item_kind=kind,
+        )
 
     def _same_keys(self, others: Mapping[str, AnalysisResult]) -> None:
         mine = _key_names(_shown(self.key))
@@ -240,13 +252,11 @@ class TableState:
         for key in keys:
             missing = [p for p, r in others.items() if (tuple(key), None) not in r.frequencies]
             if missing:
-                shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-                raise StateStoreError(
-                    f"no stored count of rows per ({', '.join(key)}) for {len(missing)} "
-                    f"partition(s) of the table at {self.location} ({shown}), kept before a rule "
-                    "over those keys was added: the table's counts cannot be known. Re-run those "
-                    "partitions with this table state (a backfill), then this one",
-                    item_kind="key index",
+                self._unknown(
+                    f"no stored count of rows per ({', '.join(key)})",
+                    "a rule over those keys",
+                    missing,
+                    "key index",
                 )
             if others:
                 parts = [r.frequencies[(tuple(key), None)] for r in others.values()]
