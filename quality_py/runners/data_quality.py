@@ -22,6 +22,7 @@ from quality_py.runners.staging import (
     wrap_column,
 )
 from quality_py.sql.build import to_sql
+from quality_py.sql.coding import static_family
 from quality_py.sql.compiler import (
     CompiledSuite,
     compile_suite,
@@ -71,7 +72,10 @@ def rule_runner_sql(
     lay = as_layout(layout)
     compiled = compiled or compile_suite(suite)
     fams = list(families) if families is not None else [None] * len(compiled.rules)
-    fams = ["code" if r.coded else f for r, f in zip(compiled.rules, fams, strict=True)]
+    fams = [
+        "code" if r.coded else f or static_family(r.tree)
+        for r, f in zip(compiled.rules, fams, strict=True)
+    ]
     codes = [rendered(to_sql(rule_code(r, f))) for r, f in zip(compiled.rules, fams, strict=True)]
     return to_sql(dq_struct(suite, codes, fams, lay))
 

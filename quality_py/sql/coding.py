@@ -118,6 +118,53 @@ def family_of(type_name: str) -> str | None:
     return None
 
 
+#: Expressions whose Spark type is BOOLEAN whatever their operands: comparisons, logic, tests.
+_BOOLEAN_NODES: tuple[type[exp.Expr], ...] = (
+    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ,
+    exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Like, exp.ILike, exp.Between, exp.Exists,
+    exp.Boolean, exp.RegexpLike,
+)  # fmt: skip
+#: The ``meta`` key of a generated value whose family the generator knows (``soft_fail``).
+_FAMILY_META = "qp_family"
+_LONG_MAX = 2**63 - 1
+
+
+def static_family(value: exp.Expr) -> str | None:
+    """The family of ``value`` when its syntax alone fixes its Spark type, else None.
+
+    Without a frame the coding dispatches on ``typeof``, repeating the value in every branch (a
+    ``soft_fail`` inside a rule repeats it again in each). Where the syntax fixes the type (a
+    comparison, a cast, a literal, a ``soft_fail``) the one branch ``typeof`` would choose is
+    emitted instead: the same code, at a fraction of the text Spark analyses.
+
+    >>> from quality_py.sql.parse import parse_expression
+    >>> texts = ("a > 0", "CAST(a AS DOUBLE)", "-1", "'x'", "a")
+    >>> [static_family(parse_expression(t)) for t in texts]
+    ['boolean', 'fractional', 'integral', 'string', None]
+    """
+    node = value
+    while isinstance(node, exp.Paren):
+        node = node.this
+    known = node.meta_get(_FAMILY_META)
+    if isinstance(known, str):
+        return known
+    if isinstance(node, _BOOLEAN_NODES):
+        return "boolean"
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return family_of(to_sql(node.to))
+    if isinstance(node, exp.Null):
+        return "void"
+    if isinstance(node, exp.Neg):
+        inner = static_family(node.this)
+        return inner if inner in ("integral", "fractional") else None
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return "string"
+        # an integer Spark reads as INT or BIGINT (a longer one is a DECIMAL)
+        return "integral" if node.this.isdigit() and int(node.this) <= _LONG_MAX else None
+    return None
+
+
 def _dispatch(branches: dict[str, str], otherwise: str) -> str:
     whens = " ".join(
         f"WHEN {_TYPE_KEY} IN ({_in(_FAMILIES[fam])}) THEN {body}"
@@ -143,13 +190,14 @@ def _template(kind: str, family: str | None) -> exp.Expr:
 def result_code(value: exp.Expr, family: str | None = None) -> exp.Expr:
     """The INT result code of a rule value (null -> 0, Failed).
 
-    ``family`` (from :func:`family_of`) selects one branch when the value's type is known.
+    ``family`` (from :func:`family_of`) selects one branch when the value's type is known;
+    without it, the branch its syntax fixes (:func:`static_family`), else a ``typeof`` dispatch.
 
     >>> from quality_py.sql.build import to_sql
     >>> to_sql(result_code(exp.column("ok"), "boolean"))
     'CASE WHEN TRY_CAST(ok AS BOOLEAN) THEN 100000 ELSE 0 END'
     """
-    return substitute(_template("code", family), _PLACEHOLDER, value)
+    return substitute(_template("code", family or static_family(value)), _PLACEHOLDER, value)
 
 
 _COLUMN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -173,8 +221,14 @@ def result_code_sql(column: str, family: str | None = None) -> str:
 
 
 def soft_fail(value: exp.Expr, family: str | None = None) -> exp.Expr:
-    """``soft_fail(value)``: DOUBLE -1.0 Failed/SoftFailed, 1.0 Passed, -2.0 Disabled, else p."""
-    return substitute(_template("soft", family), _PLACEHOLDER, value)
+    """``soft_fail(value)``: DOUBLE -1.0 Failed/SoftFailed, 1.0 Passed, -2.0 Disabled, else p.
+
+    >>> static_family(soft_fail(exp.column("ok")))  # every branch is a DOUBLE
+    'fractional'
+    """
+    tree = substitute(_template("soft", family or static_family(value)), _PLACEHOLDER, value)
+    tree.meta[_FAMILY_META] = "fractional"
+    return tree
 
 
 def result_words(node: object) -> set[str] | None:

@@ -131,3 +131,28 @@ def test_probability_and_soft_fail_values(spark: Any) -> None:
         .first()
     )
     assert (got.p, got.f, got.t, got.q, got.d, got.n) == (0.01, -1, 1, 0.4, -2.0, None)
+
+
+def test_a_family_fixed_by_syntax_is_the_one_spark_types(spark: Any) -> None:
+    """Without a frame, a value whose syntax fixes its type is coded by that type's branch alone
+    (``static_family``): never a branch other than the one ``typeof`` picks on Spark."""
+    from quality_py.sql.build import to_sql
+    from quality_py.sql.coding import family_of, static_family
+    from quality_py.sql.compiler import compile_expression
+
+    extra = ["a = 1", "a <=> NULL", "NOT a > 1", "a IN (1, 2)", "'x' LIKE 'y%'", "a BETWEEN 1 AND 2",
+             "a IS NULL", "EXISTS(array(1), x -> x > 0)", "CAST(a AS DECIMAL(10, 2))",
+             "CAST(a AS STRING)", "CAST(a AS CHAR(3))", "2147483648", "-9223372036854775807",
+             "9223372036854775807", "-a", "soft_fail(a)", "soft_fail(a > 0)"]  # fmt: skip
+    texts = [t for t, _ in CASES] + extra
+    trees = [compile_expression(t) for t in texts]
+    row = (
+        spark.createDataFrame([(5,)], "a int")
+        .selectExpr(*[f"typeof({to_sql(tree)}) AS t{i}" for i, tree in enumerate(trees)])
+        .first()
+    )
+    fixed = {t: static_family(tree) for t, tree in zip(texts, trees, strict=True)}
+    assert sum(f is not None for f in fixed.values()) > 40  # most of the cases are fixed
+    wrong = {t: (f, row[i]) for i, (t, f) in enumerate(fixed.items())
+             if f is not None and f != family_of(row[i])}  # fmt: skip
+    assert wrong == {}
