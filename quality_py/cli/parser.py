@@ -378,6 +378,7 @@ def _diff_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     _source(d, "old")
     d.add_argument("new", help="the edited ruleset: a YAML file or rule tables")
     _input(d, True)
+    d.add_argument("--where", help="compare only on the input rows matching this SQL condition")
     _reference(d)
     d.add_argument("--key", action="append", help="columns sample rows show (repeatable, a,b)")
     d.add_argument("--samples", type=count(0), default=5, help="sample rows per rule and direction")
