@@ -23,19 +23,17 @@ def no_aqe(spark: Any) -> Iterator[Any]:
 #: takes the next file when it is free, so a long file taken last leaves the other worker idle
 #: at the end (longest first keeps both busy until the end).
 LONGEST_FIRST = (
-    "test_doc_examples.py",  # ~250 s: the documents' examples, several on the flights
-    "test_over_time_flights.py",  # ~160 s: a history of four months through the command line
-    "test_function_fuzz.py",  # ~130 s
-    "test_result_coding.py",  # ~50 s; ~110 s on pyspark 3.5
-    "test_cli.py",  # ~90 s
-    "test_publish_killed.py",  # ~85 s
-    "test_dataset_sketches_grouping.py",  # ~50 s; ~85 s
-    "test_aggregate_containment.py",  # ~85 s; ~70 s
-    "test_quality_run.py",  # ~55 s; ~80 s
-    "test_edit_preview.py",  # ~70 s
-    "test_run_ids.py",  # ~50 s; ~55 s
-    "test_user_words.py",  # ~47 s; ~49 s
+    "test_doc_examples.py",  # ~170 s: the documents' examples, several on the flights
+    "test_over_time_flights.py",  # ~105 s: a history of four months through the command line
+    "test_function_fuzz.py",  # ~110 s
+    "test_aggregate_containment.py",  # ~60 s; ~60 s on pyspark 3.5
+    "test_quality_run.py",  # ~50 s; ~65 s
+    "test_dataset_sketches_grouping.py",  # ~35 s; ~55 s
+    "test_publish_killed.py",  # ~43 s
+    "test_run_ids.py",  # ~25 s; ~43 s
+    "test_result_coding.py",  # ~25 s; ~32 s
     "test_output_names.py",
+    "test_user_words.py",
     "test_key_types.py",
 )
 

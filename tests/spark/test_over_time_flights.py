@@ -7,6 +7,7 @@ read by Python's csv module.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import html
 import io
@@ -35,12 +36,12 @@ def _flights() -> list[dict[str, str]]:
         return list(csv.DictReader(io.TextIOWrapper(zf.open(name), encoding="utf-8")))
 
 
-def _run(history: Path, out: Path, where: str, run_id: str, month: int) -> int:
+def _run(history: Path, out: Path, where: str, run_id: str, month: int, *more: str) -> int:
     return main(
         ["run", str(RULESET), "--input", "sample:flights", "--where", where,
          "--valid", str(out / "valid"), "--history", str(history), "--run-id", run_id,
          "--tag", "table=flights", "--tag", f"month={month}", "--layout", "compact",
-         "--key", "year,month,day", "--key", "carrier,flight,origin"]
+         "--key", "year,month,day", "--key", "carrier,flight,origin", *more]
     )  # fmt: skip
 
 
@@ -51,7 +52,15 @@ KEYS = ["year", "month", "day", "carrier", "flight", "origin"]
 def history(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("over-time")
     store, out = root / "history", root / "out"
-    for month in (1, 2, 3):
+    # January's run is also the main job's (test_the_main_job_on_january): its quarantine,
+    # stats and console are kept
+    first = root / "first"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert _run(store, out, "month = 1", "2013-01", 1, "--quarantine",
+                    str(first / "quarantine"), "--stats", str(first / "stats")) == 0  # fmt: skip
+    (first / "console.txt").write_text(printed.getvalue(), encoding="utf-8")
+    for month in (2, 3):
         assert _run(store, out, f"month = {month}", f"2013-0{month}", month) == 0
     # the deliberately broken month: an extract that stopped after 5 days
     assert _run(store, out, "month = 4 AND day <= 5", "2013-04", 4) == 1
@@ -87,6 +96,44 @@ def test_three_months_build_a_history_and_the_broken_one_is_flagged(
     assert spark is not None
     valid = spark.read.parquet(str(root / "out" / "valid"))
     assert valid.select("month").distinct().collect()[0].month == 3
+
+
+def test_the_main_job_on_january(history: tuple[Path, Path]) -> None:
+    """The main job's run of January (the rules over rows group within a day, so a month fails
+    the same rules alone), against the counts pandas finds (tests/flights_truth.py)."""
+    from pyspark.sql import SparkSession
+
+    from tests.flights_truth import expected_run, failures, soft_failing, tables
+
+    _, root = history
+    spark = SparkSession.getActiveSession()
+    assert spark is not None
+    lines = (root / "first" / "console.txt").read_text(encoding="utf-8").splitlines()
+    truth = expected_run(1)
+    summary = "{rows} in, {valid} valid, {quarantined} quarantined, {dropped} dropped"
+    assert any(summary.format(**truth) in ln for ln in lines), truth
+    stats = spark.read.parquet(str(root / "first" / "stats"))
+    assert stats.where("kind = 'check' AND status = 'failed'").count() == 0
+    assert stats.where("kind = 'check'").count() == 18
+    assert {r.qp_run_id for r in stats.select("qp_run_id").distinct().collect()} == {"2013-01"}
+    quarantine = spark.read.parquet(str(root / "first" / "quarantine"))
+    assert quarantine.count() == truth["quarantined"]
+
+    def counts(rule: str) -> list[str]:
+        """passed, failed, soft, disabled, prob. of the rule's line (its name, then its id)."""
+        return next(line for line in lines if line.split()[1:2] == [f"({rule})"]).split()[-7:-2]
+
+    f = tables()["flights"]
+    january = (f.month == 1).to_numpy()
+    no_tail = int(f.tailnum.isna().to_numpy()[january].sum())
+    assert counts("101.1")[:2] == [str(truth["rows"] - no_tail), str(no_tail)]
+    assert counts("203.1")[2] == str(int(f.dep_time.isna().to_numpy()[january].sum()))
+    assert counts("500.1")[3] == str(int(f.arr_delay.isna().to_numpy()[january].sum()))
+    fails = failures()
+    for rule in (600, 601, 603):  # the rules over more than one row, as pandas counts them
+        assert counts(f"{rule}.1")[1] == str(int(fails[rule].to_numpy()[january].sum())), rule
+    assert counts("602.1")[2] == str(int(soft_failing()[602].to_numpy()[january].sum()))
+    assert any(line.startswith(f"rows: {truth['rows']},") for line in lines)
 
 
 def test_suggested_checks_hold_on_the_months_they_were_learned_from(
