@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from quality_py.dataset.states import (
     BinCountsState,
@@ -27,6 +27,7 @@ from quality_py.dataset.states import (
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import number
 from quality_py.model.policy import RulePolicy
+from quality_py.model.types import DataFrame
 from quality_py.sql.build import to_sql
 from quality_py.sql.snippets import quoted, regexp_like
 
@@ -68,6 +69,15 @@ class Analyzer:
     def metric(self, state: Any) -> float | None:
         """The metric from the state alone (None when undefined, e.g. a ratio over 0 rows)."""
         raise NotImplementedError
+
+    #: True: its aggregations read what only the data as read has (the files' hidden
+    #: ``_metadata``), so a run computes it in a scan of its own over its input, never on the
+    #: rows it derived (its flags, an observed write)
+    own_scan: ClassVar[bool] = False
+
+    def require(self, df: DataFrame) -> None:
+        """Refuse ``df`` when the analyzer cannot be computed on it (none here: a missing
+        column is Spark's analysis error, named by the check's validation)."""
 
     @property
     def name(self) -> str:

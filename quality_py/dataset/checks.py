@@ -147,7 +147,7 @@ class Constraint:
         number = f"{value:g}" if isinstance(value, int | float) else repr(value)
         if isinstance(metric, datetime) and value is not metric:  # a time seen as an age
             when = metric.isoformat().replace("+00:00", "Z")
-            number = f"{number} s (the newest value, {when})"
+            number = f"{number} s ({getattr(self.pick, 'label', 'the newest value')}, {when})"
         return ok, f"{self.description}: metric {number} {'meets' if ok else 'fails'} {shown}"
 
 

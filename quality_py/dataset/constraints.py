@@ -8,7 +8,6 @@ is callable from YAML.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from quality_py.dataset.analyzers import (
@@ -46,10 +45,9 @@ from quality_py.dataset.grouping import (
 )
 from quality_py.dataset.patterns import SSN
 from quality_py.dataset.sketches import ApproxCountDistinct, ApproxQuantile
-from quality_py.dataset.times import AgeAt, Newest, TimeBuckets, aware
+from quality_py.dataset.time_constraints import TimeConstraintBuilders
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import number
-from quality_py.model.times import parse_duration
 from quality_py.model.types import DataFrame
 from quality_py.sql.snippets import in_list, quoted
 
@@ -97,7 +95,7 @@ def _quoted(column: str) -> str:
     return quoted(column)
 
 
-class ConstraintBuilders:
+class ConstraintBuilders(TimeConstraintBuilders):
     """The constraint builders a :class:`~quality_py.dataset.checks.Check` offers."""
 
     __slots__ = ()
@@ -253,46 +251,6 @@ class ConstraintBuilders:
         'max(month)'
         """
         return self._add(f"max({column})", Maximum(column), assertion)
-
-    def is_fresh(
-        self, column: str, max_age: str | timedelta, now: str | datetime | None = None
-    ) -> Check:
-        """The newest value of the timestamp or date ``column`` is at most ``max_age`` old
-        (``"1 day"``, ``"6 hours"``, a ``timedelta``) at ``now``: the data's own time (an ISO
-        date or time, or a ``datetime``; a time without a zone is UTC), or the clock when the
-        check is judged. The metric is the newest value's age in seconds; with a table state,
-        the table's newest value.
-
-        >>> Check("error", "t").is_fresh("loaded_at", "1 day").constraints[-1].description
-        'loaded_at is fresh (newest at most 1 day old)'
-        """
-        age = parse_duration(max_age)
-        shown = max_age if isinstance(max_age, str) else str(age)
-        at = AgeAt(None if now is None else aware(now))
-        return self._add(
-            f"{column} is fresh (newest at most {shown} old)",
-            Newest(column),
-            f"<= {age.total_seconds():g}",
-            pick=at,
-        )
-
-    def has_no_gaps(self, column: str, every: str | timedelta = "1 day") -> Check:
-        """Every ``every`` (``"1 day"``, ``"1 hour"``) between the first and the last value of
-        the timestamp or date ``column`` holds a value: no empty day in a daily table. Days are
-        calendar days in the Spark session's time zone; shorter steps are counted from the
-        epoch. The metric is the number of empty steps; with a table state, the table's.
-
-        >>> Check("error", "t").has_no_gaps("day").constraints[-1].description
-        'day has no gap of 1 day'
-        """
-        step = parse_duration(every)
-        seconds = step.total_seconds()
-        if seconds != int(seconds):
-            raise ModelError(f"has_no_gaps: every is a whole number of seconds, not {every!r}")
-        shown = every if isinstance(every, str) else str(step)
-        return self._add(
-            f"{column} has no gap of {shown}", TimeBuckets(column, int(seconds)), "== 0"
-        )
 
     def has_mean(self, column: str, assertion: Assertion) -> Check:
         """The mean of ``column`` meets ``assertion``.

@@ -57,7 +57,7 @@ def observe_analyzers(
     from pyspark.sql import functions as F
 
     unique = tuple(dict.fromkeys(analyzers))
-    bad = [a for a in unique if not isinstance(a, Analyzer)]
+    bad = [a for a in unique if not isinstance(a, Analyzer) or a.own_scan]
     if bad:
         raise ModelError(f"only scan-shareable analyzers can be observed, not {bad[0]!r}")
     sqls, positions = shared_aggregations(unique, policy)
@@ -96,8 +96,8 @@ def checks_aggregation(
     from quality_py.dataset.runner import run_analyzers
 
     analyzers = list(dict.fromkeys(k.analyzer for c in checks for k in c.constraints))
-    scans = [a for a in analyzers if isinstance(a, Analyzer)]
-    others = [a for a in analyzers if not isinstance(a, Analyzer)]
+    scans = [a for a in analyzers if isinstance(a, Analyzer) and not a.own_scan]
+    others = [a for a in analyzers if a not in scans]
     sqls, positions = shared_aggregations(scans, policy)
     columns = [F.expr(without_filter(s)).alias(f"{prefix}{i}") for i, s in enumerate(sqls)]
 
@@ -107,6 +107,7 @@ def checks_aggregation(
             row = [None if values is None else values.get(f"{prefix}{i}") for i in range(len(sqls))]
             states = states_from_row(scans, positions, row)
         grouped = run_analyzers(source, others, policy=policy) if others else AnalysisResult({})
+        states = {**states, **grouped.states}  # an own-scan analyzer's, over the source
         batch = AnalysisResult(states, grouped.frequencies, grouped.grouping, grouped.direct)
         table = batch if table_state is None else table_state.table_result(batch)
         return replace(assess(checks, table.metrics), state=batch)

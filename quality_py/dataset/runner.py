@@ -144,6 +144,8 @@ def run_analyzers(
     """
     unique = list(dict.fromkeys(analyzers))
     scans = [a for a in unique if isinstance(a, Analyzer)]
+    for scan in scans:  # before any job: an analyzer the data cannot answer says why
+        scan.require(df)
     grouping = tuple(a for a in unique if isinstance(a, GroupingAnalyzer))
     sqls, positions = shared_aggregations(scans, policy)
     rows = df.selectExpr(*[f"{s} AS `a{i}`" for i, s in enumerate(sqls)]).collect() if sqls else []

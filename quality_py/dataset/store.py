@@ -63,6 +63,7 @@ STORED_NAMES: dict[str, type] = {
     "MaxLength": analyzer_module.MaxLength,
     "MinLength": analyzer_module.MinLength,
     "Maximum": analyzer_module.Maximum,
+    "LastWrite": time_module.LastWrite,
     "Newest": time_module.Newest,
     "Mean": analyzer_module.Mean,
     "Minimum": analyzer_module.Minimum,

@@ -13,13 +13,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, ClassVar
 
 from quality_py.dataset.analyzers import Analyzer, _col, _double, _filter
 from quality_py.dataset.states import BucketsState, ExtremeState
-from quality_py.errors import ModelError
+from quality_py.errors import CheckDefinitionError, ModelError
 from quality_py.model.policy import RulePolicy
 from quality_py.model.times import parse_datetime
+from quality_py.model.types import DataFrame
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 #: The most distinct buckets a state keeps: beyond it the step is too fine for the data's span
@@ -46,21 +47,41 @@ class AgeAt:
     """
 
     now: datetime | None = None
+    #: what the time is, in a constraint's message
+    label = "the newest value"
 
     def __call__(self, newest: datetime) -> float:
         now = self.now if self.now is not None else datetime.now(timezone.utc)
         return (now - newest).total_seconds()
 
 
-def aware(value: str | datetime) -> datetime:
-    """A time with a zone (one without is UTC).
+@dataclass(frozen=True)
+class WriteAgeAt:
+    """What a ``was_written_within`` assertion sees of the last write: its age in seconds at
+    ``now`` (None: the clock). Not an :class:`AgeAt`: a write time is a clock's, so it is never
+    judged at the data's own time (:func:`at_data_time` leaves it).
+
+    >>> WriteAgeAt(datetime(2026, 1, 1, 6, tzinfo=timezone.utc))(EPOCH.replace(year=2026))
+    21600.0
+    """
+
+    now: datetime | None = None
+    label = "the last write"
+
+    def __call__(self, written: datetime) -> float:
+        now = self.now if self.now is not None else datetime.now(timezone.utc)
+        return (now - written).total_seconds()
+
+
+def aware(value: str | datetime, what: str = "is_fresh") -> datetime:
+    """A time with a zone (one without is UTC); ``what`` names the check in an error.
 
     >>> aware("2026-01-02")
     datetime.datetime(2026, 1, 2, 0, 0, tzinfo=datetime.timezone.utc)
     """
     found = parse_datetime(value) if isinstance(value, str) else value
     if not isinstance(found, datetime):
-        raise ModelError(f"is_fresh: now is a time, not {value!r}")
+        raise ModelError(f"{what}: now is a time, not {value!r}")
     return found if found.tzinfo is not None else found.replace(tzinfo=timezone.utc)
 
 
@@ -88,6 +109,61 @@ class Newest(Analyzer):
 
     def metric(self, state: ExtremeState) -> Any:
         return None if state.value is None else from_micros(state.value)
+
+
+#: The hidden column Spark's file sources (and Delta) give each row: the file it was read from
+FILE_TIME = "_metadata.file_modification_time"
+
+
+@dataclass(frozen=True)
+class LastWrite(Analyzer):
+    """When the newest file holding the data was written: the largest modification time of the
+    files its rows are read from (Spark's hidden ``_metadata`` column), a UTC ``datetime``
+    (None when no row is read). It runs its own scan of the data as read (``own_scan``), since
+    the column exists only on a plan that reads files.
+
+    >>> LastWrite().metric(ExtremeState(3_600_000_000.0, True))
+    datetime.datetime(1970, 1, 1, 1, 0, tzinfo=datetime.timezone.utc)
+    """
+
+    own_scan: ClassVar[bool] = True
+
+    def aggregations(self, policy: RulePolicy) -> list[str]:
+        return [f"max(unix_micros({FILE_TIME}))"]
+
+    def state(self, values: list[Any]) -> ExtremeState:
+        return ExtremeState(_double(values[0]), True)
+
+    def identity(self) -> ExtremeState:
+        return ExtremeState(None, True)
+
+    def metric(self, state: ExtremeState) -> Any:
+        return None if state.value is None else from_micros(state.value)
+
+    def problem(self, df: DataFrame) -> str | None:
+        """Why ``df`` has no write time to read (None: it has one); analysis only, no job."""
+        from pyspark.errors import AnalysisException
+
+        if any(c.lower() == "_metadata" for c in df.columns):
+            return (
+                "the data has a column named _metadata, which hides the files' own (their write "
+                "times); rename it to check when the data was written"
+            )
+        try:
+            df.select(FILE_TIME).schema  # noqa: B018 - analysis only
+        except AnalysisException:
+            return (
+                "the write time is read from the files the data comes from (a table or folder "
+                "of Parquet, Delta, ORC, CSV or JSON files, as read); this data is not read "
+                "from files, or was computed from them (a join, a union, an aggregation)"
+            )
+        return None
+
+    def require(self, df: DataFrame) -> None:
+        """Refuse ``df`` when it has no write time (:meth:`problem`)."""
+        problem = self.problem(df)
+        if problem is not None:
+            raise CheckDefinitionError(f"was_written_within: {problem}", item_kind="check")
 
 
 @dataclass(frozen=True)

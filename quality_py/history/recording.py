@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from quality_py.history.anomaly_checks import NOT_JUDGED, AnomalyCheck, judge_all
@@ -139,6 +139,26 @@ def save_quietly(repository: MetricsRepository, record: RunRecord) -> None:
         logging.getLogger("quality_py").error("could not save run %s: %s", record.run_id, err)
 
 
+def analyzer_metric(name: str, value: object) -> Metric:
+    """An analyzer's metric as the history keeps it: a number as it is; a time (the newest
+    value, the last write) as seconds since the epoch, with the time itself, in ISO 8601 UTC,
+    as the message (so its series can be judged as a number and shown as a time).
+
+    >>> from datetime import timezone
+    >>> m = analyzer_metric("LastWrite()", datetime(1970, 1, 2, tzinfo=timezone.utc))
+    >>> (m.name, m.value, m.message)
+    ('value', 86400.0, '1970-01-02T00:00:00Z')
+    >>> analyzer_metric("Size()", 3).value
+    3.0
+    """
+    if isinstance(value, datetime):
+        when = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        text = when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        return Metric("metric", name, "value", when.timestamp(), message=text)
+    number = float(value) if isinstance(value, int | float) else None
+    return Metric("metric", name, "value", number)
+
+
 def verification_record(
     result: Any,
     metrics: Mapping[Any, Any],
@@ -148,9 +168,6 @@ def verification_record(
     tags: Mapping[str, str] | None,
 ) -> RunRecord:
     """The record of a ``verify``: every analyzer's metric and every constraint's outcome."""
-    out = []
-    for analyzer, value in metrics.items():
-        number = float(value) if isinstance(value, int | float) else None
-        out.append(Metric("metric", str(getattr(analyzer, "name", analyzer)), "value", number))
+    out = [analyzer_metric(str(getattr(a, "name", a)), value) for a, value in metrics.items()]
     out += check_metrics(result.results)
     return RunRecord(run_id, run_time, "verify", suite, result.status, dict(tags or {}), tuple(out))

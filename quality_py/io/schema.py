@@ -39,7 +39,8 @@ SCHEMA_ID = "https://quality-py.invalid/ruleset.schema.json"
 #: Every public builder method of Check is a constraint name; nothing else is callable from YAML.
 CONSTRAINTS = frozenset(
     name
-    for name, member in vars(ConstraintBuilders).items()
+    for builders in ConstraintBuilders.__mro__
+    for name, member in vars(builders).items()
     if not name.startswith("_") and inspect.isfunction(member)
 )
 

@@ -75,6 +75,10 @@ def check_findings(
                 continue
             if frame is None:
                 continue
+            problem = getattr(analyzer, "problem", None)
+            if problem is not None and (found := problem(frame)) is not None:
+                add("AnalysisError", label, found)
+                continue
             try:
                 frame.selectExpr(*sqls).schema  # noqa: B018 - analysis only, no job
             except Exception as err:  # Spark's analysis error, one line of it

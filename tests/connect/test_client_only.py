@@ -192,3 +192,25 @@ def test_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
     second = day(3, [2, 3])  # 11-02 is empty; key 2 is in the table twice
     assert second.dropped_rows == 1
     assert [r.metric for r in second.checks.results] == [0.5, 1.0]  # keys 1 and 3 of 4 rows
+
+
+def test_the_last_write_on_connect(connect: Any, tmp_path: Path) -> None:
+    """``was_written_within`` on a Connect-only client: the server lists the files (its hidden
+    ``_metadata``); data built on the client is refused with the check's name. The file's time
+    is set by hand: written 2026-11-29 00:00 UTC, judged at 06:00."""
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from quality_py.errors import CheckDefinitionError
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    pq.write_table(pa.table({"k": pa.array([1, 2], pa.int64())}), folder / "a.parquet")
+    written = 20_786 * 86_400  # 2026-11-29 00:00 UTC
+    os.utime(folder / "a.parquet", (written, written))
+    check = Check("warning", "w").was_written_within("1 hour", now="2026-11-29T06:00:00Z")
+    result = verify(connect.read.parquet(str(folder)), [check]).results[0]
+    assert (result.passed, result.metric) == (False, 6 * 3600.0)
+    with pytest.raises(CheckDefinitionError, match="not read from files"):
+        verify(connect.createDataFrame([(1,)], "k int"), [check])

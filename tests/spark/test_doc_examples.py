@@ -216,6 +216,8 @@ def test_dataset_checks_doc(notebook: dict[str, Any]) -> None:
     assert TableState("out/table_states/orders", "day=1").partitions() == ["day=2026-11-23"]
     # by hand: the newest load, 11-27 00:00, is 30 hours before 11-28 06:00; 11-26 is empty
     assert [(r.passed, r.metric) for r in ns["on_time"].results] == [(True, 108000.0), (False, 1.0)]
+    written = ns["written"].results[0]  # files written by the block itself, just before
+    assert written.passed and 0 <= written.metric < 3600
 
 
 def test_growing_tables_doc(notebook: dict[str, Any]) -> None:

@@ -53,3 +53,48 @@ checks:
 def test_a_step_that_is_not_whole_seconds_is_refused() -> None:
     with pytest.raises(ModelError, match="whole number of seconds"):
         Check("warning", "t").has_no_gaps("ts", "0.5 seconds")
+
+
+def test_yaml_names_the_write_time_check_and_the_data_s_time_never_judges_it() -> None:
+    from quality_py.dataset.times import LastWrite, at_data_time
+
+    ruleset = loads_ruleset_file(
+        """
+suite: {id: 1}
+rule_sets: [{id: 2, rules: [{id: 3, expression: "true"}]}]
+checks:
+  - level: error
+    description: loads
+    constraints:
+      - was_written_within: 1 day
+      - was_written_within: {max_age: 6 hours, now: "2026-11-28T06:00:00Z"}
+"""
+    )
+    clock, fixed = ruleset.checks[0].constraints
+    assert clock.analyzer == fixed.analyzer == LastWrite()
+    # written 2026-11-28 00:00 UTC: six hours before the check's own now (by hand)
+    assert fixed.evaluate(datetime(2026, 11, 28, tzinfo=timezone.utc)) == (
+        True,
+        "written within 6 hours (last write at most 6 hours old): metric 21600 s (the last "
+        "write, 2026-11-28T00:00:00Z) meets <= 21600",
+    )
+    # a write time is a clock's: a data_time tag (2013) leaves both as they were
+    judged = at_data_time(ruleset.checks, "2013-01-01")[0].constraints
+    assert judged == (clock, fixed)
+
+
+def test_the_history_keeps_a_time_metric_as_a_time() -> None:
+    from quality_py.dataset.checks import VerificationResult
+    from quality_py.dataset.times import LastWrite
+    from quality_py.history.recording import verification_record
+
+    when = datetime(2026, 11, 28, 6, tzinfo=timezone.utc)
+    record = verification_record(
+        VerificationResult(()), {LastWrite(): when, Newest("ts"): None}, "r", when, "s", {}
+    )
+    kept = {m.entity: (m.value, m.message) for m in record.metrics}
+    # 2026-11-28 06:00 UTC is 20,785 days and 6 hours after the epoch
+    assert kept == {
+        "LastWrite()": (20_785 * 86_400 + 6 * 3600.0, "2026-11-28T06:00:00Z"),
+        "Newest(column=ts)": (None, None),
+    }

@@ -1,0 +1,102 @@
+"""When the data was last written (issue 55, point 3): ``was_written_within`` reads the files'
+own modification times through Spark's hidden ``_metadata`` column, per batch and, with a table
+state, for the table. Each file here is written by pyarrow and its time set by ``os.utime`` to
+a time chosen by hand, so every expected age is subtraction by hand."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from quality_py import OverTime, TableState
+from quality_py.dataset.checks import Check, verify
+from quality_py.errors import CheckDefinitionError
+
+pytestmark = pytest.mark.semantics  # what Spark's file sources report of their files
+
+NOW = "2026-11-29T12:00:00Z"
+#: 2026-11-29 00:00:00 UTC, in seconds since the epoch (20,786 days)
+MIDNIGHT = 20_786 * 86_400
+
+
+def _file(path: Path, keys: list[int], written: int) -> Path:
+    """A parquet file of ``keys`` whose modification time is ``written`` (epoch seconds)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"k": pa.array(keys, pa.int64())}), path)
+    os.utime(path, (written, written))
+    return path
+
+
+def _ages(df: Any, *checks: Check, over_time: OverTime | None = None) -> list[Any]:
+    return [(r.passed, r.metric) for r in verify(df, list(checks), over_time=over_time).results]
+
+
+def test_the_age_is_the_newest_file_s(spark: Any, tmp_path: Path) -> None:
+    _file(tmp_path / "t" / "a.parquet", [1, 2], MIDNIGHT - 86_400)  # 11-28 00:00
+    _file(tmp_path / "t" / "b.parquet", [3], MIDNIGHT + 6 * 3600)  # 11-29 06:00
+    df = spark.read.parquet(str(tmp_path / "t"))
+    check = Check("warning", "w").was_written_within("1 day", now=NOW)
+    tight = Check("warning", "w").was_written_within("5 hours", now=NOW)
+    assert _ages(df, check, tight) == [(True, 6 * 3600.0), (False, 6 * 3600.0)]
+    # a filter keeps the rows of a.parquet only: the newest file holding the batch's rows
+    assert _ages(df.where("k < 3").select("k"), check) == [(False, 36 * 3600.0)]
+    message = verify(df, [tight]).results[0].message
+    assert "the last write, 2026-11-29T06:00:00Z" in message
+
+
+def test_with_a_table_state_it_is_the_table_s_newest_write(spark: Any, tmp_path: Path) -> None:
+    """Two daily partitions in folders of their own; the state keeps each one's newest write,
+    so a run of an older partition still answers with the table's newest."""
+    state = tmp_path / "state"
+    check = Check("warning", "w").was_written_within("1 day", now=NOW)
+
+    def run(day: str, written: int) -> list[Any]:
+        _file(tmp_path / day / "part.parquet", [1], written)
+        table = OverTime(table_state=TableState(state, f"day={day}"))
+        return _ages(spark.read.parquet(str(tmp_path / day)), check, over_time=table)
+
+    assert run("2026-11-28", MIDNIGHT - 3 * 3600) == [(True, 15 * 3600.0)]
+    assert run("2026-11-29", MIDNIGHT + 9 * 3600) == [(True, 3 * 3600.0)]
+    # the first day re-run, its file rewritten two days ago: the table's newest stays 09:00
+    assert run("2026-11-28", MIDNIGHT - 2 * 86_400) == [(True, 3 * 3600.0)]
+
+
+def test_a_quality_run_reads_it_from_its_input_beside_rules_over_rows(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A run computes it over its input as read, not over its flagged rows: a rule over rows
+    (a window) and the observed write change nothing."""
+    from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+
+    _file(tmp_path / "in" / "a.parquet", [1, 1, 2], MIDNIGHT - 12 * 3600)
+    suite = RuleSuite(
+        Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "count(*) over (partition by k) = 1")])]
+    )
+    checks = [Check("warning", "w").was_written_within("1 day", now=NOW).has_size("== 3")]
+    df = spark.read.parquet(str(tmp_path / "in"))
+    summary = run_quality(df, suite, checks).write(str(tmp_path / "valid"))
+    assert summary.checks is not None
+    assert [r.metric for r in summary.checks.results] == [24 * 3600.0, 3.0]
+
+
+def test_data_not_read_from_files_is_refused_naming_the_check(spark: Any, tmp_path: Path) -> None:
+    from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+
+    check = Check("warning", "written").was_written_within("1 day")
+    memory = spark.createDataFrame([(1,)], "k int")
+    with pytest.raises(CheckDefinitionError, match=r"was_written_within: .*not read from files"):
+        verify(memory, [check])
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "k > 0")])])
+    named = r"check 'written', written within 1 day \(last write at most 1 day old\): the write"
+    with pytest.raises(CheckDefinitionError, match=named):
+        run_quality(memory, suite, [check])
+    # a column of the data named _metadata hides the files' own: refused, not read as times
+    _file(tmp_path / "m" / "a.parquet", [1], MIDNIGHT)
+    hiding = spark.read.parquet(str(tmp_path / "m")).selectExpr("k", "k AS _METADATA")
+    with pytest.raises(CheckDefinitionError, match="named _metadata"):
+        verify(hiding, [check])
