@@ -10,7 +10,7 @@ from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.actions.sql_checks import SqlCheck, compile_check
 from quality_py.dataset.checks import Check
 from quality_py.dataset.table_state import TableState, require_mergeable
-from quality_py.dataset.times import at_data_time
+from quality_py.dataset.times import at_data_time, typed_extremes
 from quality_py.errors import InputError, ModelError
 from quality_py.history.over_time import DATA_TIME, OverTime
 from quality_py.model.labels import resolve_rules
@@ -102,12 +102,17 @@ def require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) 
 
 
 def split_checks(
-    checks: Sequence[Check | SqlCheck], policy: RulePolicy, over_time: OverTime | None = None
+    checks: Sequence[Check | SqlCheck],
+    policy: RulePolicy,
+    over_time: OverTime | None = None,
+    df: DataFrame | None = None,
 ) -> tuple[tuple[Check, ...], tuple[SqlCheck, ...]]:
     """The dataset checks and the SQL checks of a run's ``checks``; each SQL check is compiled
     under the suite's policy here, so a bad one is refused with its name before any job. With
     ``over_time``'s ``data_time`` tag, freshness is judged at the data's time
-    (:func:`~quality_py.dataset.times.at_data_time`).
+    (:func:`~quality_py.dataset.times.at_data_time`); with the input ``df``, the smallest and
+    largest values of its time columns are compared as times
+    (:func:`~quality_py.dataset.times.typed_extremes`).
 
     >>> from quality_py.model.policy import DEFAULT_POLICY
     >>> split_checks([Check("error", "rows").has_size("> 0"),
@@ -129,7 +134,8 @@ def split_checks(
                 code="CHECK_DEFINITION",
             )
     data_time = over_time.tags.get(DATA_TIME) if over_time is not None else None
-    return tuple(at_data_time(dataset, data_time)), tuple(sql)
+    timed = at_data_time(dataset, data_time)
+    return (typed_extremes(timed, df) if df is not None else tuple(timed)), tuple(sql)
 
 
 def require_quarantine_detail(detail: str, suite: RuleSuite) -> None:

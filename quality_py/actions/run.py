@@ -220,7 +220,7 @@ def run_quality(
     started = RunSummary(run_id, now, suite_name(rules), RunStatus.RUNNING, suite_name=rules.name)
     notify_all(tuple(notifiers), "start", started)
     with failures_reported(over_time, tuple(notifiers), started):
-        dataset_checks, sql_checks = split_checks(checks, rules.policy, over_time)
+        dataset_checks, sql_checks = split_checks(checks, rules.policy, over_time, df)
         table_state = table_state_of(over_time, dataset_checks)
         require_new_columns(df, name)
         require_evaluable(dataset_checks, df, rules)

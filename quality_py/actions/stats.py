@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.errors import ModelError
 from quality_py.model.rules import RuleSuite
+from quality_py.model.times import metric_number
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.sql.snippets import quoted
 
@@ -92,7 +93,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> li
                 c.constraint,
                 rule_set=c.check,
                 action=str(c.level),
-                value=None if metric is None else float(metric),
+                value=metric_number(metric),
                 status="passed" if c.passed else "failed",
                 message=c.message,
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar
 
 from quality_py.dataset.states import (
@@ -173,15 +174,39 @@ class PatternMatch(Analyzer):
     metric = Completeness.metric
 
 
+#: The column types whose extremes are times, as a check sees them (``Minimum.kind``).
+TIME_KINDS = ("timestamp", "date")
+_EPOCH_DAY = date(1970, 1, 1)
+
+
 @dataclass(frozen=True)
 class Minimum(Analyzer):
-    """Smallest non-null value of a numeric ``column`` (NaN counts as the largest)."""
+    """Smallest non-null value of ``column`` (NaN counts as the largest): a number, or for a
+    ``kind`` of ``"timestamp"`` a UTC ``datetime`` and of ``"date"`` a ``date``. A run sets the
+    kind from the data's schema (:func:`~quality_py.dataset.times.typed_extremes`), so
+    ``has_min("ts", ">= 2026-01-01")`` compares times; its state counts microseconds or days
+    since the epoch, the name says the kind, and the numeric name is unchanged.
+
+    >>> Minimum("day", kind="date").metric(ExtremeState(2.0, False))
+    datetime.date(1970, 1, 3)
+    """
 
     column: str
     where: str | None = None
+    kind: str | None = None  # None: a number
+
+    def __post_init__(self) -> None:
+        if self.kind is not None and self.kind not in TIME_KINDS:
+            raise ModelError(f"an extreme's kind is one of {TIME_KINDS}, not {self.kind!r}")
+
+    def _value(self) -> str:
+        column = _col(self.column)
+        if self.kind == "timestamp":
+            return f"unix_micros(CAST({column} AS TIMESTAMP))"
+        return f"unix_date({column})" if self.kind == "date" else f"CAST({column} AS DOUBLE)"
 
     def aggregations(self, policy: RulePolicy) -> list[str]:
-        return [f"min(CAST({_col(self.column)} AS DOUBLE)){_filter(self.where, policy)}"]
+        return [f"min({self._value()}){_filter(self.where, policy)}"]
 
     def state(self, values: list[Any]) -> ExtremeState:
         return ExtremeState(_double(values[0]), False)
@@ -189,16 +214,25 @@ class Minimum(Analyzer):
     def identity(self) -> ExtremeState:
         return ExtremeState(None, False)
 
-    def metric(self, state: ExtremeState) -> float | None:
-        return state.value
+    def metric(self, state: ExtremeState) -> Any:
+        value = state.value
+        if value is None or self.kind is None:
+            return value
+        if self.kind == "date":
+            return _EPOCH_DAY + timedelta(days=int(value))
+        return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=int(value))
 
 
 @dataclass(frozen=True)
 class Maximum(Minimum):
-    """Largest non-null value of a numeric ``column`` (NaN if there is one)."""
+    """Largest non-null value of ``column`` (NaN if there is one); a time as :class:`Minimum`.
+
+    >>> Maximum("ts", kind="timestamp").metric(ExtremeState(1_000_000.0, True))
+    datetime.datetime(1970, 1, 1, 0, 0, 1, tzinfo=datetime.timezone.utc)
+    """
 
     def aggregations(self, policy: RulePolicy) -> list[str]:
-        return [f"max(CAST({_col(self.column)} AS DOUBLE)){_filter(self.where, policy)}"]
+        return [f"max({self._value()}){_filter(self.where, policy)}"]
 
     def state(self, values: list[Any]) -> ExtremeState:
         return ExtremeState(_double(values[0]), True)

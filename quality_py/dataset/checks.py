@@ -21,12 +21,12 @@ from quality_py.dataset import constraints as constraints_module
 from quality_py.dataset.constraints import Assertion, ConstraintBuilders
 from quality_py.dataset.runner import AnalysisResult, AnyAnalyzer
 from quality_py.dataset.table_state import TableState
-from quality_py.dataset.times import at_data_time
+from quality_py.dataset.times import at_data_time, typed_extremes
 from quality_py.errors import ModelError
 from quality_py.history.over_time import DATA_TIME, OverTime
 from quality_py.model.enums import CheckLevel, RowAction
 from quality_py.model.policy import RulePolicy
-from quality_py.model.times import parse_datetime
+from quality_py.model.times import metric_number, parse_datetime, time_text
 from quality_py.model.types import DataFrame, SparkSession
 
 _OPS = {
@@ -38,8 +38,9 @@ _OPS = {
     "=": operator.eq,
     "!=": operator.ne,
 }
-#: A bound: a number, or a date / timestamp (optionally quoted), compared in the value's type.
-_BOUND = r"""(-?[0-9.eE+-]+|'?\d{4}-\d\d-\d\d(?:[T ][0-9:.]+)?'?)"""
+#: A bound: a number, or a date / timestamp (optionally quoted, a timestamp with or without a
+#: zone: ``Z``, ``+01:00``), compared in the value's type.
+_BOUND = r"""(-?[0-9.eE+-]+|'?\d{4}-\d\d-\d\d(?:[T ][0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)?'?)"""
 _THRESHOLD = re.compile(r"^\s*(>=|<=|==|!=|=|>|<)\s*" + _BOUND + r"\s*$")
 _BETWEEN = re.compile(r"^\s*between\s+" + _BOUND + r"\s+and\s+" + _BOUND + r"\s*$", re.I)
 
@@ -60,7 +61,13 @@ def _bound_for(value: Any, text: str) -> Any:
         if isinstance(value, int | Decimal):
             return Decimal(text)
         if isinstance(value, dt.datetime):
-            return parse_datetime(text)
+            bound = parse_datetime(text)
+            if (value.tzinfo is None) == (bound.tzinfo is None):
+                return bound
+            # one side without a zone is UTC (as every time here): compared as the same instant
+            if bound.tzinfo is None:
+                return bound.replace(tzinfo=dt.timezone.utc)
+            return bound.astimezone(dt.timezone.utc).replace(tzinfo=None)
         if isinstance(value, dt.date):
             return dt.date.fromisoformat(text)
     except (ValueError, InvalidOperation):
@@ -102,6 +109,9 @@ def as_predicate(assertion: Assertion) -> Callable[[Any], bool]:
     >>> import datetime
     >>> as_predicate(">= 2024-01-01")(datetime.date(2024, 3, 1))
     True
+    >>> utc = datetime.timezone.utc
+    >>> as_predicate("< 2024-01-01T01:00:00+02:00")(datetime.datetime(2023, 12, 31, 23, tzinfo=utc))
+    False
     """
     if callable(assertion):
         return assertion
@@ -144,7 +154,7 @@ class Constraint:
         except Exception as err:  # a user's callable failing is a failed constraint, not a crash
             return False, f"{self.description}: the assertion raised {type(err).__name__}: {err}"
         shown = self.assertion if isinstance(self.assertion, str) else "the assertion"
-        number = f"{value:g}" if isinstance(value, int | float) else repr(value)
+        number = f"{value:g}" if isinstance(value, int | float) else time_text(value) or repr(value)
         if isinstance(metric, datetime) and value is not metric:  # a time seen as an age
             when = metric.isoformat().replace("+00:00", "Z")
             number = f"{number} s ({getattr(self.pick, 'label', 'the newest value')}, {when})"
@@ -248,7 +258,7 @@ class VerificationResult:
 
 
 def _as_double(metric: Any) -> float | None:
-    return None if metric is None else float(metric)
+    return metric_number(metric)
 
 
 def verify(
@@ -285,6 +295,7 @@ def verify(
 
     if over_time is not None:  # freshness judged at the data's time, when it has one
         checks = at_data_time(checks, over_time.tags.get(DATA_TIME))
+    checks = typed_extremes(checks, df)  # the smallest or largest time compared as a time
     constraints = [(c, k) for c in checks for k in c.constraints]
     analyzers = [k.analyzer for _, k in constraints]
     table_state = over_time.table_state if over_time is not None else None

@@ -94,6 +94,9 @@ def checks_aggregation(
 
     from quality_py.dataset.checks import assess
     from quality_py.dataset.runner import run_analyzers
+    from quality_py.dataset.times import typed_extremes
+
+    checks = typed_extremes(checks, source)  # the smallest or largest time compared as a time
 
     analyzers = list(dict.fromkeys(k.analyzer for c in checks for k in c.constraints))
     scans = [a for a in analyzers if isinstance(a, Analyzer) and not a.own_scan]

@@ -112,16 +112,22 @@ def _fields(obj: Any) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
 
 
+_NONE = dataclasses.MISSING
+
+
 def _build(name: str, fields: dict[str, Any]) -> Any:
     """An analyzer or state of class ``name`` from its fields (no __init__ logic runs)."""
     cls = STORED_NAMES[name]
     if hasattr(cls, "from_dict"):
         return cls.from_dict(fields)
-    expected = {f.name for f in dataclasses.fields(cls)}
-    if set(fields) != expected:
+    expected = {f.name: f for f in dataclasses.fields(cls)}
+    # a field added since the state was kept takes its default (``Minimum.kind``: a number)
+    later = {n for n, f in expected.items() if n not in fields and f.default is not _NONE}
+    if set(fields) | later != set(expected):
         raise TypeError(f"fields {sorted(fields)} != {sorted(expected)}")
     obj: Any = object.__new__(cls)
-    for key, value in fields.items():
+    for key in expected:
+        value = fields[key] if key in fields else expected[key].default
         object.__setattr__(obj, key, tuple(value) if isinstance(value, list) else value)
     return obj
 

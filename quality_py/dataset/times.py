@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar
 
-from quality_py.dataset.analyzers import Analyzer, _col, _double, _filter
+from quality_py.dataset.analyzers import TIME_KINDS, Analyzer, Minimum, _col, _double, _filter
 from quality_py.dataset.states import BucketsState, ExtremeState
 from quality_py.errors import CheckDefinitionError, ModelError
 from quality_py.model.policy import RulePolicy
@@ -222,6 +222,41 @@ class TimeBuckets(Analyzer):
             (EPOCH + timedelta(seconds=b * self.seconds)).isoformat().replace("+00:00", "Z")
             for b in buckets
         ]
+
+
+def typed_extremes(checks: Sequence[Any], df: DataFrame) -> tuple[Any, ...]:
+    """``checks`` whose smallest and largest values of a timestamp or date column (``has_min``,
+    ``has_max``) are compared as times: their analyzers take the column's kind from ``df``'s
+    schema (read only when such a constraint is there), so the assertion sees a UTC
+    ``datetime`` or a ``date`` (``">= 2026-11-01"``, a callable comparing with a ``datetime``),
+    not a number.
+
+    >>> from quality_py.dataset.checks import Check
+    >>> df = spark.createDataFrame([], "day date")
+    >>> typed = typed_extremes([Check("error", "t").has_max("day", ">= 2026-11-01")], df)
+    >>> typed[0].constraints[0].analyzer.kind
+    'date'
+    """
+    untyped = any(
+        isinstance(k.analyzer, Minimum) and k.analyzer.kind is None
+        for c in checks
+        for k in c.constraints
+    )
+    if not untyped:
+        return tuple(checks)
+    kinds = {f.name.lower(): f.dataType.typeName() for f in df.schema.fields}
+    out = []
+    for check in checks:
+        constraints = tuple(
+            replace(c, analyzer=replace(c.analyzer, kind=kinds[c.analyzer.column.lower()]))
+            if isinstance(c.analyzer, Minimum)
+            and c.analyzer.kind is None
+            and kinds.get(c.analyzer.column.lower()) in TIME_KINDS
+            else c
+            for c in check.constraints
+        )
+        out.append(replace(check, constraints=constraints))
+    return tuple(out)
 
 
 def at_data_time(checks: Sequence[Any], data_time: str | None) -> list[Any]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from quality_py.history.anomaly_checks import NOT_JUDGED, AnomalyCheck, judge_all
 from quality_py.history.records import Metric, RunRecord, check_metrics, run_metrics
 from quality_py.history.repository import MetricsRepository
+from quality_py.model.times import metric_number, time_text
 
 
 def summary_record(
@@ -151,12 +152,7 @@ def analyzer_metric(name: str, value: object) -> Metric:
     >>> analyzer_metric("Size()", 3).value
     3.0
     """
-    if isinstance(value, datetime):
-        when = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-        text = when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-        return Metric("metric", name, "value", when.timestamp(), message=text)
-    number = float(value) if isinstance(value, int | float) else None
-    return Metric("metric", name, "value", number)
+    return Metric("metric", name, "value", metric_number(value), message=time_text(value))
 
 
 def verification_record(

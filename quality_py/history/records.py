@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from quality_py.model.file_names import file_name
-from quality_py.model.times import parse_datetime
+from quality_py.model.times import metric_number, parse_datetime
 
 #: The JSON layout of a stored record; readers refuse other formats by name.
 RECORD_FORMAT = "quality_py.history/1"
@@ -252,8 +252,7 @@ def check_metrics(results: Iterable[Any]) -> list[Metric]:
     """One metric per constraint outcome of a verification."""
     out = []
     for r in results:
-        value = r.metric
-        number = float(value) if isinstance(value, int | float) else None
+        number = metric_number(r.metric)
         out.append(
             Metric(
                 "check",

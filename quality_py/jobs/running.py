@@ -26,6 +26,7 @@ from quality_py.io.ruleset_file import RulesetFile
 from quality_py.jobs.prepare import PreparedJob
 from quality_py.jobs.spec import JobSpec
 from quality_py.model.rules import RuleSuite
+from quality_py.model.times import time_text
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.outputs.writing import write_frame
 from quality_py.progress import watching
@@ -262,11 +263,23 @@ def check_results(results: Sequence[ConstraintResult]) -> list[dict[str, Any]]:
             "level": c.level,
             "constraint": c.constraint,
             "passed": c.passed,
-            "value": c.metric if isinstance(c.metric, (int, float, str)) else str(c.metric),
+            "value": _json_value(c.metric),
             "message": c.message,
         }
         for c in results
     ]
+
+
+def _json_value(metric: object) -> object:
+    """A check's metric in ``--json``: a number or text as it is, a time as ISO 8601 text.
+
+    >>> import datetime as dt
+    >>> _json_value(dt.date(2026, 1, 2)), _json_value(0.5), _json_value(None)
+    ('2026-01-02', 0.5, None)
+    """
+    if metric is None or isinstance(metric, int | float | str):
+        return metric
+    return time_text(metric) or str(metric)
 
 
 def session_facts(spark: SparkSession) -> dict[str, Any]:

@@ -8,7 +8,7 @@ one time on every Python we support.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 from quality_py.errors import InputError
 
@@ -65,3 +65,37 @@ def parse_duration(value: object) -> timedelta:
     if found <= timedelta(0):
         raise InputError(f"a duration is positive, not {value!r}", item_kind="duration")
     return found
+
+
+def metric_number(value: object) -> float | None:
+    """A metric as the history, the stats and ``metrics_frame`` keep it: a number as it is, a
+    time as seconds since the epoch (one without a zone is UTC; a date: its midnight UTC), any
+    other value as None.
+
+    >>> metric_number(3), metric_number(date(1970, 1, 2)), metric_number("x")
+    (3.0, 86400.0, None)
+    >>> metric_number(datetime(1970, 1, 1, 1, tzinfo=timezone.utc))
+    3600.0
+    """
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        return aware.timestamp()
+    if isinstance(value, date):
+        return float((value - date(1970, 1, 1)).days * 86_400)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def time_text(value: object) -> str | None:
+    """A time metric as ISO 8601 text (UTC with ``Z``; a date alone), None for anything else.
+
+    >>> time_text(datetime(2026, 1, 2, 3, tzinfo=timezone.utc)), time_text(date(2026, 1, 2))
+    ('2026-01-02T03:00:00Z', '2026-01-02')
+    >>> time_text(1.5) is None
+    True
+    """
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        return aware.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    if isinstance(value, date):
+        return value.isoformat()
+    return None

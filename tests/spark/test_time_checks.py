@@ -113,3 +113,51 @@ def test_freshness_is_judged_at_the_data_s_time_when_it_has_one(spark: Any) -> N
         (True, 86400.0),
         (False, 26 * 86400 + 9 * 3600),
     ]
+
+
+def test_the_smallest_and_largest_time_are_times(spark: Any, tmp_path: Path) -> None:
+    """``has_min`` / ``has_max`` on a timestamp or date column compare times (a UTC datetime,
+    a date), in ``verify``, in a quality run with its stats and history, and for a table."""
+    from quality_py import Id, Rule, RuleSet, RuleSuite, run_quality
+    from quality_py.history.repository import FileMetricsRepository
+
+    utc = dt.timezone.utc
+    df = _times(spark, "2026-11-27 08:00:00", "2026-11-28 10:30:00", None)
+    checks = [
+        Check("warning", "span")
+        .has_max("ts", ">= 2026-11-28T10:00:00Z")
+        .has_min("ts", lambda v: v < dt.datetime(2026, 11, 27, 9, tzinfo=utc))
+        .has_max("ts", "< 2026-11-28")
+    ]
+    result = verify(df, checks)
+    newest, oldest = (
+        dt.datetime(2026, 11, 28, 10, 30, tzinfo=utc),
+        dt.datetime(2026, 11, 27, 8, tzinfo=utc),
+    )
+    assert [(r.passed, r.metric) for r in result.results] == [
+        (True, newest), (True, oldest), (False, newest)
+    ]  # fmt: skip
+    assert "metric 2026-11-28T10:30:00Z fails < 2026-11-28" in result.results[2].message
+    # as numbers where a number is kept: seconds since the epoch (20,785 days + 10.5 hours)
+    frame = result.metrics_frame(spark).collect()
+    assert frame[0].metric == 20_785 * 86_400 + 10.5 * 3600
+
+    days = _dates(spark, 3, 1, 9)
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "day IS NOT NULL")])])
+    on_days = [Check("warning", "d").has_min("day", "== 2026-11-01").has_max("day", "> 2026-11-09")]
+    history = OverTime(history=FileMetricsRepository(str(tmp_path / "h")))
+    run = run_quality(days, suite, on_days, over_time=history)
+    summary = run.write(str(tmp_path / "v"), stats=str(tmp_path / "s"))
+    assert summary.checks is not None
+    assert [(r.passed, r.metric) for r in summary.checks.results] == [
+        (True, dt.date(2026, 11, 1)), (False, dt.date(2026, 11, 9))
+    ]  # fmt: skip
+    kept = spark.read.parquet(str(tmp_path / "s")).where("kind = 'check'").orderBy("value")
+    assert [r.value for r in kept.collect()] == [20_758 * 86_400.0, 20_766 * 86_400.0]
+
+    def day(n: int, *values: int) -> list[Any]:
+        table = OverTime(table_state=TableState(tmp_path / "state", f"load={n}"))
+        return [r.metric for r in verify(_dates(spark, *values), on_days, over_time=table).results]
+
+    assert day(1, 5, 7) == [dt.date(2026, 11, 5), dt.date(2026, 11, 7)]
+    assert day(2, 2) == [dt.date(2026, 11, 2), dt.date(2026, 11, 7)]  # the table's

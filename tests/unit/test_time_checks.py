@@ -98,3 +98,27 @@ def test_the_history_keeps_a_time_metric_as_a_time() -> None:
         "LastWrite()": (20_785 * 86_400 + 6 * 3600.0, "2026-11-28T06:00:00Z"),
         "Newest(column=ts)": (None, None),
     }
+
+
+def test_a_state_kept_before_extremes_had_a_kind_still_loads(tmp_path: object) -> None:
+    """A ``Maximum`` state stored before ``kind`` existed (its args without the field) loads as
+    the numeric maximum it was; its file is rewritten here as that version wrote it."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from quality_py.dataset.analyzers import Maximum
+    from quality_py.dataset.runner import AnalysisResult
+    from quality_py.dataset.states import ExtremeState
+    from quality_py.dataset.store import FileStateStore
+
+    store = FileStateStore(str(tmp_path))
+    store.save("t", AnalysisResult({Maximum("x"): ExtremeState(7.0, True)}))
+    (path,) = Path(str(tmp_path)).rglob("v1.json")
+    doc = json.loads(path.read_text())
+    doc.pop("sha256")
+    del doc["analyzers"][0]["args"]["kind"]
+    text = json.dumps(doc, sort_keys=True, allow_nan=True, separators=(",", ":"))
+    doc["sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    path.write_text(json.dumps(doc))
+    assert store.load("t").metrics == {Maximum("x"): 7.0}
