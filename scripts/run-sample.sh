@@ -6,7 +6,12 @@
 # 2. quality over time: January to March run one by one into a metrics history, then an April
 #    extract that stopped after five days, which the volume anomaly check must flag (nothing of
 #    it is published); a profile of the first quarter with suggested checks; and the report of it
-#    all: the site out/flights/site/index.html and the one page out/flights/report.html.
+#    all: the site out/flights/site/index.html and the one page out/flights/report.html;
+# 3. a growing table: January's first three days appended one day at a time to
+#    out/flights/daily/valid/day=... with the table's state (rulesets/flights_daily.yaml: every
+#    check answers for the table so far), then a fourth day's extract that arrives with the
+#    third day's flights sent again, refused because the table's departures would repeat
+#    (nothing of it is kept), then the fourth day alone, accepted.
 #
 # One local Spark serves every step: a Spark Connect server on a loopback port, started here from
 # PySpark's own script and stopped at the end, so Spark starts once (not once per command).
@@ -57,3 +62,19 @@ $py -m quality_py profile --input sample:flights --where "month <= 3" \
   --suggest out/flights/suggested.yaml --evaluate --history "$history" --suite 1.1
 $py -m quality_py report --history "$history" --out out/flights/report.html \
   --site out/flights/site --rules rulesets/flights.yaml --dataset-tag table --title "NYC flights"
+
+daily=out/flights/daily
+rm -rf "$daily"
+day() {  # day PARTITION_DAY DAYS_OF_JANUARY
+  $py -m quality_py run rulesets/flights_daily.yaml --input sample:flights \
+    --where "month = 1 AND day IN ($2)" --valid "$daily/valid/day=$1" \
+    --quarantine "$daily/quarantine/day=$1" --table-state "$daily/state" --partition "day=$1" \
+    --data-time "$1"
+}
+for d in 1 2 3; do day "2013-01-0$d" "$d"; done
+if day 2013-01-04 "3, 4"; then
+  echo "the fourth day's extract with the third day's flights again was not refused" >&2
+  exit 1
+fi
+echo "the fourth day's extract that repeats the third day was refused and not kept, as it should be"
+day 2013-01-04 4
