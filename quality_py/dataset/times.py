@@ -15,7 +15,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar
 
-from quality_py.dataset.analyzers import TIME_KINDS, Analyzer, Minimum, _col, _double, _filter
+from quality_py.dataset.analyzers import (
+    TIME_KINDS,
+    Analyzer,
+    Maximum,
+    Minimum,
+    _col,
+    _double,
+    _filter,
+)
 from quality_py.dataset.states import BucketsState, ExtremeState
 from quality_py.errors import CheckDefinitionError, ModelError
 from quality_py.model.policy import RulePolicy
@@ -224,6 +232,11 @@ class TimeBuckets(Analyzer):
         ]
 
 
+def _extreme(analyzer: object) -> bool:
+    """A smallest or largest value itself (not a length's, which subclasses them)."""
+    return type(analyzer) in (Minimum, Maximum)
+
+
 def typed_extremes(checks: Sequence[Any], df: DataFrame) -> tuple[Any, ...]:
     """``checks`` whose smallest and largest values of a timestamp or date column (``has_min``,
     ``has_max``) are compared as times: their analyzers take the column's kind from ``df``'s
@@ -238,9 +251,7 @@ def typed_extremes(checks: Sequence[Any], df: DataFrame) -> tuple[Any, ...]:
     'date'
     """
     untyped = any(
-        isinstance(k.analyzer, Minimum) and k.analyzer.kind is None
-        for c in checks
-        for k in c.constraints
+        _extreme(k.analyzer) and k.analyzer.kind is None for c in checks for k in c.constraints
     )
     if not untyped:
         return tuple(checks)
@@ -249,7 +260,7 @@ def typed_extremes(checks: Sequence[Any], df: DataFrame) -> tuple[Any, ...]:
     for check in checks:
         constraints = tuple(
             replace(c, analyzer=replace(c.analyzer, kind=kinds[c.analyzer.column.lower()]))
-            if isinstance(c.analyzer, Minimum)
+            if _extreme(c.analyzer)
             and c.analyzer.kind is None
             and kinds.get(c.analyzer.column.lower()) in TIME_KINDS
             else c

@@ -128,6 +128,7 @@ def test_the_smallest_and_largest_time_are_times(spark: Any, tmp_path: Path) -> 
         .has_max("ts", ">= 2026-11-28T10:00:00Z")
         .has_min("ts", lambda v: v < dt.datetime(2026, 11, 27, 9, tzinfo=utc))
         .has_max("ts", "< 2026-11-28")
+        .has_max_length("ts", "== 19")  # a length stays a number: '2026-11-27 08:00:00'
     ]
     result = verify(df, checks)
     newest, oldest = (
@@ -135,7 +136,7 @@ def test_the_smallest_and_largest_time_are_times(spark: Any, tmp_path: Path) -> 
         dt.datetime(2026, 11, 27, 8, tzinfo=utc),
     )
     assert [(r.passed, r.metric) for r in result.results] == [
-        (True, newest), (True, oldest), (False, newest)
+        (True, newest), (True, oldest), (False, newest), (True, 19.0)
     ]  # fmt: skip
     assert "metric 2026-11-28T10:30:00Z fails < 2026-11-28" in result.results[2].message
     # as numbers where a number is kept: seconds since the epoch (20,785 days + 10.5 hours)
