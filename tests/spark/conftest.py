@@ -30,6 +30,7 @@ LONGEST_FIRST = (
     "test_quality_run.py",  # ~50 s; ~65 s
     "test_dataset_sketches_grouping.py",  # ~35 s; ~55 s
     "test_publish_killed.py",  # ~43 s
+    "test_table_state_every_analyzer.py",  # ~40 s: six table-state steps, every analyzer
     "test_daily_flights.py",  # ~31 s: four days of a growing flights table, one refused
     "test_run_ids.py",  # ~25 s; ~43 s
     "test_result_coding.py",  # ~25 s; ~32 s
