@@ -72,7 +72,14 @@ def test_sketch_and_grouping_states_merge_like_the_whole(
 ) -> None:
     """Random partitionings (some empty, some all-null): merged states give the whole's metric."""
     rows = [(v, cuts[i]) for i, v in enumerate(values)]
-    df = spark.createDataFrame(rows, "v int, p int")
+    # from SQL literals: a frame from a Python list starts a Python worker for each of the
+    # test's thirty-odd queries (twice the test's time on pyspark 3.5)
+    literals = ", ".join(f"({'NULL' if v is None else v}, {p})" for v, p in rows)
+    df = (
+        spark.sql(f"SELECT CAST(col1 AS INT) AS v, CAST(col2 AS INT) AS p FROM VALUES {literals}")
+        if rows
+        else spark.createDataFrame(rows, "v int, p int")
+    )
     analyzers = [
         ApproxCountDistinct("v"),
         CountDistinct("v"),
