@@ -123,7 +123,8 @@ def validate(
                 if isinstance(schema_or_df, DataFrame)
                 else spark.createDataFrame([], schema_or_df)
             )
-        findings += check_findings(checks, paths, frame, suite.policy)
+        from_data = isinstance(schema_or_df, DataFrame)
+        findings += check_findings(checks, paths, frame, suite.policy, from_data=from_data)
     rows = None
     if sample is not None and not any(f.is_error for f in findings):
         from quality_py.runners.data_quality import add_data_quality

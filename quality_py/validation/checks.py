@@ -28,10 +28,14 @@ def check_findings(
     paths: dict[str, bool] | None,
     frame: DataFrame | None,
     policy: RulePolicy,
+    *,
+    from_data: bool = True,
 ) -> list[Finding]:
     """Every constraint whose assertion cannot be read, whose columns the schema lacks, or whose
     predicate or aggregate the policy or Spark's analysis refuses (``frame``: an empty frame of
-    the data's schema, or None without one). Findings name the check and the constraint.
+    the data's schema, or None without one; ``from_data=False``: a frame made from a schema
+    alone, which has no files, so what only the data as read has, such as a last write, is not
+    asked of it). Findings name the check and the constraint.
 
     >>> from quality_py.dataset.checks import Check
     >>> check = Check("error", "fit").has_size("about 5").is_complete("nope")
@@ -73,7 +77,7 @@ def check_findings(
             except QualityError as err:
                 add("CheckError", label, err.message)
                 continue
-            if frame is None:
+            if frame is None or (analyzer.own_scan and not from_data):
                 continue
             problem = getattr(analyzer, "problem", None)
             if problem is not None and (found := problem(frame)) is not None:

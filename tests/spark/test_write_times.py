@@ -100,3 +100,22 @@ def test_data_not_read_from_files_is_refused_naming_the_check(spark: Any, tmp_pa
     hiding = spark.read.parquet(str(tmp_path / "m")).selectExpr("k", "k AS _METADATA")
     with pytest.raises(CheckDefinitionError, match="named _metadata"):
         verify(hiding, [check])
+
+
+def test_validation_asks_data_read_from_files_and_never_a_schema_alone(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A schema alone has no files: validating against it says nothing of the last write (a
+    run reads the data); data at hand that has none is refused, as its run would be."""
+    from quality_py import Id, Rule, RuleSet, RuleSuite
+    from quality_py.validation import validate
+
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "k > 0")])])
+    checks = [Check("error", "written").was_written_within("1 day")]
+    _file(tmp_path / "t" / "a.parquet", [1], MIDNIGHT)
+    files = spark.read.parquet(str(tmp_path / "t"))
+    assert not [f for f in validate(suite, files.schema, checks=checks).findings if f.is_error]
+    assert not [f for f in validate(suite, files, checks=checks).findings if f.is_error]
+    memory = spark.createDataFrame([(1,)], "k bigint")
+    found = [f.message for f in validate(suite, memory, checks=checks).findings if f.is_error]
+    assert len(found) == 1 and "not read from files" in found[0]
