@@ -117,14 +117,12 @@ def validate(
             findings += spark_checks(spark, schema_or_df, fine, None, allowed)
     if checks:  # the dataset checks a run would evaluate: assertions, columns, predicates
         frame = None
-        if spark is not None and schema_or_df is not None:
-            frame = (
-                schema_or_df.limit(0)
-                if isinstance(schema_or_df, DataFrame)
-                else spark.createDataFrame([], schema_or_df)
-            )
-        from_data = isinstance(schema_or_df, DataFrame)
-        findings += check_findings(checks, paths, frame, suite.policy, from_data=from_data)
+        if isinstance(schema_or_df, DataFrame):
+            frame = schema_or_df.limit(0)
+        elif spark is not None and schema_or_df is not None:  # a schema alone: no files
+            frame = spark.createDataFrame([], schema_or_df)
+        real = isinstance(schema_or_df, DataFrame)
+        findings += check_findings(checks, paths, frame, suite.policy, from_data=real)
     rows = None
     if sample is not None and not any(f.is_error for f in findings):
         from quality_py.runners.data_quality import add_data_quality
