@@ -61,7 +61,7 @@ def _bound_for(value: Any, text: str) -> Any:
         if isinstance(value, int | Decimal):
             return Decimal(text)
         if isinstance(value, dt.datetime):
-            bound = parse_datetime(text)
+            bound = _time_bound(text)
             if (value.tzinfo is None) == (bound.tzinfo is None):
                 return bound
             # one side without a zone is UTC (as every time here): compared as the same instant
@@ -73,6 +73,25 @@ def _bound_for(value: Any, text: str) -> Any:
     except (ValueError, InvalidOperation):
         pass
     raise TypeError(f"the value {value!r} cannot be compared with {text!r}")
+
+
+def _time_bound(text: str) -> Any:
+    """A bound for a time: an ISO date or time, or a number of seconds since the epoch (what a
+    timestamp's extreme was before it became a time, so a threshold written then still reads
+    the same instant).
+
+    >>> _time_bound("86400")
+    datetime.datetime(1970, 1, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    >>> _time_bound("1970-01-02")
+    datetime.datetime(1970, 1, 2, 0, 0)
+    """
+    import datetime as dt
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        return parse_datetime(text)
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc)
 
 
 def _parse_bound(text: str) -> None:

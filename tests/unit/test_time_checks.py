@@ -122,3 +122,15 @@ def test_a_state_kept_before_extremes_had_a_kind_still_loads(tmp_path: object) -
     doc["sha256"] = hashlib.sha256(text.encode()).hexdigest()
     path.write_text(json.dumps(doc))
     assert store.load("t").metrics == {Maximum("x"): 7.0}
+
+
+def test_a_numeric_bound_on_a_time_reads_seconds_since_the_epoch() -> None:
+    """A threshold written when a timestamp's extreme was seconds since the epoch reads the same
+    instant now that it is a time: 1,764,000,000 s is 2025-11-24 16:00 UTC (20,416 days and
+    16 hours)."""
+    from quality_py.dataset.checks import as_predicate
+
+    after = as_predicate("> 1764000000")
+    assert after(datetime(2025, 11, 24, 16, 0, 1, tzinfo=timezone.utc)) is True
+    assert after(datetime(2025, 11, 24, 16, 0, 0, tzinfo=timezone.utc)) is False
+    assert 20_416 * 86_400 + 16 * 3600 == 1_764_000_000
