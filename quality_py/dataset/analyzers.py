@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 from typing import Any, ClassVar
 
 from quality_py.dataset.states import (
@@ -28,6 +28,7 @@ from quality_py.dataset.states import (
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import number
 from quality_py.model.policy import RulePolicy
+from quality_py.model.times import from_micros
 from quality_py.model.types import DataFrame
 from quality_py.sql.build import to_sql
 from quality_py.sql.snippets import quoted, regexp_like
@@ -220,7 +221,7 @@ class Minimum(Analyzer):
             return value
         if self.kind == "date":
             return _EPOCH_DAY + timedelta(days=int(value))
-        return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=int(value))
+        return from_micros(value)
 
 
 @dataclass(frozen=True)

@@ -112,9 +112,6 @@ def _fields(obj: Any) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
 
 
-_NONE = dataclasses.MISSING
-
-
 def _build(name: str, fields: dict[str, Any]) -> Any:
     """An analyzer or state of class ``name`` from its fields (no __init__ logic runs)."""
     cls = STORED_NAMES[name]
@@ -122,7 +119,9 @@ def _build(name: str, fields: dict[str, Any]) -> Any:
         return cls.from_dict(fields)
     expected = {f.name: f for f in dataclasses.fields(cls)}
     # a field added since the state was kept takes its default (``Minimum.kind``: a number)
-    later = {n for n, f in expected.items() if n not in fields and f.default is not _NONE}
+    later = {
+        n for n, f in expected.items() if n not in fields and f.default is not dataclasses.MISSING
+    }
     if set(fields) | later != set(expected):
         raise TypeError(f"fields {sorted(fields)} != {sorted(expected)}")
     obj: Any = object.__new__(cls)

@@ -27,7 +27,7 @@ from quality_py.dataset.analyzers import (
 from quality_py.dataset.states import BucketsState, ExtremeState
 from quality_py.errors import CheckDefinitionError, ModelError
 from quality_py.model.policy import RulePolicy
-from quality_py.model.times import parse_datetime
+from quality_py.model.times import from_micros, parse_datetime
 from quality_py.model.types import DataFrame
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -36,49 +36,41 @@ MAX_BUCKETS = 100_000
 DAY = 86_400
 
 
-def from_micros(micros: float) -> datetime:
-    """A UTC time from microseconds since the epoch (exact below 2**53).
+@dataclass(frozen=True)
+class _Age:
+    """A time's age in seconds at ``now`` (None: the clock when it is judged)."""
 
-    >>> from_micros(86_400_000_000.0)
-    datetime.datetime(1970, 1, 2, 0, 0, tzinfo=datetime.timezone.utc)
-    """
-    return EPOCH + timedelta(microseconds=int(micros))
+    now: datetime | None = None
+    #: what the time is, in a constraint's message
+    label = "the time"
+
+    def __call__(self, when: datetime) -> float:
+        now = self.now if self.now is not None else datetime.now(timezone.utc)
+        return (now - when).total_seconds()
 
 
 @dataclass(frozen=True)
-class AgeAt:
-    """What an ``is_fresh`` assertion sees of the newest time: its age in seconds at ``now``
-    (None: the clock when it is judged).
+class AgeAt(_Age):
+    """What an ``is_fresh`` assertion sees of the newest time: its age in seconds at ``now``.
 
     >>> AgeAt(datetime(2026, 1, 2, tzinfo=timezone.utc))(datetime(2026, 1, 1, tzinfo=timezone.utc))
     86400.0
     """
 
-    now: datetime | None = None
-    #: what the time is, in a constraint's message
     label = "the newest value"
-
-    def __call__(self, newest: datetime) -> float:
-        now = self.now if self.now is not None else datetime.now(timezone.utc)
-        return (now - newest).total_seconds()
 
 
 @dataclass(frozen=True)
-class WriteAgeAt:
+class WriteAgeAt(_Age):
     """What a ``was_written_within`` assertion sees of the last write: its age in seconds at
-    ``now`` (None: the clock). Not an :class:`AgeAt`: a write time is a clock's, so it is never
-    judged at the data's own time (:func:`at_data_time` leaves it).
+    ``now``. Not an :class:`AgeAt`: a write time is a clock's, so it is never judged at the
+    data's own time (:func:`at_data_time` leaves it).
 
     >>> WriteAgeAt(datetime(2026, 1, 1, 6, tzinfo=timezone.utc))(EPOCH.replace(year=2026))
     21600.0
     """
 
-    now: datetime | None = None
     label = "the last write"
-
-    def __call__(self, written: datetime) -> float:
-        now = self.now if self.now is not None else datetime.now(timezone.utc)
-        return (now - written).total_seconds()
 
 
 def aware(value: str | datetime, what: str = "is_fresh") -> datetime:
@@ -94,7 +86,21 @@ def aware(value: str | datetime, what: str = "is_fresh") -> datetime:
 
 
 @dataclass(frozen=True)
-class Newest(Analyzer):
+class _NewestTime(Analyzer):
+    """The largest of microseconds since the epoch, a UTC ``datetime`` (None without a row)."""
+
+    def state(self, values: list[Any]) -> ExtremeState:
+        return ExtremeState(_double(values[0]), True)
+
+    def identity(self) -> ExtremeState:
+        return ExtremeState(None, True)
+
+    def metric(self, state: ExtremeState) -> Any:
+        return None if state.value is None else from_micros(state.value)
+
+
+@dataclass(frozen=True)
+class Newest(_NewestTime):
     """The newest value of the timestamp or date ``column``, a UTC ``datetime`` (None when it
     has no value); a date is the start of its day in the session's time zone.
 
@@ -109,22 +115,13 @@ class Newest(Analyzer):
         micros = f"unix_micros(CAST({_col(self.column)} AS TIMESTAMP))"
         return [f"max({micros}){_filter(self.where, policy)}"]
 
-    def state(self, values: list[Any]) -> ExtremeState:
-        return ExtremeState(_double(values[0]), True)
-
-    def identity(self) -> ExtremeState:
-        return ExtremeState(None, True)
-
-    def metric(self, state: ExtremeState) -> Any:
-        return None if state.value is None else from_micros(state.value)
-
 
 #: The hidden column Spark's file sources (and Delta) give each row: the file it was read from
 FILE_TIME = "_metadata.file_modification_time"
 
 
 @dataclass(frozen=True)
-class LastWrite(Analyzer):
+class LastWrite(_NewestTime):
     """When the newest file holding the data was written: the largest modification time of the
     files its rows are read from (Spark's hidden ``_metadata`` column), a UTC ``datetime``
     (None when no row is read). It runs its own scan of the data as read (``own_scan``), since
@@ -138,15 +135,6 @@ class LastWrite(Analyzer):
 
     def aggregations(self, policy: RulePolicy) -> list[str]:
         return [f"max(unix_micros({FILE_TIME}))"]
-
-    def state(self, values: list[Any]) -> ExtremeState:
-        return ExtremeState(_double(values[0]), True)
-
-    def identity(self) -> ExtremeState:
-        return ExtremeState(None, True)
-
-    def metric(self, state: ExtremeState) -> Any:
-        return None if state.value is None else from_micros(state.value)
 
     def problem(self, df: DataFrame) -> str | None:
         """Why ``df`` has no write time to read (None: it has one); analysis only, no job."""

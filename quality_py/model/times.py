@@ -67,6 +67,15 @@ def parse_duration(value: object) -> timedelta:
     return found
 
 
+def from_micros(micros: float) -> datetime:
+    """A UTC time from microseconds since the epoch (exact below 2**53).
+
+    >>> from_micros(86_400_000_000.0)
+    datetime.datetime(1970, 1, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=int(micros))
+
+
 def metric_number(value: object) -> float | None:
     """A metric as the history, the stats and ``metrics_frame`` keep it: a number as it is, a
     time as seconds since the epoch (one without a zone is UTC; a date: its midnight UTC), any
