@@ -96,7 +96,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
         ):
             summary = _write_rows(plan, out, to, started)
             summary, outcomes, failing = judge_written(plan, summary)
-            if failing:  # an error-level anomaly or SQL check: nothing is published
+            if failing:  # past a fail_if, an error-level anomaly or SQL check: nothing published
                 raise QualityRunFailed(replace(summary, status=RunStatus.FAILED))
             if to.stats is not None:
                 frame = stats_frame(plan.flagged.sparkSession, plan.suite, plan.refs, summary)

@@ -45,6 +45,27 @@ class RuleRef:
     owner: str | None
     tags: tuple[str, ...]
     name: str | None = None
+    #: the rule's tolerances (:mod:`quality_py.model.tolerance`), as written
+    warn_if: str | None = None
+    fail_if: str | None = None
+
+    @property
+    def stops_run(self) -> bool:
+        """A ``fail`` rule with no ``fail_if``: one failing row fails the run before anything
+        is written (checked first, in one aggregation).
+
+        >>> RuleRef(Id(1, 1), Id(2, 1), "fail", None, None, ()).stops_run
+        True
+        >>> RuleRef(Id(1, 1), Id(2, 1), "fail", None, None, (), fail_if="> 5 %").stops_run
+        False
+        """
+        return self.action == "fail" and self.fail_if is None
+
+    @property
+    def drops_row(self) -> bool:
+        """Its failing rows are kept out of the valid output: a ``drop`` rule, or a ``fail``
+        rule with ``fail_if`` (under its tolerance the run goes on without those rows)."""
+        return self.action == "drop" or (self.action == "fail" and self.fail_if is not None)
 
     @property
     def label(self) -> str:
@@ -59,9 +80,12 @@ class RuleRef:
 def rule_refs(suite: RuleSuite) -> tuple[RuleRef, ...]:
     """Every rule of ``suite`` in declaration order."""
     return tuple(
-        RuleRef(rs.id, r.id, str(r.action_if_failed), r.description, r.owner, tuple(r.tags), r.name)
+        RuleRef(
+            rs.id, r.id, str(r.action_if_failed), r.description, r.owner, tuple(r.tags), r.name,
+            r.warn_if, r.fail_if,
+        )
         for rs, r in suite.iter_rules()
-    )
+    )  # fmt: skip
 
 
 def fails_any_sql(
@@ -212,11 +236,11 @@ def flag_rows(
     codes = tuple(to_sql(c) for c in staged.code_refs())
     families = list(staged.families)
 
-    def fails_any(action: str | None) -> str:
+    def fails_any(kind: str | None) -> str:
         chosen_codes = [
             (c, f)
             for c, f, r in zip(codes, families, refs, strict=True)
-            if action is None or r.action == action
+            if kind is None or (r.stops_run if kind == "fail" else r.drops_row)
         ]
         probable = prepared.probable_pass
         return fails_any_sql([c for c, _ in chosen_codes], probable, [f for _, f in chosen_codes])

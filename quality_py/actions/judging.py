@@ -1,9 +1,11 @@
-"""What a written quality run is judged on before it is published: anomaly checks against the
-history, SQL checks on the source and the outputs, and error-rate thresholds (alerts).
+"""What a written quality run is judged on before it is published: its rules' tolerances
+(``warn_if``, ``fail_if``), anomaly checks against the history, SQL checks on the source and the
+outputs, and error-rate thresholds (alerts).
 
-Failed ``error``-level anomaly and SQL checks fail the run (nothing is published); ``warning``
-ones and exceeded error rates are reported in the summary's failed checks, kept in the history
-(kinds ``anomaly``, ``sql``, ``alert``) and sent to the notifiers as an ``alert`` event.
+A rule past its ``fail_if`` and failed ``error``-level anomaly and SQL checks fail the run
+(nothing is published); rules past ``warn_if``, ``warning`` checks and exceeded error rates
+are reported in the summary's failed checks, kept in the history (kinds ``tolerance``,
+``anomaly``, ``sql``, ``alert``) and sent to the notifiers as an ``alert`` event.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from quality_py.actions.error_rates import ErrorRates as ErrorRates  # its home before the split
+from quality_py.actions.tolerances import judge_tolerances, past_messages
 from quality_py.history.anomaly_checks import NOT_JUDGED
 from quality_py.history.records import Metric
 
@@ -42,7 +45,12 @@ def judge_written(run: RunPlan, summary: RunSummary) -> tuple[RunSummary, list[M
         outcomes += run_sql_checks(run.sql_checks, frames, run.suite.policy)
     if run.error_rates is not None:
         outcomes += run.error_rates.exceeded(summary)
-    failed = failed_messages(outcomes)
-    if failed:
-        summary = replace(summary, failed_checks=(*summary.failed_checks, *failed))
-    return summary, outcomes, bool(failed_messages(outcomes, "error"))
+    tolerances = judge_tolerances(run.refs, summary.rules)
+    failed = (*past_messages(tolerances), *failed_messages(outcomes))
+    must_fail = bool(failed_messages(outcomes, "error")) or any(
+        t.past and t.level == "error" for t in tolerances
+    )
+    summary = replace(
+        summary, failed_checks=(*summary.failed_checks, *failed), tolerances=tolerances
+    )
+    return summary, [*(t.metric() for t in tolerances), *outcomes], must_fail

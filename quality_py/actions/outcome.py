@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from quality_py.actions.flags import RuleRef
+from quality_py.actions.tolerances import RuleTolerance
 from quality_py.actions.top_values import TopValue
 from quality_py.dataset.checks import VerificationResult
 from quality_py.errors import QualityError, item_text
@@ -41,6 +42,8 @@ class RunSummary:
     top_values: dict[str, tuple[TopValue, ...]] = field(default_factory=dict)
     #: the alerts and notifications that could not be delivered, one line each
     undelivered: tuple[str, ...] = ()
+    #: each rule's tolerances (``warn_if``, ``fail_if``) as this run judged them
+    tolerances: tuple[RuleTolerance, ...] = ()
 
     def describe(self) -> str:
         """A few lines for people: status, counts, what failed.
@@ -92,6 +95,7 @@ class RunSummary:
             "failing_rules": self._failing_rules(),
             **self.numbers(),
             "failed_checks": list(self.failed_checks),
+            "tolerances": [t.to_dict() for t in self.tolerances],
             "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
             "timings": self.timings,
         }

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from quality_py.actions.flags import fails_any_sql
+from quality_py.actions.flags import fails_any_sql, rule_refs
 from quality_py.model.changes import RuleChange, suite_changes
 from quality_py.model.labels import labelled
 from quality_py.model.reads import columns_read
@@ -206,9 +206,13 @@ def _aggregates(
     )
     per_side: list[list[str]] = [[], []]
     for n, (staged, suite, codes) in enumerate(sides):
-        actions = [str(r.action_if_failed) for _, r in staged.compiled.suite.iter_rules()]
-        for wanted in (None, "drop", "fail"):
-            picked = [c for c, a in zip(codes, actions, strict=True) if wanted in (None, a)]
+        refs = rule_refs(staged.compiled.suite)
+        for wanted in (None, "drop", "fail"):  # a fail rule with fail_if drops its rows
+            picked = [
+                c
+                for c, r in zip(codes, refs, strict=True)
+                if wanted is None or (r.drops_row if wanted == "drop" else r.stops_run)
+            ]
             per_side[n].append(
                 f"count_if({fails_any_sql(picked, suite.probable_pass)})" if picked else "0"
             )

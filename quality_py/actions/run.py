@@ -250,7 +250,7 @@ def run_quality(
             table_state=table_state,
             table_keys=planned_keys(table_state, dataset_checks, staged.compiled, df.columns),
         )
-        if any(r.action == "fail" for r in refs) or any(c.action == "fail" for c in dataset_checks):
+        if any(r.stops_run for r in refs) or any(c.action == "fail" for c in dataset_checks):
             run = replace(run, precheck=_precheck(run, keys))
     return run
 
@@ -271,8 +271,8 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
     from quality_py.dataset.observe import checks_aggregation
 
     started = time.perf_counter()
-    fail_refs = [r for r in run.refs if r.action == "fail"]
-    fail_codes = [c for c, r in zip(run.codes, run.refs, strict=True) if r.action == "fail"]
+    fail_refs = [r for r in run.refs if r.stops_run]  # with fail_if: judged once written
+    fail_codes = [c for c, r in zip(run.codes, run.refs, strict=True) if r.stops_run]
     check_columns, assess_from = checks_aggregation(
         run.checks, run.source, policy=run.suite.policy, table_state=run.table_state
     )

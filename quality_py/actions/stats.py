@@ -82,6 +82,9 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> li
                 null_values=r.null_values,
                 value=r.pass_rate,
             )
+    for t in summary.tolerances:
+        add("tolerance", t.field, rule=t.entity, value=t.share, failing=t.failing,
+            status=t.to_dict()["status"], message=t.message, description=t.tolerance)  # fmt: skip
     for entity, values in summary.top_values.items():
         for v in values:
             add("top_value", v.column, rule=entity, message=v.value, failing=v.rows)

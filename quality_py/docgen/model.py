@@ -8,6 +8,7 @@ from quality_py.docgen.checks import SiteLinks
 from quality_py.errors import QualityError
 from quality_py.model.ids import INT_MAX, Id
 from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleSet, RuleSuite
+from quality_py.model.tolerance import parse_tolerance
 from quality_py.sql.doc_comments import Docs, parse_docs, strip_docs
 from quality_py.sql.library import lookup
 from quality_py.sql.names import functions_called
@@ -40,11 +41,27 @@ class Entry:
     filter: str | None = None
     #: False for a switched-off rule (``active: false``): it checks no row
     active: bool = True
+    #: when the rule's failing rows warn or fail the run, in words (``warn_if``, ``fail_if``)
+    tolerance: str | None = None
 
     @property
     def anchor(self) -> str:
         """A stable HTML anchor: ``rule-100-1``."""
         return f"{self.kind}-{self.id.id}-{self.id.version}"
+
+
+def tolerance_words(rule: Rule) -> str | None:
+    """When the rule's failing rows warn or fail the run, in words (None: the defaults).
+
+    >>> tolerance_words(Rule(Id(1, 1), "a > 0", warn_if="> 0.5 %", fail_if=">= 1000"))
+    'the run warns past more than 0.5 % of the rows and fails past at least 1000 failing rows'
+    """
+    parts = [
+        f"{verb} past {parse_tolerance(text).describe()}"
+        for verb, text in (("warns", rule.warn_if), ("fails", rule.fail_if))
+        if text is not None
+    ]
+    return f"the run {' and '.join(parts)}" if parts else None
 
 
 def _functions(text: str, lambda_names: set[str]) -> tuple[list[str], list[str], list[str]]:
@@ -137,6 +154,7 @@ def gather(
         )
         e.action = str(rule.action_if_failed)
         e.filter, e.active = rule.filter, rule.active
+        e.tolerance = tolerance_words(rule)
         e.page = links.rule(str(rule.id.id)) if links is not None else None
         if rule.description and not e.docs.description:
             e.docs = Docs(rule.description, e.docs.params, e.docs.returns)

@@ -39,6 +39,8 @@ def _md_entry(e: Entry) -> list[str]:
     if e.action:
         page = f" ([its history in the report]({e.page}))" if e.page else ""
         out += [f"Action if failed: **{e.action}**{page}", ""]
+    if e.tolerance:
+        out += [f"Tolerance: {e.tolerance}", ""]
     if e.docs.params:
         out += ["| Parameter | Description |", "|---|---|"]
         out += [f"| {k} | {v} |" for k, v in e.docs.params.items()] + [""]
@@ -172,6 +174,8 @@ def _html_entry(e: Entry) -> str:
         parts.append(
             f'<p>Action if failed: <b data-action="{esc(e.action)}">{esc(e.action)}</b>{page}</p>'
         )
+    if e.tolerance:
+        parts.append(f"<p data-tolerance>Tolerance: {esc(e.tolerance)}</p>")
     if e.docs.params:
         rows = "".join(
             f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in e.docs.params.items()

@@ -78,6 +78,8 @@ KEYS: dict[str, frozenset[str]] = {
             "name",
             "filter",
             "active",
+            "warn_if",
+            "fail_if",
         }
     ),
     "meta rule set": frozenset({"id", "version", "column_filter", "expression", "description"}),
@@ -94,6 +96,10 @@ _VAR = {"type": "string", "pattern": r"\$\{"}  # a ${NAME} variable stands for a
 _INT = {"anyOf": [{"type": "integer"}, _VAR]}
 _NUMBER = {"anyOf": [{"type": "number"}, _VAR]}
 _TEXT = {"type": "string", "minLength": 1}
+_TOLERANCE = {  # quality_py.model.tolerance
+    "anyOf": [{"type": "string", "pattern": r"^\s*>=?\s*[0-9]+(\.[0-9]+)?\s*%?\s*$"}, _VAR],
+    "description": "'> 0.5 %' (a share of the run's rows) or '> 1000' (failing rows)",
+}
 _EXPRESSION = {  # read as the raw scalar text: `expression: true` is the SQL true
     "anyOf": [_TEXT, {"type": "number"}, {"type": "boolean"}],
     "description": "Spark SQL, read as written",
@@ -202,6 +208,8 @@ def _sections() -> dict[str, Any]:
             "salience": _INT,
             "output": _item("output reference", _ids(False), ["id"]),
             "action_if_failed": {"enum": ["ignore", "drop", "fail"]},
+            "warn_if": {**_TOLERANCE, "description": "past it, the run warns"},
+            "fail_if": {**_TOLERANCE, "description": "past it, the run fails"},
             "owner": _TEXT,
             "tags": {"type": "array", "items": _TEXT},
             **described,

@@ -17,6 +17,8 @@ Format::
             expression: "a % 2 == 0"
             filter: "kind = 'even'"       # optional: other rows are DisabledRule for it
             active: true                  # optional: false disables it on every row
+            warn_if: "> 0.5 %"            # optional: past it the run warns (quoted: '>')
+            fail_if: "> 1000"             # optional: past it the run fails
             description: "a is even"      # optional: description, owner, tags
             salience: 10                  # optional, with output: {id: 1000, version: 1}
             output: {id: 1000, version: 1}
@@ -36,7 +38,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from quality_py.dataset.checks import Check
-from quality_py.errors import ModelError, QualityError, RulesetFormatError, Span
+from quality_py.errors import ModelError, QualityError, RulesetFormatError, Span, item_text
 from quality_py.gate import files
 from quality_py.gate.numbers import number
 from quality_py.io.schema import KEYS, did_you_mean
@@ -52,6 +54,7 @@ from quality_py.model.rules import (
     RuleSet,
     RuleSuite,
 )
+from quality_py.model.tolerance import parse_tolerance
 from quality_py.model.yaml_text import dump_yaml
 
 
@@ -191,7 +194,22 @@ def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
         name=_name(fields, ctx, "rule"),
         filter=_text(fields["filter"], ctx, "filter") if "filter" in fields else None,
         active=_bool(fields["active"], ctx, "active") if "active" in fields else True,
+        warn_if=_tolerance(fields, ctx, "warn_if", rule_id),
+        fail_if=_tolerance(fields, ctx, "fail_if", rule_id),
     )
+
+
+def _tolerance(fields: dict[str, Node], ctx: _Ctx, key: str, rule_id: Id) -> str | None:
+    """A rule's ``warn_if`` / ``fail_if``, refused at its line when it does not parse."""
+    node = fields.get(key)
+    if node is None:
+        return None
+    text = _text(node, ctx, key)
+    try:
+        parse_tolerance(text, field=key, item_id=rule_id)
+    except ModelError as err:
+        raise ctx.error(node, f"{item_text('rule', rule_id)}: {err.message}") from None
+    return text
 
 
 def _named_node(root: Node, err: QualityError) -> Node:
@@ -492,6 +510,9 @@ def _rule_item(r: Rule) -> dict[str, Any]:
         item["filter"] = r.filter
     if not r.active:
         item["active"] = False
+    for key in ("warn_if", "fail_if"):
+        if getattr(r, key) is not None:
+            item[key] = getattr(r, key)
     return item
 
 

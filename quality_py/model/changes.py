@@ -53,7 +53,9 @@ class RuleChange:
         if self.old is None or self.new is None:
             return []
         out = []
-        for field in ("expression", "filter", "active", "action_if_failed", "name"):
+        for field in (
+            "expression", "filter", "active", "action_if_failed", "name", "warn_if", "fail_if"
+        ):  # fmt: skip
             before, after = getattr(self.old, field), getattr(self.new, field)
             if before != after:
                 out.append(f"{field}: {_shown(before)} -> {_shown(after)}")
@@ -72,7 +74,8 @@ def _keyed(suite: RuleSuite) -> Iterator[tuple[RuleKey, Id, Rule]]:
 
 
 def _edited(old: Rule, new: Rule) -> bool:
-    fields = ("expression", "filter", "active", "action_if_failed")
+    # fail_if decides whether a fail rule's failing rows stop the run or are dropped
+    fields = ("expression", "filter", "active", "action_if_failed", "fail_if")
     return any(getattr(old, f) != getattr(new, f) for f in fields)
 
 

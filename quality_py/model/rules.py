@@ -23,6 +23,7 @@ from quality_py.errors import ModelError
 from quality_py.model.enums import RowAction
 from quality_py.model.ids import INT_MAX, Id, check_name
 from quality_py.model.policy import DEFAULT_POLICY, RulePolicy
+from quality_py.model.tolerance import TOLERANCE_FIELDS, parse_tolerance
 
 
 def _check_id(value: object, owner: str) -> Id:
@@ -68,6 +69,14 @@ class Rule:
     (unique per suite). ``filter`` is a SQL predicate: rows where it is not true get
     ``DisabledRule`` (-2) for this rule, neither passed nor failed. ``active=False`` disables
     the rule on every row without evaluating it (its text is still checked).
+
+    ``warn_if`` and ``fail_if`` state when the rule's failing rows matter to the run's verdict
+    (:mod:`quality_py.model.tolerance`: ``"> 0.5 %"`` of the run's rows, ``"> 1000"`` rows).
+    Past ``fail_if`` the run fails and publishes nothing; past ``warn_if`` it warns. They change
+    no row: a ``drop`` rule drops every failing row. A ``fail`` rule with ``fail_if`` fails the
+    run only past it; under it, its failing rows are dropped (they never reach the valid
+    output). Without ``fail_if`` a ``fail`` rule fails the run on one row, so it takes no
+    ``warn_if``.
     """
 
     id: Id
@@ -81,6 +90,8 @@ class Rule:
     name: str | None = None
     filter: str | None = None
     active: bool = True
+    warn_if: str | None = None
+    fail_if: str | None = None
 
     def __post_init__(self) -> None:
         _check_id(self.id, "Rule")
@@ -100,6 +111,23 @@ class Rule:
             )
         object.__setattr__(self, "action_if_failed", RowAction(self.action_if_failed))
         object.__setattr__(self, "tags", tuple(self.tags))
+        _check_tolerances(self)
+
+
+def _check_tolerances(rule: Rule) -> None:
+    """Refuse a tolerance that does not parse, and ``warn_if`` on a ``fail`` rule that fails
+    the run on one row (no ``fail_if``): it could never warn."""
+    for field_name in TOLERANCE_FIELDS:
+        text = getattr(rule, field_name)
+        if text is not None:
+            parse_tolerance(text, field=field_name, item_id=rule.id)
+    if rule.action_if_failed == RowAction.FAIL and rule.warn_if and rule.fail_if is None:
+        raise ModelError(
+            f"warn_if {rule.warn_if!r} on a fail rule with no fail_if could never warn: the "
+            "rule fails the run on its first failing row; give it a fail_if too, or make it a "
+            "drop rule",
+            item_id=rule.id,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,7 +144,7 @@ def _latest_run(run: RunRecord) -> list[str]:
     problems = [
         m.message or f"{m.entity}: {m.name}"
         for m in run.metrics
-        if m.status == "failed" and m.kind in ("check", "anomaly", "sql")
+        if m.status == "failed" and m.kind in ("check", "anomaly", "sql", "tolerance")
     ]
     problems += [
         f"warning: {m.message}"

@@ -240,7 +240,7 @@ def _check_rows(ds: Dataset, run: Run, root: str) -> list[str]:
     out = []
     for m in run.checks():
         key = check_key(m)
-        text = m.entity if m.kind != "check" else f"{m.entity}: {m.name}"
+        text = f"{m.entity}: {m.name}" if m.kind in ("check", "tolerance") else m.entity
         out.append(
             f'<tr data-check="{escape(key)}" data-status="{escape(m.status or "")}">'
             f"<td>{escape(m.kind)}</td>"

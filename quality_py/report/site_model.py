@@ -18,7 +18,7 @@ from quality_py.model.times import parse_datetime
 #: record sources with a dataset's runs (profiles are shown on the dataset page)
 RUN_SOURCES = ("quality_run", "verify")
 #: metric kinds that are checks of a dataset: constraints, SQL checks, anomaly checks
-CHECK_KINDS = ("check", "sql", "anomaly")
+CHECK_KINDS = ("check", "sql", "anomaly", "tolerance")
 
 
 def rule_key(entity: str) -> str:
@@ -87,7 +87,7 @@ class Run:
         return sorted(self.rule_entities.values(), key=_numeric)
 
     def checks(self) -> list[Metric]:
-        """Its check outcomes (constraints, SQL checks, anomaly checks)."""
+        """Its check outcomes (constraints, SQL checks, anomaly checks, rules' tolerances)."""
         return [m for m in self.record.metrics if m.kind in CHECK_KINDS]
 
     def samples(self) -> list[dict[str, Any]]:
@@ -135,8 +135,8 @@ def _numeric(entity: str) -> list[int | str]:
 
 def check_key(metric: Metric) -> str:
     """What a check's page is about: its kind and entity (and constraint)."""
-    if metric.kind == "check":
-        return f"check|{metric.entity}|{metric.name}"
+    if metric.kind in ("check", "tolerance"):  # a rule has two tolerances
+        return f"{metric.kind}|{metric.entity}|{metric.name}"
     return f"{metric.kind}|{metric.entity}"
 
 

@@ -93,6 +93,8 @@ def _rule_sets(
                 name=row.name,
                 filter=row.filter,
                 active=row.active,
+                warn_if=row.warn_if,
+                fail_if=row.fail_if,
             )
         )
     rule_sets = [

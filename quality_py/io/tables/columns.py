@@ -33,6 +33,8 @@ class RuleColumns:
     name: str | None = "ruleName"
     filter: str | None = "ruleFilter"
     active: str | None = "ruleActive"
+    warn_if: str | None = "ruleWarnIf"
+    fail_if: str | None = "ruleFailIf"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from quality_py.errors import BrokenRow, ModelError, QualityError, RuleTableError
 from quality_py.model.ids import INT_MAX, INT_MIN, Id, id_from_name
 from quality_py.model.rules import ROW_ACTIONS, OutputExpression, Rule, RuleSuite
+from quality_py.model.tolerance import TOLERANCE_FIELDS, parse_tolerance
 
 #: A row whose text is exactly this removes the item from that version on (contract 5.2).
 DELETED = "DELETED"
@@ -44,6 +45,8 @@ class RuleRow:
     name: str | None = None
     filter: str | None = None
     active: bool = True
+    warn_if: str | None = None
+    fail_if: str | None = None
 
     @property
     def output_key(self) -> tuple[int, int] | None:
@@ -199,6 +202,17 @@ def _tags(value: Any) -> tuple[str, ...] | None:
     return None
 
 
+def _tolerance_problems(name: str, text: str | None) -> list[str]:
+    """Why a row's ``warn_if`` / ``fail_if`` does not parse (nothing when it does)."""
+    if text is None:
+        return []
+    try:
+        parse_tolerance(text, field=name)
+    except ModelError as err:
+        return [err.message]
+    return []
+
+
 def _as_bool(value: object) -> bool | None:
     """A table's active flag: null (an old table) is true; booleans, 0/1 and true/false text."""
     if value is None:
@@ -249,6 +263,36 @@ def rule_row_id(values: Mapping[str, Any]) -> Id | None:
         return None
 
 
+def _optional(kind: type[Row], name: str, value: Any, problems: list[str]) -> Any:
+    """An optional field's typed value; what is wrong with it goes to ``problems``."""
+    if name == "tags":
+        tags = _tags(value)
+        if tags is None:
+            problems.append(f"{name} is not a list of texts ({value!r})")
+        return tags or ()
+    if name == "action_if_failed":
+        action = "ignore" if value is None else str(value).strip().lower()
+        if action not in ROW_ACTIONS:
+            problems.append(f"{name} must be one of {', '.join(ROW_ACTIONS)} ({value!r})")
+        return action
+    if name == "active" and kind is RuleRow:
+        flag = _as_bool(value)
+        if flag is None:
+            problems.append(f"active is not true or false ({value!r})")
+        return flag
+    if name in ("name", "filter", *TOLERANCE_FIELDS) and kind is RuleRow:
+        text = None if value is None or not str(value).strip() else str(value)
+        if name in TOLERANCE_FIELDS:
+            problems += _tolerance_problems(name, text)
+        return text
+    if name.startswith("rule_engine") and value is not None:
+        got = _as_int(value)
+        if got is None:
+            problems.append(f"{name} is not a 32-bit integer ({value!r})")
+        return got
+    return value
+
+
 def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
     """Typed rows from raw ``{field: value}`` mappings; every broken row raises together.
 
@@ -286,33 +330,13 @@ def check_rows(kind: type[Row], raw: Iterable[Mapping[str, Any]]) -> list[Row]:
                 problems.append(f"{name} is null or blank")
             clean[name] = text
         for name in names - set(ints) - set(texts):
-            if name not in values:
-                continue
-            value = values[name]
-            if name == "tags":
-                tags = _tags(value)
-                if tags is None:
-                    problems.append(f"{name} is not a list of texts ({value!r})")
-                clean[name] = tags or ()
-            elif name == "action_if_failed":
-                clean[name] = "ignore" if value is None else str(value).strip().lower()
-                if clean[name] not in ROW_ACTIONS:
-                    problems.append(f"{name} must be one of {', '.join(ROW_ACTIONS)} ({value!r})")
-            elif name == "active" and kind is RuleRow:
-                clean[name] = _as_bool(value)
-                if clean[name] is None:
-                    problems.append(f"active is not true or false ({value!r})")
-            elif name in ("name", "filter") and kind is RuleRow:
-                clean[name] = None if value is None or not str(value).strip() else str(value)
-            elif name.startswith("rule_engine") and value is not None:
-                got = _as_int(value)
-                if got is None:
-                    problems.append(f"{name} is not a 32-bit integer ({value!r})")
-                clean[name] = got
-            else:
-                clean[name] = value
+            if name in values:
+                clean[name] = _optional(kind, name, values[name], problems)
         if clean.get("rule_engine_salience", 0) is None:
             clean["rule_engine_salience"] = INT_MAX
+        action, warn, fail = (clean.get(k) for k in ("action_if_failed", "warn_if", "fail_if"))
+        if action == "fail" and warn and not fail:
+            problems.append("warn_if on a fail rule with no fail_if could never warn")
         typed.append((dict(values), None if problems else kind(**clean), problems))
     by_key: dict[tuple[Any, ...], set[str]] = {}
     for _, row, _ in typed:
@@ -350,6 +374,8 @@ def _rule_row(sid: int, sv: int, set_id: Id, rule: Rule, out: OutputExpression |
         rule.name,
         rule.filter,
         rule.active,
+        rule.warn_if,
+        rule.fail_if,
     )
 
 

@@ -45,6 +45,8 @@ _TEXT_FIELDS = {
     "owner",
     "action_if_failed",
     "filter",
+    "warn_if",
+    "fail_if",
 }
 
 
