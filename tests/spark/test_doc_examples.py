@@ -179,6 +179,23 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
     assert [f.name for f in quarantine.schema.fields][-4:] == [  # the default form
         "qp_run_time", "qp_kept_in_valid", "qp_failed_rule_names", "qp_run_id"
     ]  # fmt: skip
+    # tolerance, by hand: amount <= 0 for ids 0..100 (101 of 1200 rows, 8.42 %), note null for
+    # ids divisible by 10 (120 rows)
+    tolerated = ns["tolerated"]
+    assert (str(tolerated.status), tolerated.dropped_rows) == ("success", 101)
+    assert tolerated.failed_checks == (
+        "[tolerance warning] rule 'positive_amount' (100.1) fails 101 of 1200 rows (8.42 %), "
+        "past its warn_if '> 5 %'",
+    )
+    assert [(t.entity, t.field, t.failing, t.past) for t in tolerated.tolerances] == [
+        ("100.1", "fail_if", 101, False), ("100.1", "warn_if", 101, True),
+        ("102.1", "warn_if", 120, False),
+    ]  # fmt: skip
+    assert ns["stopped"] == (
+        "[tolerance error] rule 'positive_amount' (100.2) fails 101 of 1200 rows (8.42 %), "
+        "past its fail_if '> 8 %'",
+    )
+    assert not Path("out/strict/valid").exists()
     lean = ns["failed_amount"]  # quarantine_detail="ids": rows failing rule 100 (amount > 0)
     assert "DataQuality" not in lean.columns and "qp_failed_rules" not in lean.columns
     expected = ns["df"].where("NOT coalesce(amount > 0, false)").count()  # null fails too
