@@ -24,13 +24,25 @@ if TYPE_CHECKING:
 
 
 def failed_messages(outcomes: list[Metric], level: str | None = None) -> tuple[str, ...]:
-    """``[kind level] message`` of each failed outcome (of one level, or all), and of each
-    anomaly check its history could not judge yet (always a warning)."""
+    """``[kind level] message`` of each failed outcome (of one level, or all). An anomaly check
+    its history cannot judge yet is not a failure: see :func:`not_judged_messages`."""
     return tuple(
         f"[{m.kind} {m.group}] {m.message}"
         for m in outcomes
-        if m.status in ("failed", NOT_JUDGED) and (level is None or m.group == level)
+        if m.status == "failed" and (level is None or m.group == level)
     )
+
+
+def not_judged_messages(outcomes: list[Metric]) -> tuple[str, ...]:
+    """The message of each anomaly check the history could not judge yet (too few earlier
+    runs): shown and kept, never a failed check, a warning or an alert.
+
+    >>> waiting = Metric("anomaly", "volume", "rows", 5.0, NOT_JUDGED, "volume: not judged: "
+    ...                  "needs 1 earlier run(s)", group="warning")
+    >>> failed_messages([waiting]), not_judged_messages([waiting])
+    ((), ('volume: not judged: needs 1 earlier run(s)',))
+    """
+    return tuple(m.message or m.entity for m in outcomes if m.status == NOT_JUDGED)
 
 
 def judge_written(run: RunPlan, summary: RunSummary) -> tuple[RunSummary, list[Metric], bool]:
@@ -51,6 +63,9 @@ def judge_written(run: RunPlan, summary: RunSummary) -> tuple[RunSummary, list[M
         t.past and t.level == "error" for t in tolerances
     )
     summary = replace(
-        summary, failed_checks=(*summary.failed_checks, *failed), tolerances=tolerances
+        summary,
+        failed_checks=(*summary.failed_checks, *failed),
+        tolerances=tolerances,
+        not_judged=not_judged_messages(outcomes),
     )
     return summary, [*(t.metric() for t in tolerances), *outcomes], must_fail

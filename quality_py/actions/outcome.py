@@ -44,6 +44,8 @@ class RunSummary:
     undelivered: tuple[str, ...] = ()
     #: each rule's tolerances (``warn_if``, ``fail_if``) as this run judged them
     tolerances: tuple[RuleTolerance, ...] = ()
+    #: anomaly checks the history could not judge yet (too few earlier runs): not a failure
+    not_judged: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """A few lines for people: status, counts, what failed.
@@ -69,6 +71,8 @@ class RunSummary:
             lines.append(f"  {rule}{what}: {count} rows")
         for message in self.failed_checks:
             lines.append(f"  failed check: {message}")
+        for message in self.not_judged:
+            lines.append(f"  not judged yet: {message}")
         if self.sample_keys:
             lines.append(f"  sample failing rows: {list(self.sample_keys)}")
         return "\n".join(lines)
@@ -96,6 +100,7 @@ class RunSummary:
             **self.numbers(),
             "failed_checks": list(self.failed_checks),
             "tolerances": [t.to_dict() for t in self.tolerances],
+            "not_judged": list(self.not_judged),
             "sample_keys": [{k: str(v) for k, v in row.items()} for row in self.sample_keys],
             "timings": self.timings,
         }

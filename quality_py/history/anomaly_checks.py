@@ -10,9 +10,9 @@ tags; a run re-using the current run id is left out), oldest first, at most ``wi
 then the current value; the check fails when the strategy finds the current (last) point
 anomalous. A metric the current run does not have fails the check (it cannot be judged, and a
 quiet pass would hide a run that stopped producing it). A history shorter than the strategy
-needs (its ``min_history``) is a ``not_judged`` warning: it never blocks a run and is never
-reported as normal. To start a baseline afresh on purpose, tag the runs (``baseline=2``) and
-name that tag in the check.
+needs (its ``min_history``) is ``not_judged``: kept in the history and shown apart, it never
+blocks a run, is never a failed check or an alert, and is never reported as normal. To start
+a baseline afresh on purpose, tag the runs (``baseline=2``) and name that tag in the check.
 
 Metric shorthands (:func:`metric_key`): ``input_rows`` (any ``rows`` count), ``rule:101`` /
 ``rule:101.1:failed_share``, ``check:<check>:<constraint>``, ``metric:<analyzer>``,

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from quality_py.history.anomaly_checks import NOT_JUDGED, AnomalyCheck, judge_all
+from quality_py.history.anomaly_checks import AnomalyCheck, judge_all
 from quality_py.history.records import Metric, RunRecord, check_metrics, run_metrics
 from quality_py.history.repository import MetricsRepository
 from quality_py.model.times import metric_number, time_text
@@ -48,12 +48,12 @@ def judge_summary(
 
 
 def anomaly_messages(outcomes: Sequence[Metric], level: str | None = None) -> tuple[str, ...]:
-    """The messages of the failed outcomes (of one level, or all), and of the checks the
-    history could not judge yet (warnings)."""
+    """The messages of the failed outcomes (of one level, or all); a check the history could
+    not judge yet (``not_judged``) is not a failure."""
     return tuple(
         f"[anomaly {m.group}] {m.message}"
         for m in outcomes
-        if m.status in ("failed", NOT_JUDGED) and (level is None or m.group == level)
+        if m.status == "failed" and (level is None or m.group == level)
     )
 
 

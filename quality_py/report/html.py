@@ -146,8 +146,8 @@ def _latest_run(run: RunRecord) -> list[str]:
         for m in run.metrics
         if m.status == "failed" and m.kind in ("check", "anomaly", "sql", "tolerance")
     ]
-    problems += [
-        f"warning: {m.message}"
+    problems += [  # not a problem: said apart from the failures
+        f"not judged yet: {m.message}"
         for m in run.metrics
         if m.kind == "anomaly" and m.status == "not_judged"
     ]

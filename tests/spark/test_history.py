@@ -99,11 +99,13 @@ def test_an_anomalous_batch_is_flagged_and_not_published(spark: Any, tmp_path: P
         summary = run_quality(
             df, SUITE, run_id=f"m{month}", over_time=OverTime(history=repo, anomaly_checks=checks)
         ).write(str(target))
-        if month == 1:  # nothing to compare with yet: a warning saying so, never "normal"
-            (warning,) = summary.failed_checks
-            assert "[anomaly warning] row count: not judged" in warning
+        assert not summary.failed_checks  # not judged yet is no failure; then normal months
+        if month == 1:  # nothing to compare with yet: said apart, never "normal"
+            (waiting,) = summary.not_judged
+            assert waiting.startswith("row count: not judged")
+            assert "not judged yet: row count" in summary.describe()
         else:
-            assert not summary.failed_checks  # normal months
+            assert summary.not_judged == ()
     small, _ = batch(spark, 100)  # a third of the last month: a drop of 68%
     with pytest.raises(QualityRunFailed, match="row count"):
         run_quality(

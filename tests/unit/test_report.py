@@ -92,7 +92,7 @@ def test_report_command_names_a_missing_or_empty_history(
     assert "no runs in" in capsys.readouterr().err and not page.exists()
 
 
-def test_a_check_the_history_could_not_judge_is_a_warning_and_version_changes_show() -> None:
+def test_a_check_the_history_could_not_judge_is_said_apart_and_version_changes_show() -> None:
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
     waiting = Metric(
         "anomaly", "volume", "rows.run.input_rows", 5.0, "not_judged",
@@ -102,6 +102,6 @@ def test_a_check_the_history_could_not_judge_is_a_warning_and_version_changes_sh
     first = RunRecord("r1", t0, "quality_run", "7.1", "success", {}, (waiting,))
     second = RunRecord("r2", t0 + timedelta(days=1), "quality_run", "7.2", "success", {}, ())
     html = render_report([first])
-    assert "warning: volume: not judged" in html and "anomalous" not in html.lower()
+    assert "not judged yet: volume: not judged" in html and "anomalous" not in html.lower()
     both = render_report([first, second])
     assert 'data-version-change="7.1"' in both and "7.2 (was 7.1)" in both
