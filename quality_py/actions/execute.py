@@ -20,7 +20,7 @@ from typing import Any
 from quality_py.actions.counting import RunCounts
 from quality_py.actions.flags import ANY, FAIL
 from quality_py.actions.judging import judge_written
-from quality_py.actions.notify import Notifier, notify_all
+from quality_py.actions.notify import Notifier, notify_all, notify_run
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
 from quality_py.actions.preconditions import require_quarantine_detail
@@ -42,6 +42,7 @@ from quality_py.history.recording import (
     summary_record,
 )
 from quality_py.history.records import Metric, undelivered_metrics
+from quality_py.history.repository import MetricsRepository
 from quality_py.model.enums import RunStatus
 from quality_py.model.types import DataFrame
 from quality_py.outputs.writing import OutputWriter, require_apart, run_rows
@@ -105,7 +106,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
             out.commit()
     except QualityRunFailed as err:
         _discard(staged)
-        err.summary, lost = failure_told(plan.notifiers, err.summary)
+        err.summary, lost = failure_told(plan.notifiers, err.summary, None, plan.over_time.history)
         record_run(plan, err.summary, [*outcomes, *lost])
         raise
     except Exception as err:
@@ -117,7 +118,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
             RunStatus.FAILED,
             suite_name=plan.suite.name,
         )
-        failed, lost = failure_told(plan.notifiers, failed, err)
+        failed, lost = failure_told(plan.notifiers, failed, err, plan.over_time.history)
         record_run(plan, failed, lost, message=f"{type(err).__name__}: {err}")
         raise
     kept = _keep_state(plan, staged)
@@ -267,9 +268,11 @@ def _published(
     undelivered: tuple[str, ...] = ()
     if alerts:
         undelivered = notify_all(plan.notifiers, "alert", summary, alerts=alerts)
-    undelivered += notify_all(plan.notifiers, "success", summary, alerts=alerts)
+    history = plan.over_time.history
+    lost, incident = notify_run(plan.notifiers, "success", summary, history, alerts=alerts)
+    undelivered += lost
     summary = replace(summary, undelivered=undelivered)
-    extra = [*outcomes, *undelivered_metrics(undelivered)]
+    extra = [*outcomes, *undelivered_metrics(undelivered), *incident]
     record_run(plan, summary, extra, loud=True, quarantine=to)
     return summary
 
@@ -349,12 +352,12 @@ def failures_reported(
     try:
         yield
     except QualityRunFailed as err:
-        err.summary, lost = failure_told(notifiers, err.summary)
+        err.summary, lost = failure_told(notifiers, err.summary, None, over_time.history)
         if over_time.history is not None:
             save_quietly(over_time.history, summary_record(err.summary, tags, lost))
         raise
     except Exception as err:
-        told, lost = failure_told(notifiers, started, err)
+        told, lost = failure_told(notifiers, started, err, over_time.history)
         if over_time.history is not None:
             failed = replace(told, status=RunStatus.FAILED)
             reason = f"{type(err).__name__}: {err}"
@@ -363,9 +366,12 @@ def failures_reported(
 
 
 def failure_told(
-    notifiers: Sequence[Notifier], summary: RunSummary, error: BaseException | None = None
+    notifiers: Sequence[Notifier],
+    summary: RunSummary,
+    error: BaseException | None = None,
+    history: MetricsRepository | None = None,
 ) -> tuple[RunSummary, list[Metric]]:
     """Notify a failed run: its summary with the notifications that could not be delivered,
-    and the record's rows of them."""
-    lost = notify_all(notifiers, "failure", summary, error=error)
-    return replace(summary, undelivered=lost), undelivered_metrics(lost)
+    and the record's rows of them and of the run's incident (with a ``history``)."""
+    lost, incident = notify_run(notifiers, "failure", summary, history, error=error)
+    return replace(summary, undelivered=lost), [*undelivered_metrics(lost), *incident]

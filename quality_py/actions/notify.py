@@ -16,11 +16,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from quality_py.actions.incidents import (
+    Incident,
+    dataset_key,
+    incident_metrics,
+    incident_of,
+    state_of,
+)
 from quality_py.alerts import AlertNotDelivered
 from quality_py.alerts.delivery import Connections, Delivery, checked_url, post_json
+from quality_py.alerts.senders import Sender
+from quality_py.history.records import Metric
 
 if TYPE_CHECKING:  # run.py imports this module
     from quality_py.actions.outcome import RunSummary
+    from quality_py.history.repository import MetricsRepository
 
 log = logging.getLogger("quality_py.actions")
 
@@ -118,10 +128,14 @@ def notify_all(
     summary: RunSummary,
     error: BaseException | None = None,
     alerts: Sequence[str] = (),
+    incident: Incident | None = None,
+    sent: list[str] | None = None,
 ) -> tuple[str, ...]:
     """Send one event to every notifier; a notifier that fails never changes the run: its
     failure is logged as a warning and returned, one line each (an undelivered alert's line
-    names its channel and why, never its URL), for the run's result and record."""
+    names its channel and why, never its URL), for the run's result and record. ``incident``
+    goes into the event (what ``when="change"`` decides on); the alert senders that sent are
+    appended to ``sent``."""
     if not notifiers:
         return ()
     event = {"event": kind, **summary.to_dict()}
@@ -129,10 +143,14 @@ def notify_all(
         event["error"] = f"{type(error).__name__}: {error}"
     if alerts:
         event["alerts"] = list(alerts)
+    if incident is not None:
+        event["incident"] = incident.to_dict()
     lost: list[str] = []
     for notifier in notifiers:
         try:
             notifier.notify(event)
+            if sent is not None and isinstance(notifier, Sender) and notifier.wants(event):
+                sent.append(notifier.service)
         except AlertNotDelivered as err:
             lost.append(str(err))
             log.warning("%s", err)
@@ -140,3 +158,27 @@ def notify_all(
             lost.append(f"{type(notifier).__name__} failed on {kind}: {type(err).__name__}")
             log.warning("notifier %r failed on %s", notifier, kind, exc_info=True)
     return tuple(lost)
+
+
+def notify_run(
+    notifiers: Sequence[Notifier],
+    kind: str,
+    summary: RunSummary,
+    history: MetricsRepository | None,
+    error: BaseException | None = None,
+    alerts: Sequence[str] = (),
+) -> tuple[tuple[str, ...], list[Metric]]:
+    """A finished run's event (``success`` or ``failure``) to every notifier, with the run's
+    incident when a history is kept (the history is read only when a sender alerts on
+    ``change``); the undelivered lines and the record's ``incident`` metrics."""
+    failed = kind == "failure"
+    state = state_of(summary, failed, bool(alerts))
+    senders = [n for n in notifiers if isinstance(n, Sender)]
+    incident = None
+    if history is not None and any(s.when == "change" for s in senders):
+        every = max((s.every for s in senders if s.every is not None), default=None)
+        incident = incident_of(history, summary, state, every)
+    sent: list[str] = []
+    lost = notify_all(notifiers, kind, summary, error, alerts, incident, sent)
+    kept = [] if history is None else incident_metrics(dataset_key(summary), state, tuple(sent))
+    return lost, kept

@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,7 +36,7 @@ from quality_py.gate.numbers import number
 
 #: When an alert is sent: ``problems`` (a failed run, or one with failing rules, failed checks
 #: or alerts), ``failure`` (failed runs only) or ``always`` (every finished run)
-WHEN = ("problems", "failure", "always")
+WHEN = ("problems", "failure", "always", "change")
 #: The most of a server's answer that is read (an answer is only looked at for its status)
 MAX_ANSWER_BYTES = 64 * 1024
 
@@ -142,6 +143,21 @@ def checked_address(address: str, *, what: str) -> str:
     return text
 
 
+def _every(who: str, when: str, every: object) -> timedelta | None:
+    """``every`` as a duration; only ``when="change"`` takes one."""
+    if every is None:
+        return None
+    if when != "change":
+        raise ModelError(f"{who}: every applies to when='change', not {when!r}", code="ALERT")
+    from quality_py.errors import QualityError
+    from quality_py.model.times import parse_duration
+
+    try:
+        return parse_duration(every)
+    except QualityError as err:
+        raise ModelError(f"{who}: every: {err.message}", code="ALERT") from None
+
+
 @dataclass(frozen=True)
 class Delivery:
     """When an alert is sent and how its delivery is bounded: ``timeout`` is the deadline of the
@@ -155,12 +171,19 @@ class Delivery:
     timeout: float = 30.0
     attempts: int = 3
     backoff: float = 1.0
+    #: with ``when="change"``: a lasting problem is alerted again once this has passed
+    every: timedelta | None = None
 
     @classmethod
     def checked(
-        cls, service: str, when: str, timeout: object, attempts: object, backoff: object
-    ) -> Delivery:
-        """The settings, each checked where it is read (named in the error)."""
+        cls, service: str, when: str, timeout: object, attempts: object, backoff: object,
+        every: object = None,
+    ) -> Delivery:  # fmt: skip
+        """The settings, each checked where it is read (named in the error).
+
+        >>> Delivery.checked("slack", "change", 30, 3, 1, "1 day").every
+        datetime.timedelta(days=1)
+        """
         who = f"{service} alert"
         if when not in WHEN:
             raise ModelError(f"{who}: when is one of {', '.join(WHEN)}, not {when!r}", code="ALERT")
@@ -169,6 +192,7 @@ class Delivery:
             float(number(timeout, name=f"{who} timeout", low=0, low_open=True, high=600)),
             int(number(attempts, name=f"{who} attempts", low=1, high=10, integer=True)),
             float(number(backoff, name=f"{who} backoff", low=0, high=60)),
+            _every(who, when, every),
         )
 
     def deliver(self, attempt: Callable[[Connections, float], None], what: str) -> None:

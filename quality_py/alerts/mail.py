@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import smtplib
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from email.message import EmailMessage
 from typing import Any
 
 from quality_py.alerts.delivery import Connections, checked_address, secret
 from quality_py.alerts.escaping import HEADER, HTML, PLAIN, Escaped
-from quality_py.alerts.senders import Sender, wanted
+from quality_py.alerts.senders import Sender
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import number
 from quality_py.model.glossary import percent
@@ -76,6 +77,7 @@ class EmailAlert(Sender):
         attempts: int = 3,
         backoff: float = 1.0,
         environ: Mapping[str, str] | None = None,
+        every: str | timedelta | None = None,
     ) -> None:
         env = os.environ if environ is None else environ
         if isinstance(to, str):
@@ -85,7 +87,7 @@ class EmailAlert(Sender):
             raise ModelError(
                 f"email alert: give recipients as addresses, not {list(to)!r}", code="ALERT"
             )
-        self._settings(report_url, when, timeout, attempts, backoff)
+        self._settings(report_url, when, timeout, attempts, backoff, every)
         self.to = [checked_address(t, what="email alert recipient") for t in recipients]
         self.host = secret("QP_SMTP_HOST", env, who="email alert")
         if any(c.isspace() or not c.isprintable() for c in self.host):
@@ -130,7 +132,7 @@ class EmailAlert(Sender):
         >>> env = {"QP_SMTP_HOST": "127.0.0.1", "QP_SMTP_FROM": "dq@example.com"}
         >>> EmailAlert(["ops@example.com"], environ=env).notify({"event": "start"})  # not sent
         """
-        if not wanted(event, self.when):
+        if not self.wants(event):
             return
         msg = self.message(event)
 

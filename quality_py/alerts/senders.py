@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from quality_py.alerts.delivery import (
@@ -26,9 +27,11 @@ from quality_py.alerts.escaping import Escaped, Escaper, views
 from quality_py.alerts.message import alert_of
 
 
-def wanted(event: Mapping[str, Any], when: str) -> bool:
+def wanted(event: Mapping[str, Any], when: str, every: timedelta | None = None) -> bool:
     """Whether an alert sender sends ``event`` (``start`` and the separate ``alert`` event are
-    never sent: the finished run's event holds its alerts).
+    never sent: the finished run's event holds its alerts). ``when="change"`` decides on the
+    event's ``incident`` (:mod:`quality_py.actions.incidents`; see :func:`due`), and without
+    one (no history) sends what ``problems`` sends.
 
     >>> wanted({"event": "success", "failing_rules": []}, "problems")
     False
@@ -36,6 +39,9 @@ def wanted(event: Mapping[str, Any], when: str) -> bool:
     True
     """
     kind = event.get("event")
+    if when == "change" and kind in ("success", "failure") and event.get("incident") is not None:
+        when_run = datetime.fromisoformat(str(event.get("run_time")))
+        return due(event["incident"], every, when_run)
     if kind == "failure":
         return True
     if kind != "success" or when == "failure":
@@ -43,6 +49,46 @@ def wanted(event: Mapping[str, Any], when: str) -> bool:
     return when == "always" or bool(
         event.get("failing_rules") or event.get("failed_checks") or event.get("alerts")
     )
+
+
+def due(incident: dict[str, Any] | None, every: timedelta | None, now: datetime) -> bool:
+    """Whether ``when="change"`` sends for the event's ``incident``: with no incident (no
+    history), on every problem; on a change of state; while a problem lasts, once ``every`` has
+    passed since the last alert.
+
+    >>> from datetime import datetime
+    >>> now = datetime(2026, 1, 2)
+    >>> due({"state": "problems", "previous_state": "problems", "last_alerted": None}, None, now)
+    False
+    >>> due({"state": "ok", "previous_state": "failed", "last_alerted": None}, None, now)
+    True
+    >>> later = {"state": "failed", "previous_state": "failed",
+    ...          "last_alerted": "2026-01-01T00:00:00"}
+    >>> due(later, timedelta(hours=12), now), due(later, timedelta(days=2), now)
+    (True, False)
+    """
+    if incident is None:
+        return True
+    if incident["state"] != incident["previous_state"]:
+        return True
+    if incident["state"] == "ok" or every is None:
+        return False
+    last = incident.get("last_alerted")
+    if last is None:
+        return True
+    return naive_utc(now) - naive_utc(datetime.fromisoformat(str(last))) >= every
+
+
+def naive_utc(when: datetime) -> datetime:
+    """Comparable times: an aware time in UTC without its zone, a naive one as it is.
+
+    >>> from datetime import timezone
+    >>> naive_utc(datetime(2026, 1, 1, 1, tzinfo=timezone(timedelta(hours=1))))
+    datetime.datetime(2026, 1, 1, 0, 0)
+    """
+    from datetime import timezone
+
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
 
 
 class Sender:
@@ -56,15 +102,25 @@ class Sender:
 
     def _settings(
         self, report_url: str | None, when: str, timeout: object, attempts: object,
-        backoff: object,
+        backoff: object, every: object = None,
     ) -> None:  # fmt: skip
-        self.delivery = Delivery.checked(self.service, when, timeout, attempts, backoff)
+        self.delivery = Delivery.checked(self.service, when, timeout, attempts, backoff, every)
         self.report_url = None if report_url is None else checked_url(report_url, what="report_url")
 
     @property
     def when(self) -> str:
-        """When this sender sends (``problems``, ``failure`` or ``always``)."""
+        """When this sender sends (``problems``, ``failure``, ``always`` or ``change``)."""
         return self.delivery.when
+
+    @property
+    def every(self) -> timedelta | None:
+        """With ``when="change"``: how often a problem that lasts is alerted again (None:
+        only when it changes)."""
+        return self.delivery.every
+
+    def wants(self, event: Mapping[str, Any]) -> bool:
+        """Whether this sender sends ``event``."""
+        return wanted(event, self.when, self.every)
 
     @property
     def timeout(self) -> float:
@@ -95,8 +151,9 @@ class HttpAlert(Sender):
         attempts: int = 3,
         backoff: float = 1.0,
         environ: Mapping[str, str] | None = None,
+        every: str | timedelta | None = None,
     ) -> None:
-        self._settings(report_url, when, timeout, attempts, backoff)
+        self._settings(report_url, when, timeout, attempts, backoff, every)
         who = f"{self.service} alert: {url_env}"
         self._url = checked_url(
             secret(url_env, environ, who=f"{self.service} alert"), what=who, secret_value=True
@@ -118,7 +175,7 @@ class HttpAlert(Sender):
         >>> env = {"QP_DOC_HOOK": "http://127.0.0.1:9/never"}
         >>> SlackAlert("QP_DOC_HOOK", environ=env).notify({"event": "start"})  # not sent
         """
-        if not wanted(event, self.when):
+        if not self.wants(event):
             return
         data = json.dumps(self.body(event), default=str).encode("utf-8")
 

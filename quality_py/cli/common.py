@@ -59,6 +59,7 @@ def job_of(args: argparse.Namespace, **fields: Any) -> QualityJob:
         "tags": {**tags(opt("tag")), **data_time_tag(opt("data_time"))},
         "webhooks": opt("webhook") or (), "alerts": opt("alert") or (),
         "report_url": opt("report_url"), "keys": keys(opt("key")),
+        "alert_when": opt("alert_when") or "problems", "alert_every": opt("alert_every"),
         "hide_columns": keys(opt("hide_column")), "run_id": opt("run_id"),
         "name": opt("name") or "DataQuality", "layout": opt("layout") or "map",
         "spark": settings, "strict": bool(opt("strict")),

@@ -193,6 +193,22 @@ def _command(
     return parser
 
 
+def _alert_timing(r: argparse.ArgumentParser) -> None:
+    """``--alert-when`` and ``--alert-every`` (one alert per incident)."""
+    r.add_argument(
+        "--alert-when",
+        choices=["problems", "failure", "always", "change"],
+        help="quality run: when alerts are sent (default problems); change: once per incident "
+        "(a first failure, a recovery), decided from --history",
+    )
+    r.add_argument(
+        "--alert-every",
+        metavar="DURATION",
+        help="quality run, with --alert-when change: alert a lasting problem again after this "
+        "long ('1 day', '6 hours')",
+    )
+
+
 def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r = _command(
         sub,
@@ -242,6 +258,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "slack=ENV_VAR, teams=ENV_VAR, webhook=ENV_VAR (the variable holding the URL) or "
         "email=ADDRESS[,ADDRESS] (SMTP from QP_SMTP_* variables); repeatable",
     )
+    _alert_timing(r)
     r.add_argument("--report-url", help="quality run: the report site's URL, linked by alerts")
     r.add_argument(
         "--layout",

@@ -86,7 +86,7 @@ def prepare(
     require_apart(job, reference, also_writes)
     if compile:  # a run: an alert that could not be sent stops it before Spark starts
         for alert in job.alerts:
-            alert_sender(alert, job.report_url)
+            alert_sender(alert, job.report_url, when=job.alert_when, every=job.alert_every)
     ruleset, compiled = None, None
     if isinstance(job.ruleset, RulesetFile) or (job.ruleset and not job.tables_need_spark):
         if job.from_tables:

@@ -135,7 +135,10 @@ def notifiers_of(prepared: PreparedJob) -> list[Notifier]:
     job = prepared.job
     out: list[Notifier] = [JsonLinesNotifier(p) for p in job.notify]
     out += [WebhookNotifier(u) for u in job.webhooks]
-    out += [alert_sender(a, job.report_url) for a in job.alerts]
+    out += [
+        alert_sender(a, job.report_url, when=job.alert_when, every=job.alert_every)
+        for a in job.alerts
+    ]
     return [*out, *job.notifiers]
 
 

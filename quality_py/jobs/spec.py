@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.alerts import alert_kind
-from quality_py.alerts.delivery import checked_url
+from quality_py.alerts.delivery import Delivery, checked_url
 from quality_py.dataset.store import StateStoreError
 from quality_py.dataset.table_state import TableState, parse_partition
 from quality_py.errors import InputError, ModelError
@@ -151,6 +151,11 @@ class JobSpec:
     alerts: tuple[str, ...] = ()
     #: the report site's URL, which alerts link to
     report_url: str | None = None
+    #: when the alerts are sent (``problems``, ``failure``, ``always`` or ``change``: one alert
+    #: per incident, decided from the history) and, with ``change``, how often a lasting
+    #: problem is alerted again (``1 day``)
+    alert_when: str = "problems"
+    alert_every: str | None = None
     notifiers: tuple[Notifier, ...] = ()
     keys: tuple[str, ...] = ()
     hide_columns: tuple[str, ...] = ()
@@ -186,6 +191,11 @@ class JobSpec:
                 alert_kind(alert)
             except ModelError as err:
                 raise _problem("alerts", err.message) from None
+        try:
+            Delivery.checked("job", self.alert_when, 30, 3, 1, self.alert_every)
+        except ModelError as err:
+            which = "alert_every" if self.alert_every else "alert_when"
+            raise _problem(which, err.message) from None
         for name, urls in (("webhooks", self.webhooks), ("report_url", [self.report_url])):
             for url in (u for u in urls if u is not None):
                 try:  # checked where it is read, before anything starts
