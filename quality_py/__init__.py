@@ -30,7 +30,7 @@ from quality_py.actions import (
 # --- quality over time ----------------------------------------------------------------------------
 from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.sql_checks import SqlCheck
-from quality_py.alerts import EmailAlert, SlackAlert, TeamsAlert, WebhookAlert
+from quality_py.alerts import EmailAlert, PagerDutyAlert, SlackAlert, TeamsAlert, WebhookAlert
 
 # --- dataset checks (Deequ) ---------------------------------------------------------------------
 from quality_py.dataset import Check, VerificationResult, run_analyzers, verify
@@ -195,6 +195,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "QualityRun",
     "QualityRunFailed",
     "RunSummary",
+    "PagerDutyAlert",
     "SlackAlert",
     "TeamsAlert",
     "WebhookAlert",

@@ -149,7 +149,7 @@ def notify_all(
     for notifier in notifiers:
         try:
             notifier.notify(event)
-            if sent is not None and isinstance(notifier, Sender) and notifier.wants(event):
+            if sent is not None and isinstance(notifier, Sender) and notifier.sends(event):
                 sent.append(notifier.service)
         except AlertNotDelivered as err:
             lost.append(str(err))

@@ -1,4 +1,4 @@
-"""Alerts to the places teams read: Slack, Microsoft Teams, e-mail and any webhook.
+"""Alerts to the places teams read: Slack, Microsoft Teams, e-mail, PagerDuty and any webhook.
 
 One :class:`~quality_py.alerts.message.Alert` per run event, rendered by each channel only
 through its escapers (:mod:`quality_py.alerts.escaping`), delivered within one deadline
@@ -12,6 +12,7 @@ from quality_py.alerts.channels import ALERT_KINDS, CHANNELS, alert_kind, alert_
 from quality_py.alerts.delivery import WHEN, AlertNotDelivered
 from quality_py.alerts.mail import EmailAlert
 from quality_py.alerts.message import Alert, alert_of
+from quality_py.alerts.pagerduty import PagerDutyAlert
 from quality_py.alerts.senders import HttpAlert, wanted
 from quality_py.alerts.slack import SlackAlert
 from quality_py.alerts.teams import TeamsAlert
@@ -25,6 +26,7 @@ __all__ = [
     "AlertNotDelivered",
     "EmailAlert",
     "HttpAlert",
+    "PagerDutyAlert",
     "SlackAlert",
     "TeamsAlert",
     "WebhookAlert",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quality_py.alerts.mail import EmailAlert
+from quality_py.alerts.pagerduty import PagerDutyAlert
 from quality_py.alerts.senders import Sender
 from quality_py.alerts.slack import SlackAlert
 from quality_py.alerts.teams import TeamsAlert
@@ -30,6 +31,11 @@ CHANNELS: tuple[Channel, ...] = (
     Channel("slack", "the environment variable holding the Slack webhook URL", SlackAlert),
     Channel("teams", "the environment variable holding the Teams webhook URL", TeamsAlert),
     Channel("webhook", "the environment variable holding the webhook URL", WebhookAlert),
+    Channel(
+        "pagerduty",
+        "the environment variable holding the PagerDuty Events v2 routing (integration) key",
+        PagerDutyAlert,
+    ),
     Channel(
         "email",
         "the recipients, comma-separated (SMTP settings: QP_SMTP_* variables)",

@@ -46,9 +46,16 @@ def wanted(event: Mapping[str, Any], when: str, every: timedelta | None = None) 
         return True
     if kind != "success" or when == "failure":
         return False
-    return when == "always" or bool(
-        event.get("failing_rules") or event.get("failed_checks") or event.get("alerts")
-    )
+    return when == "always" or problems_of(event)
+
+
+def problems_of(event: Mapping[str, Any]) -> bool:
+    """Whether a finished run's event has failing rules, failed checks or alerts.
+
+    >>> problems_of({"failed_checks": []}), problems_of({"alerts": ["x"]})
+    (False, True)
+    """
+    return bool(event.get("failing_rules") or event.get("failed_checks") or event.get("alerts"))
 
 
 def due(incident: dict[str, Any] | None, every: timedelta | None, now: datetime) -> bool:
@@ -119,8 +126,12 @@ class Sender:
         return self.delivery.every
 
     def wants(self, event: Mapping[str, Any]) -> bool:
-        """Whether this sender sends ``event``."""
+        """Whether this sender alerts on ``event``."""
         return wanted(event, self.when, self.every)
+
+    def sends(self, event: Mapping[str, Any]) -> bool:
+        """Whether ``notify(event)`` sends anything (an alert; for PagerDuty a resolve too)."""
+        return self.wants(event)
 
     @property
     def timeout(self) -> float:
@@ -185,4 +196,4 @@ class HttpAlert(Sender):
         self.delivery.deliver(attempt, f"{self.service} alert")
 
 
-__all__ = ["HttpAlert", "Sender", "wanted"]
+__all__ = ["HttpAlert", "Sender", "due", "naive_utc", "problems_of", "wanted"]

@@ -205,11 +205,20 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
 def test_alerts_doc(notebook: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.servers import http_server
 
-    with http_server() as (url, seen):
+    with http_server() as (url, seen), http_server() as (pd_url, paged):
         monkeypatch.setenv("QP_SLACK_WEBHOOK_URL", url)
+        monkeypatch.setenv("QP_PAGERDUTY_ROUTING_KEY", "R0UT1NG0123456789abcdef01234567")
+        monkeypatch.setenv("QP_PAGERDUTY_EVENTS_URL", pd_url)
         ns = run_file(ROOT / "docs" / "alerts.md", notebook)
     assert ns["summary"].dropped_rows == 101  # amount = id - 100 > 0 fails ids 0..100
-    (request,) = seen.requests
+    # the first run's post, then one post and one PagerDuty trigger for two hourly runs with
+    # the same failing rule (the first hourly run's previous state is ok: no history before)
+    request, hourly = seen.requests
+    assert json.loads(hourly["body"])["blocks"][0]["text"]["text"].startswith(
+        "Quality run hourly-10 of suite"
+    )
+    (trigger,) = [json.loads(r["body"]) for r in paged.requests]
+    assert (trigger["event_action"], trigger["dedup_key"]) == ("trigger", "quality_py suite 1")
     blocks = json.loads(request["body"])["blocks"]
     rule = next(b["text"]["text"] for b in blocks if "positive_amount" in str(b))
     # by hand: 101 of 1200 rows is 8.42 %

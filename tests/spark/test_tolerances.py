@@ -160,3 +160,29 @@ def test_tolerances_travel_through_rule_tables(spark: Any) -> None:
     # a table written before the columns existed still reads: no tolerance
     old = frame.drop("ruleWarnIf", "ruleFailIf")
     assert read_rule_tables(old).latest(1).rule_sets[0].rules[0].fail_if is None
+
+
+def test_a_real_run_alerts_once_per_incident(spark: Any, tmp_path: Path) -> None:
+    from quality_py.alerts import WebhookAlert
+    from tests.servers import http_server
+
+    repo = FileMetricsRepository(tmp_path / "history")
+    warned = suite(positive(warn_if="> 1 %"))  # an ignore rule: 5 of 200 rows, past 1 %
+    strict = suite(positive(fail_if="> 1 %"))
+    clean = suite(Rule(Id(101, 2), "amount IS NOT NULL", name="positive"))
+    # by hand: problems, problems (no alert), failed, ok (recovery), ok (no alert)
+    plan = [("a", warned), ("b", warned), ("c", strict), ("d", clean), ("e", clean)]
+    with http_server() as (url, seen):
+        hook = WebhookAlert("QP_TEST_HOOK", environ={"QP_TEST_HOOK": url}, when="change")
+        for run_id, rules in plan:
+            run = run_quality(batch(spark), rules, run_id=run_id, notifiers=[hook],
+                              over_time=OverTime(history=repo))  # fmt: skip
+            try:
+                run.write()
+            except QualityRunFailed:
+                assert run_id == "c"
+        bodies = [json.loads(r["body"]) for r in seen.requests]
+    assert [(b["run_id"], b["event"], b["incident"]["state"]) for b in bodies] == [
+        ("a", "success", "problems"), ("c", "failure", "failed"), ("d", "success", "ok"),
+    ]  # fmt: skip
+    assert bodies[2]["incident"]["recovered"] is True

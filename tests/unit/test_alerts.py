@@ -307,6 +307,6 @@ def test_the_webhook_body_is_the_documented_one() -> None:
             {"event": "success", **summary.to_dict(), "alerts": ["x"]}
         )
     body = json.loads(seen.requests[0]["body"])
-    assert set(body) | {"error"} == documented  # error: on failed runs only
+    assert set(body) | {"error", "incident"} == documented  # on failures; with change only
     assert body["format"] == "quality_py.alert/1" and body["link"].startswith(SITE + "runs/")
     assert body["pass_rate"] == 0.95  # by hand: (400 - 20) / 400
