@@ -78,6 +78,9 @@ class RunPlan:
     #: the key sets the rules count rows by, whose counts a published run keeps for its
     #: partition (with a table state: actions/table_rows.py)
     table_keys: tuple[tuple[str, ...], ...] = ()
+    #: each rule's tree as written (before the passes), in ``refs`` order: what tells the
+    #: columns its top failing values count (quality_py.sql.telling)
+    rule_trees: tuple[Any, ...] = ()
 
     @property
     def input_columns(self) -> list[str]:
@@ -129,7 +132,7 @@ class RunPlan:
     def top_values(self) -> TopValuePlan:
         """The failing values counted beside the counts (quality_py.actions.top_values): none
         when the Spark has no ``approx_top_k`` (before 4.1) or the run keeps no samples."""
-        from quality_py.model.reads import columns_read
+        from quality_py.actions.top_values import telling_of
         from quality_py.spark.capabilities import has_function
 
         if self.over_time.sample_rows == 0:
@@ -137,9 +140,11 @@ class RunPlan:
         if not has_function(self.flagged.sparkSession, "approx_top_k(id, 1, 8)"):
             return TopValuePlan()
         entities = [f"{r.rule.id}.{r.rule.version}" for r in self.refs]
-        read = columns_read(self.prepared, list(self.input_columns))
         types = {f.name: f.dataType.simpleString() for f in self.flagged.schema.fields}
-        return choose_pairs(entities, read, self.over_time.hide_columns, self.input_columns, types)
+        columns = list(self.input_columns)
+        telling = telling_of(self.prepared, self.rule_trees, columns, len(entities))
+        hidden = self.over_time.hide_columns
+        return choose_pairs(entities, telling, hidden, columns, types)
 
     def observed_valid(self, quarantine_counted: bool = False) -> tuple[Any, Any, Any]:
         """The valid rows observed for every count (and the checks the precheck left), the

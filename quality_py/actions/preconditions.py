@@ -101,6 +101,28 @@ def require_evaluable(checks: Sequence[Check], df: DataFrame, suite: RuleSuite) 
         )
 
 
+def require_report_columns(suite: RuleSuite, columns: Sequence[str]) -> None:
+    """Refuse a rule's ``report_columns`` naming no input column (case-insensitive), naming
+    the rule and the column.
+
+    >>> from quality_py import Id, Rule, RuleSet
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0",
+    ...                   report_columns=["a", "nope"])])])
+    >>> require_report_columns(suite, ["A"])
+    Traceback (most recent call last):
+    ...
+    quality_py.errors.ModelError: [INVALID_MODEL] report_columns names 'nope', not a column ...
+    """
+    present = {c.lower() for c in columns}
+    for _, rule in suite.iter_rules():
+        for name in rule.report_columns:
+            if name.lower() not in present:
+                raise ModelError(
+                    f"report_columns names {name!r}, not a column of the input",
+                    item_id=rule.id,
+                )
+
+
 def split_checks(
     checks: Sequence[Check | SqlCheck],
     policy: RulePolicy,

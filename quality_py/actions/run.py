@@ -47,6 +47,7 @@ from quality_py.actions.plan import history_place as history_place  # public bef
 from quality_py.actions.preconditions import (
     require_distinct_rule_ids,
     require_evaluable,
+    require_report_columns,
     require_usable_input,
     split_checks,
     table_state_of,
@@ -224,6 +225,7 @@ def run_quality(
         table_state = table_state_of(over_time, dataset_checks)
         require_new_columns(df, name)
         require_evaluable(dataset_checks, df, rules)
+        require_report_columns(rules, df.columns)
         rows = table_rows(table_state) if table_state is not None else None
         staged, prepared, refs, codes, flagged = flag_rows(df, rules, compiled, layout, name, rows)
         run = QualityRun(
@@ -244,15 +246,24 @@ def run_quality(
             keys=tuple(keys or ()),
             sql_checks=sql_checks,
             error_rates=error_rates,
-            window_keys=window_keys(staged.compiled),
             codes_frame=staged.frame,
-            window_sums=any(sums_over_windows(r.tree) for r in staged.compiled.rules),
             table_state=table_state,
             table_keys=planned_keys(table_state, dataset_checks, staged.compiled, df.columns),
+            **compiled_facts(staged.compiled),
         )
         if any(r.stops_run for r in refs) or any(c.action == "fail" for c in dataset_checks):
             run = replace(run, precheck=_precheck(run, keys))
     return run
+
+
+def compiled_facts(compiled: CompiledSuite) -> dict[str, Any]:
+    """What a run plan keeps of the compiled rules: the key sets they partition by, whether
+    one sums over a window, and each rule's tree as written (before the passes)."""
+    return {
+        "window_keys": window_keys(compiled),
+        "window_sums": any(sums_over_windows(r.tree) for r in compiled.rules),
+        "rule_trees": tuple(r.parsed if r.parsed is not None else r.tree for r in compiled.rules),
+    }
 
 
 def window_keys(compiled: CompiledSuite) -> tuple[tuple[str, ...], ...]:

@@ -8,11 +8,15 @@ row, and null otherwise. The sketch counts those nulls too, so its null item is 
 read, and the failing rows whose value is null are counted beside it (``count_if``). (A value
 turned into tagged text instead cost 0.8 s more per million failing rows at 10 rules.)
 
-Bounded: at most :data:`MAX_PAIRS` pairs a run (each rule's first column read, in suite order,
-then each rule's second, ...), :data:`TOP_K` values a rule, :data:`MAX_CHARS` characters a
-value. Columns named by ``OverTime.hide_columns`` are never counted. Counts are exact while a
-rule's failing rows hold fewer distinct values than the sketch tracks, and estimates beyond
-that. Measured in benchmarks/README.md.
+The columns counted are each rule's **telling** ones (:mod:`quality_py.sql.telling`: the key of
+a rule over rows counted as one value, the column a lookup tests, columns compared with a
+constant, then the others; a rule's ``report_columns`` when it names them), not the first
+column it reads. Bounded: at most :data:`MAX_PAIRS` pairs a run (each rule's first telling
+entry, in suite order, then each rule's second, ...), :data:`TOP_K` values a rule,
+:data:`MAX_CHARS` characters a value. Columns named by ``OverTime.hide_columns`` are never
+counted (nor a key holding one). Counts are exact while a rule's failing rows hold fewer
+distinct values than the sketch tracks, and estimates beyond that. Measured in
+benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from quality_py.model.rules import RuleSuite
 from quality_py.model.types import Column
 from quality_py.runners.summary import failing_sql
 from quality_py.sql.snippets import quoted
@@ -62,7 +67,7 @@ class TopValuePlan:
     """The pairs a run counts: ``(rule index, rule entity, column)``, and the columns counted
     as text (types the sketch does not take: arrays, maps, structs, binary, ...)."""
 
-    pairs: tuple[tuple[int, str, str], ...] = ()
+    pairs: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
     as_text: frozenset[str] = frozenset()
 
     def columns(
@@ -75,18 +80,16 @@ class TopValuePlan:
         """The aggregates to observe (``top<j>`` for pair ``j``).
 
         >>> _ = spark  # Columns are built in a session
-        >>> plan = TopValuePlan(((0, "1.1", "amount"),))
+        >>> plan = TopValuePlan(((0, "1.1", ("amount",)),))
         >>> str(plan.columns(["c"], 0.8, None, ["boolean"])[0])
         "Column<'approx_top_k(IF(c = 0, `amount`, NULL), 21, 1024) AS top0'>"
         """
         from pyspark.sql import functions as F
 
         out = []
-        for j, (i, _, column) in enumerate(self.pairs):
+        for j, (i, _, entry) in enumerate(self.pairs):
             fails = failing_sql(i, codes, probable_pass, values, families)
-            col = quoted(column)
-            if column in self.as_text:
-                col = f"CAST({col} AS STRING)"
+            col = _value_sql(entry, self.as_text)
             top = f"approx_top_k(IF({fails}, {col}, NULL), {4 * TOP_K + 1}, {TRACKED})"
             out.append(F.expr(top).alias(f"top{j}"))
             out.append(F.expr(f"count_if({col} IS NULL AND {fails})").alias(f"top{j}_null"))
@@ -97,13 +100,14 @@ class TopValuePlan:
 
         >>> from collections import namedtuple
         >>> Item = namedtuple("Item", "item count")
-        >>> plan = TopValuePlan(((0, "1.1", "amount"),))
+        >>> plan = TopValuePlan(((0, "1.1", ("amount",)),))
         >>> found = plan.read({"top0": [Item(None, 93), Item(-1, 7)], "top0_null": 3})["1.1"]
         >>> [(v.value, v.rows) for v in found]
         [('-1', 7), (None, 3)]
         """
         found: dict[str, list[TopValue]] = {}
-        for j, (_, entity, column) in enumerate(self.pairs):
+        for j, (_, entity, entry) in enumerate(self.pairs):
+            column = ", ".join(entry)
             for item in observed.get(f"top{j}") or ():
                 value, count = item[0], int(item[1])
                 if value is None or count <= 0:
@@ -115,6 +119,23 @@ class TopValuePlan:
         return {
             entity: tuple(sorted(values, key=_order)[:TOP_K]) for entity, values in found.items()
         }
+
+
+def _value_sql(entry: tuple[str, ...], as_text: frozenset[str]) -> str:
+    """The value a pair counts: the column as it is (as text for types the sketch does not
+    take), or a key of several columns as one text (``N725MQ, 2013, 1, 2``; null parts shown as
+    ``null``), never null itself.
+
+    >>> _value_sql(("a",), frozenset())
+    '`a`'
+    >>> print(_value_sql(("a", "b"), frozenset()))
+    concat_ws(', ', coalesce(CAST(`a` AS STRING), 'null'), coalesce(CAST(`b` AS STRING), 'null'))
+    """
+    if len(entry) == 1:
+        col = quoted(entry[0])
+        return f"CAST({col} AS STRING)" if entry[0] in as_text else col
+    parts = ", ".join(f"coalesce(CAST({quoted(c)} AS STRING), 'null')" for c in entry)
+    return f"concat_ws(', ', {parts})"
 
 
 def _order(v: TopValue) -> tuple[int, bool, str, str]:
@@ -139,41 +160,81 @@ def _text(value: Any) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
 
 
+def telling_of(
+    suite: RuleSuite, trees: Sequence[Any], columns: Sequence[str], needed: int
+) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Each rule's telling columns (entity -> entries, :mod:`quality_py.sql.telling`): its
+    ``report_columns`` when it names them, else read from its tree. Only the first rules that
+    can fill :data:`MAX_PAIRS` are read (a run counts at most that many pairs).
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0 AND b = 1",
+    ...                   report_columns=["B"])])])
+    >>> telling_of(suite, [None], ["a", "b"], 1)
+    {'3.1': (('b',),)}
+    """
+    from quality_py.sql.telling import telling_columns
+
+    by_lower = {c.lower(): c for c in columns}
+    out: dict[str, tuple[tuple[str, ...], ...]] = {}
+    filled = 0
+    for (_, rule), tree in zip(suite.iter_rules(), trees, strict=False):
+        if filled >= MAX_PAIRS and len(out) >= needed:
+            break
+        entity = f"{rule.id.id}.{rule.id.version}"
+        if rule.report_columns:
+            named = tuple(by_lower[c.lower()] for c in rule.report_columns if c.lower() in by_lower)
+            out[entity] = (named,) if named else ()
+        else:
+            out[entity] = telling_columns(tree, columns) if tree is not None else ()
+        filled += bool(out[entity])
+    return out
+
+
 def choose_pairs(
     entities: Sequence[str],
-    read: Mapping[str, Sequence[str]],
+    telling: Mapping[str, Sequence[tuple[str, ...]]],
     hidden: Sequence[str],
     columns: Sequence[str],
     types: Mapping[str, str] | None = None,
 ) -> TopValuePlan:
-    """The pairs to count: the columns each rule reads (``read``: entity -> columns), none of
-    the ``hidden`` ones, at most :data:`MAX_PAIRS`: every rule's first column (in suite order)
-    before any rule's second. A hidden column that names
-    no input column keeps nothing (a misspelt sensitive column must not let the real one out).
+    """The pairs to count: each rule's telling columns (``telling``: entity -> entries, each
+    one column or a key of several counted as one value), none holding a ``hidden`` column, at
+    most :data:`MAX_PAIRS`: every rule's first entry (in suite order) before any rule's second.
+    A hidden column that names no input column keeps nothing (a misspelt sensitive column must
+    not let the real one out).
 
-    >>> choose_pairs(["1.1", "2.1"], {"1.1": ["a"], "2.1": ["b", "s"]}, ["s"], ["a", "b", "s"])
-    TopValuePlan(pairs=((0, '1.1', 'a'), (1, '2.1', 'b')), as_text=frozenset())
+    >>> choose_pairs(["1.1", "2.1"], {"1.1": [("a",)], "2.1": [("b", "c"), ("s",)]}, ["s"],
+    ...              ["a", "b", "c", "s"])
+    TopValuePlan(pairs=((0, '1.1', ('a',)), (1, '2.1', ('b', 'c'))), as_text=frozenset())
     """
     lowered = {c.lower() for c in columns}
     hide = {h.lower() for h in hidden}
     if hide - lowered:
         return TopValuePlan()
-    shown = [[c for c in read.get(entity, ()) if c.lower() not in hide] for entity in entities]
-    # the first column of every rule, then the second of every rule, ...: a suite of up to
+    shown = [
+        [e for e in telling.get(entity, ()) if not any(c.lower() in hide for c in e)]
+        for entity in entities
+    ]
+    # the first entry of every rule, then the second of every rule, ...: a suite of up to
     # MAX_PAIRS rules counts something for each of them
     pairs = [
-        (i, entities[i], columns_of[depth])
-        for depth in range(max((len(c) for c in shown), default=0))
-        for i, columns_of in enumerate(shown)
-        if depth < len(columns_of)
+        (i, entities[i], entries[depth])
+        for depth in range(max((len(e) for e in shown), default=0))
+        for i, entries in enumerate(shown)
+        if depth < len(entries)
     ]
     chosen = tuple(sorted(pairs[:MAX_PAIRS]))
     text = {
-        c
-        for _, _, c in chosen
-        if types is not None and types.get(c, "string").split("(")[0] not in SKETCHED
+        e[0]
+        for _, _, e in chosen
+        if len(e) == 1
+        and types is not None
+        and types.get(e[0], "string").split("(")[0] not in SKETCHED
     }
     return TopValuePlan(chosen, frozenset(text))
 
 
-__all__ = ["MAX_PAIRS", "TOP_K", "TRACKED", "TopValue", "TopValuePlan", "choose_pairs"]
+__all__ = [
+    "MAX_PAIRS", "TOP_K", "TRACKED", "TopValue", "TopValuePlan", "choose_pairs", "telling_of"
+]  # fmt: skip

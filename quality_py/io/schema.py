@@ -80,6 +80,7 @@ KEYS: dict[str, frozenset[str]] = {
             "active",
             "warn_if",
             "fail_if",
+            "report_columns",
         }
     ),
     "meta rule set": frozenset({"id", "version", "column_filter", "expression", "description"}),
@@ -210,6 +211,11 @@ def _sections() -> dict[str, Any]:
             "action_if_failed": {"enum": ["ignore", "drop", "fail"]},
             "warn_if": {**_TOLERANCE, "description": "past it, the run warns"},
             "fail_if": {**_TOLERANCE, "description": "past it, the run fails"},
+            "report_columns": {
+                "type": "array",
+                "items": _TEXT,
+                "description": "the columns its top failing values count, as one value",
+            },
             "owner": _TEXT,
             "tags": {"type": "array", "items": _TEXT},
             **described,

@@ -19,6 +19,7 @@ Format::
             active: true                  # optional: false disables it on every row
             warn_if: "> 0.5 %"            # optional: past it the run warns (quoted: '>')
             fail_if: "> 1000"             # optional: past it the run fails
+            report_columns: [a]           # optional: what its top failing values count
             description: "a is even"      # optional: description, owner, tags
             salience: 10                  # optional, with output: {id: 1000, version: 1}
             output: {id: 1000, version: 1}
@@ -196,6 +197,10 @@ def _rule(node: Node, ctx: _Ctx, outputs: dict[Id, OutputExpression]) -> Rule:
         active=_bool(fields["active"], ctx, "active") if "active" in fields else True,
         warn_if=_tolerance(fields, ctx, "warn_if", rule_id),
         fail_if=_tolerance(fields, ctx, "fail_if", rule_id),
+        report_columns=tuple(
+            _text(n, ctx, "report column")
+            for n in _sequence(fields.get("report_columns"), ctx, "report_columns")
+        ),
     )
 
 
@@ -513,6 +518,8 @@ def _rule_item(r: Rule) -> dict[str, Any]:
     for key in ("warn_if", "fail_if"):
         if getattr(r, key) is not None:
             item[key] = getattr(r, key)
+    if r.report_columns:
+        item["report_columns"] = list(r.report_columns)
     return item
 
 

@@ -77,6 +77,10 @@ class Rule:
     run only past it; under it, its failing rows are dropped (they never reach the valid
     output). Without ``fail_if`` a ``fail`` rule fails the run on one row, so it takes no
     ``warn_if``.
+
+    ``report_columns`` names the columns whose values tell why the rule fails (counted together
+    as one value in a run's top failing values); without it they are read from the rule
+    (:mod:`quality_py.sql.telling`).
     """
 
     id: Id
@@ -92,6 +96,7 @@ class Rule:
     active: bool = True
     warn_if: str | None = None
     fail_if: str | None = None
+    report_columns: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         _check_id(self.id, "Rule")
@@ -111,7 +116,19 @@ class Rule:
             )
         object.__setattr__(self, "action_if_failed", RowAction(self.action_if_failed))
         object.__setattr__(self, "tags", tuple(self.tags))
+        object.__setattr__(self, "report_columns", _column_names(self.report_columns, self.id))
         _check_tolerances(self)
+
+
+def _column_names(names: object, rule_id: Id) -> tuple[str, ...]:
+    """``report_columns`` as a tuple of non-empty names (a single text is refused: it would
+    read as its letters)."""
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise ModelError("Rule report_columns must be a list of column names", item_id=rule_id)
+    out = tuple(names)
+    if any(not isinstance(n, str) or not n.strip() for n in out):
+        raise ModelError("Rule report_columns must be non-empty column names", item_id=rule_id)
+    return out
 
 
 def _check_tolerances(rule: Rule) -> None:

@@ -63,7 +63,13 @@ def rulesets(draw: st.DrawFn) -> tuple[RuleSuite, dict[str, Any]]:
                             )
                         )
                     ),
-                    action_if_failed=draw(st.sampled_from(["ignore", "drop", "fail"])),
+                    action_if_failed=(action := draw(st.sampled_from(["ignore", "drop", "fail"]))),
+                    fail_if=(fail_if := draw(st.sampled_from([None, ">= 1000", "> 2.5 %"]))),
+                    # a fail rule without fail_if takes no warn_if
+                    warn_if=None
+                    if action == "fail" and fail_if is None
+                    else draw(st.sampled_from([None, "> 0.5 %", "> 10"])),
+                    report_columns=draw(st.sampled_from([(), ("s",), ("a", "s")])),
                 )
             )
         rule_sets.append(RuleSet(Id(next(ids), draw(st.integers(1, 2))), rules, draw(_DESCRIPTION)))

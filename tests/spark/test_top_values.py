@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from quality_py import Id, Rule, RuleSet, RuleSuite, read_outputs, run_quality
+from quality_py import Id, Rule, RulePolicy, RuleSet, RuleSuite, read_outputs, run_quality
 from quality_py.history import FileMetricsRepository, OverTime
 from quality_py.spark.capabilities import has_function
 
@@ -128,3 +128,32 @@ def test_the_site_shows_and_charts_them(frame: Any, tmp_path: Path) -> None:
     one_page = tmp_path / "report.html"
     assert main(["report", "--history", str(tmp_path / "h"), "--out", str(one_page)]) == 0
     assert 'class="top-values"' in one_page.read_text("utf-8")
+
+
+def test_the_telling_columns_are_counted(spark: Any, tmp_path: Path) -> None:
+    """A key rule's top values are its keys (not the key's first column), a lookup's the
+    column it tests, and ``report_columns`` overrides; counts from pandas."""
+    if not has_function(spark, "approx_top_k(id, 1, 8)"):
+        pytest.skip("approx_top_k needs Spark 4.1 or later")
+    rows = [(i, 2013, f"T{i % 7 if i % 3 else 0}", i % 4, f"c{i % 5}") for i in range(600)]
+    data = pd.DataFrame(rows, columns=["id", "year", "tail", "day", "code"])
+    frame = spark.createDataFrame(pd.DataFrame(rows, columns=data.columns))
+    spark.createDataFrame([("c1",), ("c2",)], "code string").createOrReplaceTempView("codes")
+    suite = RuleSuite(Id(8, 1), [RuleSet(Id(1, 1), [
+        Rule(Id(1, 1), "count(*) OVER (PARTITION BY year, tail, day) <= 20", name="per_day"),
+        Rule(Id(2, 1), "in_reference('codes', 'code', code)", name="known_code"),
+        Rule(Id(3, 1), "year = 2013 AND day < 3", name="early", report_columns=["day", "tail"]),
+    ])]).with_policy(RulePolicy().with_views("codes"))  # fmt: skip
+    summary = run_quality(frame, suite, run_id="t1").write(str(tmp_path / "v"))
+    got = {e: [(v.column, v.value, v.rows) for v in vs] for e, vs in summary.top_values.items()}
+
+    def top(mask: Any, columns: list[str]) -> list[tuple[str, str, int]]:
+        keys = data.loc[mask, columns].astype(str).agg(", ".join, axis=1).value_counts()
+        ranked = sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+        return [(", ".join(columns), k, int(n)) for k, n in ranked]
+
+    group = data.groupby(["year", "tail", "day"])["id"].transform("count")
+    assert got["1.1"] == top(group > 20, ["year", "tail", "day"])
+    assert got["2.1"] == top(~data["code"].isin(["c1", "c2"]), ["code"])
+    assert got["3.1"] == top(~(data["day"] < 3), ["day", "tail"])
+    assert all(c != "year" for c, _, _ in got["1.1"])  # never year = 2013 alone

@@ -95,6 +95,7 @@ def _rule_sets(
                 active=row.active,
                 warn_if=row.warn_if,
                 fail_if=row.fail_if,
+                report_columns=row.report_columns,
             )
         )
     rule_sets = [

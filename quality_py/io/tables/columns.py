@@ -35,6 +35,7 @@ class RuleColumns:
     active: str | None = "ruleActive"
     warn_if: str | None = "ruleWarnIf"
     fail_if: str | None = "ruleFailIf"
+    report_columns: str | None = "ruleReportColumns"
 
 
 @dataclass(frozen=True, slots=True)

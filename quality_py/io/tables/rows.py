@@ -47,6 +47,7 @@ class RuleRow:
     active: bool = True
     warn_if: str | None = None
     fail_if: str | None = None
+    report_columns: tuple[str, ...] = ()
 
     @property
     def output_key(self) -> tuple[int, int] | None:
@@ -265,7 +266,7 @@ def rule_row_id(values: Mapping[str, Any]) -> Id | None:
 
 def _optional(kind: type[Row], name: str, value: Any, problems: list[str]) -> Any:
     """An optional field's typed value; what is wrong with it goes to ``problems``."""
-    if name == "tags":
+    if name in ("tags", "report_columns"):
         tags = _tags(value)
         if tags is None:
             problems.append(f"{name} is not a list of texts ({value!r})")
@@ -376,6 +377,7 @@ def _rule_row(sid: int, sv: int, set_id: Id, rule: Rule, out: OutputExpression |
         rule.active,
         rule.warn_if,
         rule.fail_if,
+        tuple(rule.report_columns),
     )
 
 

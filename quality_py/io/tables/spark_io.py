@@ -52,7 +52,7 @@ _TEXT_FIELDS = {
 
 def _ddl(field_to_column: dict[str, str]) -> str:
     def kind(name: str) -> str:
-        if name == "tags":
+        if name in ("tags", "report_columns"):
             return "ARRAY<STRING>"
         if name == "active":
             return "BOOLEAN"
@@ -63,9 +63,8 @@ def _ddl(field_to_column: dict[str, str]) -> str:
 
 def _frame(spark: SparkSession, rows: Iterable[Any], columns: object) -> DataFrame:
     cols = mapping(columns)
-    data = [
-        tuple(list(getattr(r, f)) if f == "tags" else getattr(r, f) for f in cols) for r in rows
-    ]
+    lists = ("tags", "report_columns")
+    data = [tuple(list(getattr(r, f)) if f in lists else getattr(r, f) for f in cols) for r in rows]
     return spark.createDataFrame(data, _ddl(cols))
 
 
