@@ -29,6 +29,7 @@ from quality_py.actions import (
 
 # --- quality over time ----------------------------------------------------------------------------
 from quality_py.actions.error_rates import ErrorRates
+from quality_py.actions.release import ReleaseResult, release_quarantine
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.alerts import EmailAlert, PagerDutyAlert, SlackAlert, TeamsAlert, WebhookAlert
 
@@ -194,6 +195,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "JsonLinesNotifier",
     "QualityRun",
     "QualityRunFailed",
+    "ReleaseResult",
     "RunSummary",
     "PagerDutyAlert",
     "SlackAlert",
@@ -203,6 +205,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "foreach_batch",
     "quarantine_with_names",
     "read_outputs",
+    "release_quarantine",
     "run_quality",
     "with_quality",
     # jobs: one request for the library, the command line and orchestrators

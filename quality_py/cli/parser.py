@@ -15,6 +15,7 @@ from quality_py.cli.rules import (
     diff_command,
     docs_command,
     explain_command,
+    release_command,
     schema_command,
     validate_command,
 )
@@ -404,6 +405,28 @@ def _diff_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     d.set_defaults(func=diff_command)
 
 
+def _release_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    r = _command(
+        sub,
+        "release",
+        "release quarantined rows that the current rules pass",
+        "Re-evaluate the RULESET over the rows run RUN_ID dropped into the QUARANTINE, with "
+        "that run's VALID rows (rules over rows compare them), and move the rows that now fail "
+        "no drop or fail rule into VALID, once: both outputs change in one atomic publication "
+        "(local or file:// paths; not Delta or tables). A second release moves nothing.",
+    )
+    _source(r)
+    r.add_argument("--quarantine", required=True, help="the quarantine output")
+    r.add_argument("--valid", required=True, help="the valid output the rows go to")
+    r.add_argument("--run-id", required=True, help="the run whose dropped rows are released")
+    r.add_argument("--history", help="keep a release record in this history")
+    r.add_argument("--output-format", default="parquet", help="the outputs' format")
+    r.add_argument("--dry-run", action="store_true", help="count what would move; move nothing")
+    r.add_argument("--json", help="also write the result as JSON to this file")
+    _spark(r)
+    r.set_defaults(func=release_command)
+
+
 def _docs_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d = _command(
         sub,
@@ -513,6 +536,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     _docs_parser(sub)
     _schema_parser(sub)
     _diff_parser(sub)
+    _release_parser(sub)
     _over_time_parsers(sub)
     return parser
 

@@ -6,11 +6,14 @@ import argparse
 import sys
 
 from quality_py.actions.preview import preview_edit
+from quality_py.actions.release import release_quarantine
 from quality_py.cli.common import job_of, pair_values, write_json
 from quality_py.docgen import to_html, to_markdown
 from quality_py.docgen.checks import SiteLinks, doc_checks
 from quality_py.errors import QualityError, escape_text
+from quality_py.history import open_repository
 from quality_py.io.schema import SCHEMA_FILE
+from quality_py.jobs.prepare import open_session
 from quality_py.model.changes import suite_changes
 from quality_py.runners.explain import explain_rules
 from quality_py.validation import validate
@@ -93,6 +96,22 @@ def docs_command(args: argparse.Namespace) -> int:
 def schema_command(args: argparse.Namespace) -> int:
     """``schema``: the path of the ruleset JSON Schema, or (``--print``) the schema."""
     print(SCHEMA_FILE.read_text(encoding="utf-8") if args.print else SCHEMA_FILE)
+    return 0
+
+
+def release_command(args: argparse.Namespace) -> int:
+    """``release RULESET --quarantine Q --valid V --run-id R``: move the quarantined rows the
+    rules now pass into valid, once (exit 0; 2 on bad input)."""
+    prepared = job_of(args).prepare(compile=False)
+    spark = prepared.spark or open_session(prepared.job.spark)
+    history = open_repository(args.history, spark) if args.history else None
+    result = release_quarantine(
+        spark, prepared.suite, args.run_id, args.valid, args.quarantine,
+        format=args.output_format, history=history, dry_run=args.dry_run,
+    )  # fmt: skip
+    print(result.describe())
+    if args.json:
+        write_json(args.json, result.to_dict())
     return 0
 
 

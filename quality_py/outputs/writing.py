@@ -414,11 +414,16 @@ def run_rows(spark: SparkSession, destination: str, fmt: str, run_id: str) -> Da
     """
     from pyspark.sql import functions as F
 
-    if is_path(destination):
-        frame = _read_path(spark, _resolved(destination), output_format(spark, destination, fmt))
-    else:
-        frame = reads.table(spark, destination.removeprefix("table:"))
+    frame = read_place(spark, destination, fmt)
     return frame.where(F.col(RUN_ID_COLUMN) == F.lit(run_id))
+
+
+def read_place(spark: SparkSession, destination: str, fmt: str) -> DataFrame:
+    """What is published at ``destination`` (a path in ``fmt``, ``auto``: as found; or a
+    table), read as it is (no wait for a publication: see :func:`read_outputs`)."""
+    if is_path(destination):
+        return _read_path(spark, _resolved(destination), output_format(spark, destination, fmt))
+    return reads.table(spark, destination.removeprefix("table:"))
 
 
 def read_outputs(

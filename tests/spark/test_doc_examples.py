@@ -196,6 +196,11 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
         "past its fail_if '> 8 %'",
     )
     assert not Path("out/strict/valid").exists()
+    # release, by hand: amount = id - 100 > 10 drops ids 0..110 (111 rows); > 0 passes 101..110
+    for result in (ns["would"], ns["released"]):
+        assert (result.candidates, result.released, result.still_quarantined) == (111, 10, 101)
+    released_valid, _, _ = read_outputs(ns["spark"], "out/rel/valid")
+    assert released_valid is not None and released_valid.count() == 1089 + 10
     lean = ns["failed_amount"]  # quarantine_detail="ids": rows failing rule 100 (amount > 0)
     assert "DataQuality" not in lean.columns and "qp_failed_rules" not in lean.columns
     expected = ns["df"].where("NOT coalesce(amount > 0, false)").count()  # null fails too
