@@ -57,11 +57,14 @@ class RunSummary:
           rows: 10 in, 9 valid, 2 quarantined, 1 dropped; pass rate 80.00 %
         """
         suite = f"{self.suite_name!r} ({self.suite})" if self.suite_name else self.suite
-        lines = [f"quality run {self.run_id} of suite {suite}: {self.status}"]
+        failed = self.status == RunStatus.FAILED
+        head = f"quality run {self.run_id} of suite {suite}: {self.status}"
+        lines = [f"{head}, nothing published" if failed else head]
         if self.input_rows is not None:
             rate = self.numbers().get("pass_rate")
             lines.append(
-                f"  rows: {self.input_rows} in, {self.valid_rows} valid, "
+                f"  rows{' it would have written' if failed else ''}: {self.input_rows} in, "
+                f"{self.valid_rows} valid, "
                 f"{self.quarantined_rows} quarantined, {self.dropped_rows} dropped"
                 + ("" if rate is None else f"; pass rate {percent(rate)}")
             )
@@ -92,6 +95,7 @@ class RunSummary:
             "suite": self.suite,
             "suite_name": self.suite_name,
             "status": str(self.status),
+            "published": self.status == RunStatus.SUCCESS,
             "input_rows": self.input_rows,
             "valid_rows": self.valid_rows,
             "quarantined_rows": self.quarantined_rows,

@@ -68,7 +68,7 @@ def escape_alert(alert: Alert, escaper: Escaper) -> Escaped:
     >>> from quality_py.alerts.message import alert_of
     >>> a = alert_of({"event": "failure", "run_id": "<!channel> nightly", "suite": "1.1"})
     >>> escape_alert(a, SLACK).alert.title
-    'Quality run &lt;!channel&gt; nightly of suite 1.1: failure'
+    'Quality run &lt;!channel&gt; nightly of suite 1.1: failure, nothing published'
     """
     return Escaped(_escaped(alert, escaper), escaper.name)
 

@@ -26,7 +26,7 @@ def email_parts(views: Mapping[str, Escaped]) -> tuple[str, str, str]:
     >>> v = views(alert_of({"event": "failure", "run_id": "<r1>"}), (HEADER, PLAIN, HTML))
     >>> subject, text, page = email_parts(v)
     >>> subject, "&lt;r1&gt;" in page
-    ('Quality run <r1> of suite ?: failure', True)
+    ('Quality run <r1> of suite ?: failure, nothing published', True)
     """
     subject = views["header"].alert.title[:250]
     text = "\n".join(views["plain"].alert.lines) + "\n"

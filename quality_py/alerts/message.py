@@ -62,7 +62,7 @@ class Alert:
 
         >>> event = {"event": "failure", "run_id": "r1", "suite": "1.1", "status": "failed"}
         >>> alert_of(event).lines[0]
-        'Quality run r1 of suite 1.1: failed'
+        'Quality run r1 of suite 1.1: failed, nothing published'
         """
         out = [self.title, ""]
         out += [f"{k}: {v}" for k, v in self.facts]
@@ -129,7 +129,9 @@ def alert_of(event: dict[str, Any], report_url: str | None = None) -> Alert:
     rules = _rule_lines(event)
     status = str(event.get("status") or event.get("event"))
     head = f"Quality run {_cut(event.get('run_id'), 200)} of suite {label}"
-    if event.get("event") == "failure" or not rules:
+    if event.get("event") == "failure":
+        title = f"{head}: {status}, nothing published"
+    elif not rules:
         title = f"{head}: {status}"
     else:
         title = f"{head}: {len(rules)} rule{'s' if len(rules) != 1 else ''} failing"

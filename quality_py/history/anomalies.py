@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from quality_py.errors import ModelError
 from quality_py.gate.numbers import check_fields, numeric
+from quality_py.model.glossary import out_of_bounds
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,6 @@ def _outside(value: float, lower: float | None, upper: float | None) -> bool:
     return (lower is not None and value < lower) or (upper is not None and value > upper)
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.6g}"
-
-
 @dataclass(frozen=True)
 class SimpleThresholds:
     """A point outside ``[lower, upper]``.
@@ -112,7 +109,7 @@ class SimpleThresholds:
         for i in _interval(values, start, end):
             x = values[i]
             if not math.isnan(x) and _outside(x, self.lower, self.upper):
-                detail = f"{x:.6g} is outside [{_fmt(self.lower)}, {_fmt(self.upper)}]"
+                detail = out_of_bounds(x, self.lower, self.upper)
                 out.append(Anomaly(i, x, self.lower, self.upper, detail))
         return out
 
@@ -185,10 +182,7 @@ class AbsoluteChange(_ChangeBounds):
                 continue
             d = change[i - self.order]
             if not math.isnan(d) and _outside(d, self.max_decrease, self.max_increase):
-                detail = (
-                    f"change {d:+.6g} is outside [{_fmt(self.max_decrease)}, "
-                    f"{_fmt(self.max_increase)}]"
-                )
+                detail = out_of_bounds(d, self.max_decrease, self.max_increase, "change ")
                 out.append(Anomaly(i, values[i], self.max_decrease, self.max_increase, detail))
         return out
 
@@ -244,9 +238,8 @@ class RelativeRateOfChange(_ChangeBounds):
                 continue
             rate = _ratio(now, before)
             if not math.isnan(rate) and _outside(rate, self.max_decrease, self.max_increase):
-                detail = (
-                    f"{now:.6g} is {rate:.4g}x of {before:.6g}, outside "
-                    f"[{_fmt(self.max_decrease)}, {_fmt(self.max_increase)}]"
+                detail = f"{now:.6g} is {rate:.4g}x of {before:.6g}: the ratio " + out_of_bounds(
+                    rate, self.max_decrease, self.max_increase
                 )
                 out.append(Anomaly(i, now, self.max_decrease, self.max_increase, detail))
         return out
@@ -343,10 +336,7 @@ class OnlineNormal:
             enough = self.include_current or n >= 2
             anomalous = i in judged and i >= skip and enough and _outside(x, lower, upper)
             if anomalous:
-                detail = (
-                    f"{x:.6g} is outside [{_fmt(lower)}, {_fmt(upper)}] (mean {mean:.6g} "
-                    f"of {n} values)"
-                )
+                detail = f"{out_of_bounds(x, lower, upper)}; mean {mean:.6g} of {n} values"
                 out.append(Anomaly(i, x, lower, upper, detail))
             if anomalous and self.ignore_anomalies:
                 n, mean, sn = before
@@ -404,8 +394,8 @@ class BatchNormal:
             x = values[i]
             if not math.isnan(x) and _outside(x, lower, upper):
                 detail = (
-                    f"{x:.6g} is outside [{_fmt(lower)}, {_fmt(upper)}] (mean {mean:.6g}, "
-                    f"sd {sd:.6g} of {len(reference)} values)"
+                    f"{out_of_bounds(x, lower, upper)}; mean {mean:.6g}, sd {sd:.6g} of "
+                    f"{len(reference)} values"
                 )
                 out.append(Anomaly(i, x, lower, upper, detail))
         return out

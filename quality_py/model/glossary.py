@@ -76,6 +76,38 @@ def percent(share: float) -> str:
     return f"{share * 100:.2f} %"
 
 
+def allowed(lower: float | None, upper: float | None) -> str:
+    """The values a bound allows, in words (never ``[0.7, -]``).
+
+    >>> allowed(0.7, None), allowed(None, 5), allowed(1, 2.5), allowed(None, None)
+    ('at least 0.7', 'at most 5', 'between 1 and 2.5', 'any value')
+    """
+    if lower is not None and upper is not None:
+        return f"between {lower:.6g} and {upper:.6g}"
+    if lower is not None:
+        return f"at least {lower:.6g}"
+    if upper is not None:
+        return f"at most {upper:.6g}"
+    return "any value"
+
+
+def out_of_bounds(value: float, lower: float | None, upper: float | None, what: str = "") -> str:
+    """Why ``value`` is outside its bounds, in words: the side it crossed and what is allowed.
+
+    >>> out_of_bounds(0.65, 0.7, None)
+    '0.65 is below 0.7 (allowed: at least 0.7)'
+    >>> out_of_bounds(-3, -2, 3, "change ")
+    'change -3 is below -2 (allowed: between -2 and 3)'
+    """
+    if lower is not None and value < lower:
+        side = f"below {lower:.6g}"
+    elif upper is not None and value > upper:
+        side = f"above {upper:.6g}"
+    else:
+        side = f"not {allowed(lower, upper)}"
+    return f"{what}{value:.6g} is {side} (allowed: {allowed(lower, upper)})"
+
+
 def run_numbers(
     input_rows: int, valid_rows: int, quarantined_rows: int, failing: Mapping[str, int]
 ) -> dict[str, float | int | None]:

@@ -81,6 +81,22 @@ def _valid_card(run: Run) -> str:
     )
 
 
+def _not_published_note(latest: Run, shown: Run | None) -> str:
+    """Says that the latest run failed and published nothing, and whose figures are shown."""
+    if latest.record.status != "failed":
+        return ""
+    since = (
+        f'the figures below are those of run <a href="{shown.page}">'
+        f"{escape(shown.record.run_id)}</a>, the latest published"
+        if shown is not None
+        else "no run of this dataset has published yet"
+    )
+    return (
+        '<p class="status-failed" data-not-published>the latest run failed: nothing was '
+        f"published; {since}</p>"
+    )
+
+
 def overview(sets: list[Dataset], title: str, generated: str) -> str:
     """The site's front page: every dataset's latest status, pass-rate trend, open anomalies
     and what changed since its previous run."""
@@ -95,7 +111,9 @@ def overview(sets: list[Dataset], title: str, generated: str) -> str:
         anomalies = [
             m for m in latest.record.metrics if m.kind == "anomaly" and m.status == "failed"
         ]
-        rate = pass_rate(latest)
+        # a failed run published nothing: the dataset's figures are its latest published run's
+        shown = next((r for r in reversed(ds.runs) if r.record.status != "failed"), None)
+        rate = pass_rate(shown) if shown is not None else None
         points = [Point(r.when, pass_rate(r), r.record.run_id, r.page, ran=r.ran) for r in ds.runs]
         body += [
             f'<section class="dataset" data-dataset="{escape(ds.label)}">',
@@ -105,11 +123,12 @@ def overview(sets: list[Dataset], title: str, generated: str) -> str:
             f'<p class="muted">latest run <a href="{latest.page}">'
             f"{escape(latest.record.run_id)}</a>, {_when(latest)}; suite "
             f"{escape(latest.record.suite or '-')}; {len(ds.runs)} runs</p>",
+            _not_published_note(latest, shown),
             '<div class="cards"><div class="card">'
             f'<div class="muted" title="{escape(define("pass_rate"))}">pass rate</div>'
             f'<div class="big" data-pass-rate="{rate!r}">'
             f"{'-' if rate is None else percent(rate)}</div></div>"
-            + _valid_card(latest)
+            + (_valid_card(shown) if shown is not None else "")
             + f'<div class="card"><div class="muted">open anomalies</div>'
             f'<div class="big" data-open-anomalies>{len(anomalies)}</div></div>'
             f'<div class="card">{time_chart(f"pass-rate.{ds.slug}", points, width=420, height=120)}'
@@ -265,11 +284,18 @@ def run_page(ds: Dataset, run: Run, before: Run | None, title: str) -> str:
         + "".join(f"; {escape(k)}={escape(v)}" for k, v in rec.tags.items())
         + "</p>",
     ]
+    failed = rec.status == "failed"
+    if failed:
+        body.append(
+            '<p class="status-failed" data-not-published>not published: this run changed none '
+            "of its outputs; the counts below are what it would have written</p>"
+        )
     if rec.message:
         body.append(f"<p data-message>{escape(rec.message)}</p>")
     outputs = [m for m in rec.metrics if m.kind == "output"]
     if outputs:
-        body.append("<p>wrote " + "; ".join(
+        verb = "would have written " if failed else "wrote "
+        body.append(f"<p>{verb}" + "; ".join(
             f'{escape(m.entity)} to <code data-output="{escape(m.entity)}">'
             f"{escape(m.message or '')}</code>" for m in outputs) + "</p>")  # fmt: skip
     if rows["input_rows"] is not None:
@@ -315,7 +341,7 @@ def _counts(rows: dict[str, float | None]) -> str:
     total, valid, dropped = rows["input_rows"], rows["valid_rows"], rows["dropped_rows"]
     adds = valid is not None and dropped is not None and total == valid + dropped
     note = (
-        '<p class="muted" data-adds-up="true">rows in = valid + dropped</p>'
+        '<p class="muted" data-adds-up="true">every input row is valid or dropped</p>'
         if adds
         else '<p class="status-failed" data-adds-up="false">the counts do not add up</p>'
     )
