@@ -423,6 +423,7 @@ def _release_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.add_argument("--output-format", default="parquet", help="the outputs' format")
     r.add_argument("--dry-run", action="store_true", help="count what would move; move nothing")
     r.add_argument("--json", help="also write the result as JSON to this file")
+    _reference(r)
     _spark(r)
     r.set_defaults(func=release_command)
 
