@@ -142,8 +142,8 @@ class RunPlan:
         entities = [f"{r.rule.id}.{r.rule.version}" for r in self.refs]
         types = {f.name: f.dataType.simpleString() for f in self.flagged.schema.fields}
         columns = list(self.input_columns)
-        telling = telling_of(self.prepared, self.rule_trees, columns, len(entities))
         hidden = self.over_time.hide_columns
+        telling = telling_of(self.prepared, self.rule_trees, columns, hidden)
         return choose_pairs(entities, telling, hidden, columns, types)
 
     def observed_valid(self, quarantine_counted: bool = False) -> tuple[Any, Any, Any]:

@@ -161,32 +161,35 @@ def _text(value: Any) -> str:
 
 
 def telling_of(
-    suite: RuleSuite, trees: Sequence[Any], columns: Sequence[str], needed: int
+    suite: RuleSuite, trees: Sequence[Any], columns: Sequence[str], hidden: Sequence[str] = ()
 ) -> dict[str, tuple[tuple[str, ...], ...]]:
     """Each rule's telling columns (entity -> entries, :mod:`quality_py.sql.telling`): its
-    ``report_columns`` when it names them, else read from its tree. Only the first rules that
-    can fill :data:`MAX_PAIRS` are read (a run counts at most that many pairs).
+    ``report_columns`` when it names them, else read from its tree; no entry holding a
+    ``hidden`` column. Rules are read in order until :data:`MAX_PAIRS` of them have an entry
+    (a run counts at most that many pairs, every rule's first entry before any second).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0 AND b = 1",
     ...                   report_columns=["B"])])])
-    >>> telling_of(suite, [None], ["a", "b"], 1)
+    >>> telling_of(suite, [None], ["a", "b"])
     {'3.1': (('b',),)}
     """
     from quality_py.sql.telling import telling_columns
 
     by_lower = {c.lower(): c for c in columns}
+    hide = {h.lower() for h in hidden}
     out: dict[str, tuple[tuple[str, ...], ...]] = {}
     filled = 0
     for (_, rule), tree in zip(suite.iter_rules(), trees, strict=False):
-        if filled >= MAX_PAIRS and len(out) >= needed:
+        if filled >= MAX_PAIRS:
             break
         entity = f"{rule.id.id}.{rule.id.version}"
         if rule.report_columns:
             named = tuple(by_lower[c.lower()] for c in rule.report_columns if c.lower() in by_lower)
-            out[entity] = (named,) if named else ()
+            entries: tuple[tuple[str, ...], ...] = (named,) if named else ()
         else:
-            out[entity] = telling_columns(tree, columns) if tree is not None else ()
+            entries = telling_columns(tree, columns) if tree is not None else ()
+        out[entity] = tuple(e for e in entries if not any(c.lower() in hide for c in e))
         filled += bool(out[entity])
     return out
 

@@ -50,3 +50,18 @@ def test_order_is_by_kind_then_by_place() -> None:
     # a key column is not named again alone; columns are matched without case
     tree = parse_expression("TAILNUM IS NULL OR count(*) OVER (PARTITION BY tailnum, Day) < 5")
     assert telling_columns(tree, COLUMNS) == (("tailnum", "day"),)
+
+
+def test_only_the_rules_that_can_be_counted_are_read() -> None:
+    from quality_py import Id, Rule, RuleSet, RuleSuite
+    from quality_py.actions.top_values import MAX_PAIRS, choose_pairs, telling_of
+
+    # rule 0 reads only a hidden column: it fills nothing, so rules 1..24 fill the 24 pairs
+    rules = [Rule(Id(1, 1), "secret > 0")] + [Rule(Id(i, 1), f"c{i} > 0") for i in range(2, 40)]
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(1, 1), rules)])
+    columns = ["secret", *(f"c{i}" for i in range(2, 40))]
+    trees = [parse_expression(r.expression) for r in rules]
+    telling = telling_of(suite, trees, columns, ["secret"])
+    assert len(telling) == MAX_PAIRS + 1 and telling["1.1"] == ()
+    plan = choose_pairs([f"{r.id.id}.1" for r in rules], telling, ["secret"], columns)
+    assert [e for _, _, e in plan.pairs] == [(f"c{i}",) for i in range(2, 2 + MAX_PAIRS)]
