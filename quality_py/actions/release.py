@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from quality_py.actions.flags import ANY, DROP, FAILED_COLUMN
+from quality_py.actions.flags import ANY, DROP
 from quality_py.actions.quarantine_form import quarantine_form
 from quality_py.actions.run import run_quality
 from quality_py.errors import InputError
@@ -40,7 +40,6 @@ from quality_py.outputs.writing import OutputWriter, existing_columns, read_plac
 
 #: the column that tells a candidate (a dropped row) from R's valid rows while they are judged
 CANDIDATE = "qp_release_candidate"
-_RUN_COLUMNS = ("qp_run_id", "qp_run_time", "qp_kept_in_valid", *FAILED_COLUMN.values())
 
 
 @dataclass(frozen=True)
@@ -133,8 +132,8 @@ def _held_back(suite: RuleSuite) -> RuleSuite:
 
 def _outputs(
     run: Any, valid_rows: DataFrame, quarantined: DataFrame, detail: str, run_time: Any
-) -> tuple[DataFrame, DataFrame]:
-    """R's new valid rows and R's new quarantine partition."""
+) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """The released rows, R's new valid rows and R's new quarantine partition."""
     from pyspark.sql import functions as F
 
     flagged = run.flagged.where(F.col(CANDIDATE))
@@ -147,7 +146,7 @@ def _outputs(
     anew = run.quarantine_of(flagged.where(ANY), detail).drop(CANDIDATE)
     anew = anew.withColumn("qp_run_time", F.lit(run_time).cast("timestamp"))
     kept = quarantined.where("qp_kept_in_valid")
-    return new_valid, kept.unionByName(anew.select(*kept.columns))
+    return released, new_valid, kept.unionByName(anew.select(*kept.columns))
 
 
 def release_quarantine(
@@ -194,8 +193,10 @@ def release_quarantine(
             return ReleaseResult(run_id, suite_text, 0, 0, 0, dry_run)
         valid_rows = _valid_of(spark, valid, format, run_id, quarantine, found["t"])
         run = _judged(spark, suite, run_id, valid_rows, dropped)
-        new_valid, new_quarantine = _outputs(run, valid_rows, quarantined, detail, found["t"])
-        released = new_valid.count() - valid_rows.count()
+        moved, new_valid, new_quarantine = _outputs(
+            run, valid_rows, quarantined, detail, found["t"]
+        )
+        released = moved.count()  # the candidates judged once more, not valid read twice
         result = ReleaseResult(
             run_id, suite_text, candidates, released, candidates - released, dry_run
         )

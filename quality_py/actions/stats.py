@@ -84,7 +84,7 @@ def stats_rows(suite: RuleSuite, refs: Sequence[Any], summary: RunSummary) -> li
             )
     for t in summary.tolerances:
         add("tolerance", t.field, rule=t.entity, value=t.share, failing=t.failing,
-            status=t.to_dict()["status"], message=t.message, description=t.tolerance)  # fmt: skip
+            status=t.status, message=t.message, description=t.tolerance)  # fmt: skip
     for entity, values in summary.top_values.items():
         for v in values:
             add("top_value", v.column, rule=entity, message=v.value, failing=v.rows)

@@ -60,6 +60,13 @@ class RuleTolerance:
         return LEVELS[self.field]
 
     @property
+    def status(self) -> str:
+        """``failed`` (past ``fail_if``), ``warning`` (past ``warn_if``) or ``passed``."""
+        if not self.past:
+            return "passed"
+        return "failed" if self.level == "error" else "warning"
+
+    @property
     def message(self) -> str:
         """What was judged, in one line."""
         rule = item_text("rule", self.rule, self.name)
@@ -80,7 +87,7 @@ class RuleTolerance:
             "failing_rows": self.failing,
             "rows": self.rows,
             "share": self.share,
-            "status": ("failed" if self.level == "error" else "warning") if self.past else "passed",
+            "status": self.status,
         }
 
     def metric(self) -> Metric:

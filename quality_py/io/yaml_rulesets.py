@@ -31,6 +31,7 @@ Expressions are read as the raw scalar text, so ``expression: true`` is the SQL 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -350,13 +351,34 @@ def compose_ruleset(
         mark = err.problem_mark
         span = Span(mark.line + 1, mark.column + 1, mark.index, mark.index + 1) if mark else None
         where = f"{origin}:{span.line}:{span.col}" if span else origin
+        hint = _quote_hint(text, mark.line if mark else None)
         raise RulesetFormatError(
-            f"{where}: {err.problem}", item_kind="ruleset", span=span
+            f"{where}: {err.problem}{hint}", item_kind="ruleset", span=span
         ) from None
     if root is None:
         raise _Ctx(text, origin).error(None, "the ruleset is empty")
     substitute_variables(root, variables, origin, used=used)
     return root
+
+
+def _quote_hint(text: str, line: int | None) -> str:
+    r"""A hint when the YAML error's line holds a value starting with ``>`` or ``<`` unquoted:
+    YAML reads ``>`` as the start of a folded block, so ``warn_if: > 0.5 %`` is no text.
+
+    >>> _quote_hint("a: 1\n  warn_if: > 0.5 %", 1)
+    '; a value starting with > or < must be quoted: warn_if: "> 0.5 %"'
+    >>> _quote_hint("a: [", 0)
+    ''
+    """
+    lines = text.splitlines()
+    if line is None or not 0 <= line < len(lines):
+        return ""
+    # bounded: the line may be a hostile 200 KB cell, and the hint is for a line a person wrote
+    found = re.search(r"([A-Za-z_]{1,64}):[ \t]*([<>][^,}\n#]{0,64})", lines[line][:1000])
+    if found is None:
+        return ""
+    key, value = found.group(1), found.group(2).strip()
+    return f'; a value starting with > or < must be quoted: {key}: "{value}"'
 
 
 def suite_and_checks(

@@ -171,3 +171,15 @@ def test_docs_and_changes_say_it() -> None:
     new = RuleSuite(Id(1, 2), [RuleSet(Id(5, 1), [rule])])
     (change,) = suite_changes(old, new)
     assert change.differences == ["warn_if: none -> '> 0.5 %'", "fail_if: none -> '>= 1'"]
+
+
+def test_an_unquoted_tolerance_is_told_to_be_quoted() -> None:
+    """YAML reads ``> 0.5 %`` as the start of a folded block: the error says to quote it."""
+    for style in (YAML.replace('"> 0.5 %"', "> 0.5 %").replace("FAIL", '"> 1"'),
+                  YAML.replace("FAIL", ">= 2")):  # fmt: skip
+        with pytest.raises(QualityError) as err:
+            loads_ruleset(style)
+        assert "a value starting with > or < must be quoted" in str(err.value)
+    with pytest.raises(QualityError) as err:
+        loads_ruleset(YAML.replace("FAIL", '"> 1"').replace("rule_sets:", "rule_sets: ["))
+    assert "must be quoted" not in str(err.value)  # other YAML mistakes get no such hint
