@@ -388,10 +388,32 @@ def assess(checks: Sequence[Check], metrics: Any) -> VerificationResult:
 
 
 def format_verification(result: VerificationResult) -> str:
-    """A plain-text report: one line per constraint, then the overall status."""
+    """A plain-text report: one line per constraint, then what the checks add up to, said as
+    the checks' own outcome (never a bare ``status: warning`` that would read as the run's).
+
+    >>> ok = ConstraintResult("basic", "error", "size >= 1", True, 3.0, "ok")
+    >>> late = ConstraintResult("fresh", "warning", "max(day) >= 5", False, 4.0, "4 < 5")
+    >>> print(format_verification(VerificationResult((ok, late))))
+    dataset checks:
+      ok   [basic] ok
+      warn [fresh] 4 < 5
+      1 of 2 dataset checks failed (1 at level warning): the checks warn
+    """
     lines = ["dataset checks:"]
     for r in result.results:
         mark = "ok  " if r.passed else ("FAIL" if r.level == "error" else "warn")
         lines.append(f"  {mark} [{r.check}] {r.message}")
-    lines.append(f"  status: {result.status}")
+    failed = [r for r in result.results if not r.passed]
+    if not failed:
+        lines.append(f"  every dataset check passed ({len(result.results)})")
+        return "\n".join(lines)
+    levels = ", ".join(
+        f"{n} at level {level}"
+        for level in ("error", "warning")
+        if (n := sum(1 for r in failed if r.level == level))
+    )
+    verdict = "the checks fail" if result.status == "error" else "the checks warn"
+    lines.append(
+        f"  {len(failed)} of {len(result.results)} dataset checks failed ({levels}): {verdict}"
+    )
     return "\n".join(lines)

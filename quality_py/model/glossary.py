@@ -62,6 +62,23 @@ def define(key: str) -> str:
     return f"{term.name}: {term.definition}"
 
 
+#: statuses as people read them, where the stored word is not one (the stored word stays in the
+#: pages' data attributes and in every machine output)
+STATUS_WORDS: Mapping[str, str] = {
+    "not_judged": "not judged yet",
+    "soft_failed": "soft failed",
+}
+
+
+def status_word(status: str) -> str:
+    """How a status is said on a page or in a message.
+
+    >>> status_word("not_judged"), status_word("failed")
+    ('not judged yet', 'failed')
+    """
+    return STATUS_WORDS.get(status, status)
+
+
 def percent(share: float) -> str:
     """A share (pass rate, valid share, failing share) as every surface shows it: two
     decimals, never rounded to 0 % or 100 % when it is not.
@@ -130,4 +147,13 @@ def run_numbers(
     }
 
 
-__all__ = ["BY_KEY", "TERMS", "Term", "define", "percent", "run_numbers"]
+__all__ = [
+    "BY_KEY",
+    "STATUS_WORDS",
+    "TERMS",
+    "Term",
+    "define",
+    "percent",
+    "run_numbers",
+    "status_word",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from quality_py.model.glossary import status_word
 from quality_py.report.charts import _fmt
 
 
@@ -59,14 +60,21 @@ def share(value: float | None, attr: str = "") -> str:
 
 
 def status(text: str | None) -> str:
-    """A status cell, coloured."""
-    shown = escape(text or "-")
-    return f'<td class="status-{shown}">{shown}</td>'
+    """A status cell, coloured by the stored status and said in words
+    (:func:`~quality_py.model.glossary.status_word`).
+
+    >>> status("not_judged")
+    '<td class="status-not_judged">not judged yet</td>'
+    """
+    stored = escape(text or "-")
+    return f'<td class="status-{stored}">{escape(status_word(text or "-"))}</td>'
 
 
 def filters(table: str, statuses: Sequence[str], total: int) -> str:
     """The filter box and status choice of table ``table`` (ids), with the count shown."""
-    options = "".join(f'<option value="{escape(s)}">{escape(s)}</option>' for s in statuses)
+    options = "".join(
+        f'<option value="{escape(s)}">{escape(status_word(s))}</option>' for s in statuses
+    )
     return (
         f'<div class="filters"><input type="search" placeholder="filter by text" '
         f'data-filter="{table}" aria-label="filter"><select data-filter="{table}" '

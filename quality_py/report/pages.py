@@ -27,6 +27,16 @@ COMPACT = 100
 ROWS = ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows")
 
 
+def link(root: str | None, href: str, inner: str) -> str:
+    """``inner`` (HTML) linked to the page ``root + href``; plain where there is no site to
+    link into (``root`` None: the one-page report).
+
+    >>> link("../", "rules/r.html", "101.1"), link(None, "rules/r.html", "101.1")
+    ('<a href="../rules/r.html">101.1</a>', '101.1')
+    """
+    return inner if root is None else f'<a href="{escape(root + href)}">{inner}</a>'
+
+
 def _when(run: Run) -> str:
     ran = f"{run.record.run_time:%Y-%m-%d %H:%M:%S} UTC"
     data = run.record.tags.get("data_time")
@@ -226,7 +236,7 @@ def _name_tag(named: Metric | None) -> str:
 
 
 def _rule_rows(
-    ds: Dataset, run: Run, root: str, definitions: dict[str, str], compact: bool = False
+    ds: Dataset, run: Run, root: str | None, definitions: dict[str, str], compact: bool = False
 ) -> list[str]:
     """A table row per rule; ``compact``: only the failing rules' when there are more than
     :data:`COMPACT` clean ones (those are listed apart)."""
@@ -244,8 +254,8 @@ def _rule_rows(
         description = (info and info.message) or definitions.get(key, "")
         out.append(
             f'<tr data-rule="{escape(entity)}" data-status="{state}">'
-            f'<td data-sort="{key.zfill(12)}"><a href="{root}{ds.rule_page(key)}">'
-            f"{escape(entity)}</a>{_name_tag(named)}</td>"
+            f'<td data-sort="{key.zfill(12)}">{link(root, ds.rule_page(key), escape(entity))}'
+            f"{_name_tag(named)}</td>"
             f"<td>{escape((info and info.group) or '')}</td>"
             f"<td>{escape((info and info.status) or '')}</td>{status(state)}"
             + num(failed, 'data-count="failing"')
@@ -255,7 +265,7 @@ def _rule_rows(
     return out
 
 
-def _check_rows(ds: Dataset, run: Run, root: str) -> list[str]:
+def _check_rows(ds: Dataset, run: Run, root: str | None) -> list[str]:
     out = []
     for m in run.checks():
         key = check_key(m)
@@ -263,7 +273,7 @@ def _check_rows(ds: Dataset, run: Run, root: str) -> list[str]:
         out.append(
             f'<tr data-check="{escape(key)}" data-status="{escape(m.status or "")}">'
             f"<td>{escape(m.kind)}</td>"
-            f'<td><a href="{root}{ds.check_page(key)}">{escape(text)}</a></td>'
+            f"<td>{link(root, ds.check_page(key), escape(text))}</td>"
             + num(m.value, 'data-value=""')
             + status(m.status)
             + f"<td>{escape(m.message or '')}</td></tr>"
@@ -367,7 +377,7 @@ def _percent(part: float | None, whole: float | None) -> str:
     return "-" if part is None or not whole else percent(part / whole)
 
 
-def top_values_table(ds: Dataset, run: Run, root: str, only: str | None = None) -> str:
+def top_values_table(ds: Dataset, run: Run, root: str | None, only: str | None = None) -> str:
     """The run's most frequent failing values of each rule (``only``: one rule's), with their
     failing rows and share of the rule's failing rows; empty when the run kept none."""
     found = run.top_values()
@@ -385,12 +395,12 @@ def top_values_table(ds: Dataset, run: Run, root: str, only: str | None = None) 
     ]
     for entity, values in found.items():
         failing = run.failing(entity)
-        link = f'<a href="{root}{ds.rule_page(rule_key(entity))}">{escape(entity)}</a>'
+        linked = link(root, ds.rule_page(rule_key(entity)), escape(entity))
         for column, value, rows in values:
             shown = '<span class="muted">null</span>' if value is None else escape(value)
             share = percent(rows / failing) if failing else "-"
             out.append(
-                f'<tr data-top="{escape(entity)}"><td>{link}</td><td>{escape(column)}</td>'
+                f'<tr data-top="{escape(entity)}"><td>{linked}</td><td>{escape(column)}</td>'
                 f'<td data-value>{shown}</td><td class="n" data-rows>{int(rows)}</td>'
                 f'<td class="n">{share}</td></tr>'
             )
@@ -416,14 +426,21 @@ def _cell(value: object) -> str:
 
 
 def sample_table(
-    ds: Dataset, samples: list[dict[str, object]], columns: tuple[str, ...] | None, root: str
+    ds: Dataset,
+    samples: list[dict[str, object]],
+    columns: tuple[str, ...] | None,
+    root: str | None,
 ) -> str:
     """Sample failing rows: key columns, the values their failed rules read (``columns``: only
     those), and every rule each row failed, linked."""
     if not samples:
         return ""
     keys = list(dict.fromkeys(k for s in samples for k in s["keys"]))  # type: ignore[attr-defined]
-    values = list(dict.fromkeys(k for s in samples for k in s["values"]))  # type: ignore[attr-defined]
+    values = [  # a key column read by a rule is shown once, among the keys
+        c
+        for c in dict.fromkeys(k for s in samples for k in s["values"])  # type: ignore[attr-defined]
+        if c not in keys
+    ]
     if columns is not None:
         values = [c for c in values if c in columns]
     runs = any("run" in s for s in samples)  # a rule's page: rows of several runs
@@ -441,18 +458,18 @@ def sample_table(
         captured: dict[str, object] = {**s["values"], **s["keys"]}  # type: ignore[dict-item]
         cells = [captured.get(c, NOT_CAPTURED) for c in [*keys, *values]]
         failed = ", ".join(
-            f'<a href="{root}{ds.rule_page(rule_key(e))}">{escape(e)}</a>'
+            link(root, ds.rule_page(rule_key(e)), escape(e))
             for e in s["failed"]  # type: ignore[attr-defined]
         )
         run = s.get("run")
-        link = (
-            f'<td><a href="{root}{run.page}">{escape(run.record.run_id)}</a></td>'  # type: ignore[attr-defined]
+        run_cell = (
+            f"<td>{link(root, run.page, escape(run.record.run_id))}</td>"  # type: ignore[attr-defined]
             if runs and run is not None
             else "<td></td>" * runs
         )
         out.append(
             '<tr class="sample">'
-            + link
+            + run_cell
             + "".join(_cell(v) for v in cells)
             + f"<td data-failed>{failed}</td></tr>"
         )

@@ -152,7 +152,7 @@ def test_suggested_checks_hold_on_the_months_they_were_learned_from(
     rows = sum(1 for f in _flights() if int(f["month"]) <= 3)
     printed = capsys.readouterr().out
     assert f"rows: {rows} in, {rows} valid, 0 quarantined" in printed  # every row rule holds
-    assert " FAIL " not in printed and "status: success" in printed
+    assert " FAIL " not in printed and "every dataset check passed" in printed
 
 
 def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -> None:
@@ -167,9 +167,10 @@ def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -
     for name in ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows"):
         cell = dom.find("td", data_metric=name)[0]  # the latest run (first table)
         assert float(cell["text"]) == latest.value("rows", "run", name), name
-    (failed,) = dom.find("td", data_count="failed")[1:2]  # rule 101.1: no tail number
+    (failed,) = dom.find("td", data_count="failing")[1:2]  # rule 101.1: no tail number
     assert dom.find("tr", data_rule="101.1")
     assert float(failed["text"]) == latest.value("rule", "101.1", "failed")
+    assert "data-not-published" in page.read_text("utf-8")  # the broken month published nothing
     # the input-rows trend has one point per run, the broken month's marked
     points = dom.find("circle")
     trend = [p for p in points if p["attrs"].get("data-run") == "2013-04"]
@@ -182,7 +183,9 @@ def test_the_report_shows_the_history_in_a_browser(history: tuple[Path, Path]) -
     (row,) = dom.find("tr", data_column="dep_time")
     cells = [e for e in dom.items if e["attrs"].get("data-stat") == "completeness"]
     index = [e["attrs"].get("data-column") for e in dom.find("tr") if "data-column" in e["attrs"]]
-    assert float(cells[index.index("dep_time")]["text"]) == pytest.approx(share, abs=5e-5)
+    shown = cells[index.index("dep_time")]
+    assert float(shown["attrs"]["data-value"]) == pytest.approx(share, abs=5e-5)
+    assert shown["text"] == f"{share * 100:.2f} %"
     assert row and dom.find("svg", data_column="origin")
     # sample failing rows of the broken month: the --key columns, flights of April 1-5
     samples = [json.loads(m.message or "{}")["keys"] for m in latest.metrics if m.kind == "sample"]

@@ -23,6 +23,7 @@ def _run(i: int, rows: float, anomalous: bool = False) -> RunRecord:
         Metric("rule", "7.1", "failed", 3.0, group="1.1"),
         Metric("rule", "7.1", "failed_share", 3 / rows, group="1.1"),
         Metric("rule", "7.1", "action", None, "drop", "amount is positive", group="1.1"),
+        Metric("rule", "7.1", "name", None, None, "positive_amount", group="1.1"),
         Metric("rule", "8.1", "failed_share", 0.0, group="1.1"),
         Metric("sample", "row 1", "keys", None, None, '{"id": 42}'),
     ]
@@ -68,7 +69,18 @@ def test_every_section_and_its_numbers() -> None:
         "tr", data_constraint="size >= 10"
     )
     assert [b["attrs"]["data-value"] for b in dom.find("rect")] == ["EWR", "JFK"]
-    assert dom.find("td", data_stat="completeness")[0]["text"] == "0.7500"
+    assert dom.find("td", data_stat="completeness")[0]["text"] == "75.00 %"  # 0.75
+    # the site's words and numbers: the rule's name beside its id, shares as percentages
+    assert dom.find("tr", data_rule="7.1") and "data-name>positive_amount</span>" in page
+    assert dom.find("td", data_count="failed_share")[0]["text"] == "15.00 %"  # 3 of 20
+    assert dom.find("td", data_share="pass_rate")  # the counts table, with its rates
+    # the latest run failed: not published, and the latest published run named
+    assert "not published: this run changed none of its outputs" in page
+    assert "the latest published run is <code data-published>d1</code>" in page
+    assert dom.find("td", data_status="failed")[0]["text"] == "failed, not published"
+    # every time chart's value axis starts at zero
+    charts = re.findall(r'<svg class="chart".*?</svg>', page)
+    assert charts and all('text-anchor="end">0</text>' in c for c in charts)
     # self-contained: no URL is loaded
     assert not re.search(r"(src|href)=\"?https?:", page) and "<script" not in page
 
