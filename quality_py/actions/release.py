@@ -18,7 +18,11 @@ publication of both outputs (:mod:`quality_py.outputs.publish`):
 Exactly once: the released rows leave the quarantine in the same publication that adds them to
 valid, so a second release finds nothing to move, and a crash leaves both outputs as they were.
 Both outputs must be paths published atomically (local or ``file://``, not Delta or tables):
-anything else is refused before anything is read. ``dry_run`` counts what would move.
+anything else is refused before anything is read. ``where`` releases only the dropped rows
+matching a condition (checked by the suite's rule policy, like any rule text); the others stay
+as they were. The result says, rule by rule, what would move and what holds the rest back
+(the rules that dropped the rows, as the quarantine names them, and the current rules that
+still fail them): ``dry_run`` says it and moves nothing.
 """
 
 from __future__ import annotations
@@ -28,18 +32,45 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from quality_py.actions.flags import ANY, DROP
+from quality_py.actions.flags import ANY, DROP, FAILED_COLUMN, failed_rule_names
 from quality_py.actions.quarantine_form import quarantine_form
 from quality_py.actions.run import run_quality
-from quality_py.errors import InputError
+from quality_py.errors import InputError, PolicyError, QualityError
 from quality_py.history.records import Metric, RunRecord
 from quality_py.history.repository import MetricsRepository
+from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.outputs.writing import OutputWriter, existing_columns, read_place, run_rows
+from quality_py.sql.build import to_sql
+from quality_py.sql.compiler import compile_expression
 
 #: the column that tells a candidate (a dropped row) from R's valid rows while they are judged
 CANDIDATE = "qp_release_candidate"
+#: a candidate's failed rules as its quarantine row names them, carried through the judging
+HELD = "qp_release_held_by"
+
+
+@dataclass(frozen=True)
+class RuleMove:
+    """One rule's part in a release: the dropped rows it had held (as the quarantine names the
+    rule), and how many of those the release moves."""
+
+    rule: str
+    held: int
+    released: int
+
+    def describe(self) -> str:
+        """One line for people.
+
+        >>> RuleMove("positive_amount", 4, 3).describe()
+        'held by positive_amount: 4 rows, 3 released'
+        """
+        return f"held by {self.rule}: {_rows(self.held)}, {self.released} released"
+
+
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
 
 
 @dataclass(frozen=True)
@@ -52,18 +83,32 @@ class ReleaseResult:
     released: int
     still_quarantined: int
     dry_run: bool
+    #: the rules that had dropped the candidates, each with the rows it held and released
+    moves: tuple[RuleMove, ...] = ()
+    #: the current rules that still fail candidates, each with the rows it holds back
+    held_by: tuple[tuple[str, int], ...] = ()
+    #: the condition that chose the candidates among the dropped rows (None: all of them)
+    where: str | None = None
 
     def describe(self) -> str:
-        """One line for people.
+        """A line for people, then one a rule: what moves, and what holds the rest back.
 
-        >>> ReleaseResult("r1", "1.2", 4, 3, 1, False).describe()
-        'release of run r1 by suite 1.2: 3 of 4 dropped rows released (1 still quarantined)'
+        >>> print(ReleaseResult("r1", "1.2", 4, 3, 1, False,
+        ...       (RuleMove("positive", 4, 3),), (("positive", 1),)).describe())
+        release of run r1 by suite 1.2: 3 of 4 dropped rows released (1 still quarantined)
+          held by positive: 4 rows, 3 released
+          still held by positive: 1 row
         """
         verb = "would be released" if self.dry_run else "released"
-        return (
+        which = f" matching {self.where}" if self.where else ""
+        lines = [
             f"release of run {self.run_id} by suite {self.suite}: {self.released} of "
-            f"{self.candidates} dropped rows {verb} ({self.still_quarantined} still quarantined)"
-        )
+            f"{self.candidates} dropped rows{which} {verb} ({self.still_quarantined} still "
+            "quarantined)",
+            *(f"  {m.describe()}" for m in self.moves),
+            *(f"  still held by {rule}: {_rows(n)}" for rule, n in self.held_by),
+        ]
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (``--json``).
@@ -74,12 +119,43 @@ class ReleaseResult:
         return {
             "run_id": self.run_id, "suite": self.suite, "dropped_rows": self.candidates,
             "released_rows": self.released, "still_quarantined": self.still_quarantined,
-            "dry_run": self.dry_run,
+            "dry_run": self.dry_run, "where": self.where,
+            "rules": [{"rule": m.rule, "held_rows": m.held, "released_rows": m.released}
+                      for m in self.moves],
+            "still_held_by": [{"rule": r, "rows": n} for r, n in self.held_by],
         }  # fmt: skip
 
 
 def _refuse(message: str) -> InputError:
     return InputError(message, item_kind="release")
+
+
+def _condition(where: str | None, suite: RuleSuite) -> str | None:
+    """``where`` as the SQL we send Spark, checked by the suite's rule policy (refused with
+    what is wrong before anything is read)."""
+    if where is None:
+        return None
+    try:
+        return to_sql(compile_expression(where, kind="release --where", policy=suite.policy))
+    except QualityError as err:
+        raise PolicyError(f"the release --where condition: {err.message}") from None
+
+
+def _reason(value: Any, detail: str) -> str:
+    """A quarantine row's failed rule as people read it, in any quarantine form (a name, a
+    packed id, or the full form's ids).
+
+    >>> _reason("positive", "names"), _reason(Id(101, 2).packed, "ids")
+    ('positive', '101.2')
+    >>> _reason({"ruleSetId": 5, "ruleSetVersion": 1, "ruleId": 101, "ruleVersion": 2}, "full")
+    '101.2'
+    """
+    if detail == "names":
+        return str(value)
+    if detail == "ids":
+        found = Id.unpack(int(value))
+        return f"{found.id}.{found.version}"
+    return f"{value['ruleId']}.{value['ruleVersion']}"
 
 
 def _atomic(spark: SparkSession, valid: str, quarantine: str, fmt: str) -> OutputWriter:
@@ -106,10 +182,15 @@ def _judged(
     from pyspark.sql import functions as F
 
     columns = _input_columns(valid_rows)
+    reasons = next(c for c in dropped.columns if c in FAILED_COLUMN.values())
+    none = F.lit(None).cast(dropped.schema[reasons].dataType)
     both = (
         valid_rows.select(*columns)
         .withColumn(CANDIDATE, F.lit(False))
-        .unionByName(dropped.select(*columns).withColumn(CANDIDATE, F.lit(True)))
+        .withColumn(HELD, none)
+        .unionByName(
+            dropped.select(*columns, F.col(reasons).alias(HELD)).withColumn(CANDIDATE, F.lit(True))
+        )
     )
     return run_quality(both, _held_back(suite), run_id=run_id)
 
@@ -131,9 +212,10 @@ def _held_back(suite: RuleSuite) -> RuleSuite:
 
 
 def _outputs(
-    run: Any, valid_rows: DataFrame, quarantined: DataFrame, detail: str, run_time: Any
+    run: Any, valid_rows: DataFrame, stays: DataFrame, detail: str, run_time: Any
 ) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """The released rows, R's new valid rows and R's new quarantine partition."""
+    """The released rows, R's new valid rows and R's new quarantine partition (``stays``, the
+    rows of R's quarantine that were no candidate, as they were, and the candidates anew)."""
     from pyspark.sql import functions as F
 
     flagged = run.flagged.where(F.col(CANDIDATE))
@@ -143,10 +225,45 @@ def _outputs(
         if "qp_run_id" in valid_rows.columns
         else released
     )
-    anew = run.quarantine_of(flagged.where(ANY), detail).drop(CANDIDATE)
+    anew = run.quarantine_of(flagged.where(ANY), detail).drop(CANDIDATE, HELD)
     anew = anew.withColumn("qp_run_time", F.lit(run_time).cast("timestamp"))
-    kept = quarantined.where("qp_kept_in_valid")
-    return released, new_valid, kept.unionByName(anew.select(*kept.columns))
+    return released, new_valid, stays.unionByName(anew.select(*stays.columns))
+
+
+def _moves(run: Any, detail: str) -> tuple[tuple[RuleMove, ...], tuple[tuple[str, int], ...]]:
+    """Rule by rule: the rows each rule that dropped the candidates held and now releases, and
+    the rows each current rule still fails (two small aggregations of the judged candidates)."""
+    from pyspark.sql import functions as F
+
+    flagged = run.flagged.where(F.col(CANDIDATE))
+    before = (
+        flagged.select(F.explode(HELD).alias("rule"), F.expr(f"NOT {DROP}").alias("moves"))
+        .groupBy("rule")
+        .agg(F.count("*").alias("held"), F.count_if("moves").alias("released"))
+        .collect()
+    )
+    moves = sorted(
+        (RuleMove(_reason(r["rule"], detail), int(r["held"]), int(r["released"])) for r in before),
+        key=lambda m: (-m.held, m.rule),
+    )
+    now = run.quarantine_of(flagged.where(ANY), detail)
+    still = (
+        now.where("NOT qp_kept_in_valid")
+        .select(F.explode(FAILED_COLUMN[detail]).alias("rule"))
+        .groupBy("rule")
+        .count()
+        .collect()
+    )
+    names = failed_rule_names(run.refs)
+    dropping = {  # the rules that keep a row out of valid (an ignore rule only flags it)
+        names[i] if detail == "names" else f"{r.rule.id}.{r.rule.version}"
+        for i, r in enumerate(run.refs)
+        if r.drops_row
+    }
+    found = [(_reason(r["rule"], detail), int(r["count"])) for r in still]
+    held = sorted(((rule, n) for rule, n in found if rule in dropping),
+                  key=lambda kv: (-kv[1], kv[0]))  # fmt: skip
+    return tuple(moves), tuple(held)
 
 
 def release_quarantine(
@@ -159,6 +276,7 @@ def release_quarantine(
     format: str = "parquet",
     history: MetricsRepository | None = None,
     dry_run: bool = False,
+    where: str | None = None,
 ) -> ReleaseResult:
     """Release the rows run ``run_id`` dropped that ``suite`` now passes (see the module).
 
@@ -171,35 +289,35 @@ def release_quarantine(
     >>> _ = run_quality(df, strict, run_id="r1").write(f"{out}/v", f"{out}/q")
     >>> fixed = RuleSuite(Id(1, 2), [RuleSet(Id(2, 1), [Rule(Id(3, 2), "a > 0",
     ...     action_if_failed="drop")])])
-    >>> release_quarantine(spark, fixed, "r1", f"{out}/v", f"{out}/q").describe()
-    'release of run r1 by suite 1.2: 1 of 2 dropped rows released (1 still quarantined)'
+    >>> print(release_quarantine(spark, fixed, "r1", f"{out}/v", f"{out}/q").describe())
+    release of run r1 by suite 1.2: 1 of 2 dropped rows released (1 still quarantined)
+      held by 3.1: 2 rows, 1 released
+      still held by 3.2: 1 row
     >>> release_quarantine(spark, fixed, "r1", f"{out}/v", f"{out}/q").released  # once only
     0
     """
-    from pyspark.sql import functions as F
-
     suite_text = f"{suite.id.id}.{suite.id.version}"
+    condition = _condition(where, suite)  # refused before anything is read
     writer = _atomic(spark, valid, quarantine, format)
     with writer as out:  # the lock is held from the first read to the last move
         if existing_columns(spark, valid, format) is None:
             raise _refuse(f"no valid output at {valid}: nothing to release into")
         detail = quarantine_form(spark, quarantine, format, None)
         quarantined = run_rows(spark, quarantine, format, run_id)
-        dropped = quarantined.where("NOT qp_kept_in_valid")
-        found = dropped.agg(F.count("*").alias("n"), F.max("qp_run_time").alias("t")).first()
+        chosen = f"NOT qp_kept_in_valid AND coalesce(({condition or 'true'}), false)"
+        found = quarantined.selectExpr(f"count_if({chosen}) AS n", "max(qp_run_time) AS t").first()
         assert found is not None  # an aggregation without grouping has one row
         candidates = int(found["n"])
         if candidates == 0:
-            return ReleaseResult(run_id, suite_text, 0, 0, 0, dry_run)
+            return ReleaseResult(run_id, suite_text, 0, 0, 0, dry_run, where=where)
         valid_rows = _valid_of(spark, valid, format, run_id, quarantine, found["t"])
-        run = _judged(spark, suite, run_id, valid_rows, dropped)
-        moved, new_valid, new_quarantine = _outputs(
-            run, valid_rows, quarantined, detail, found["t"]
-        )
+        run = _judged(spark, suite, run_id, valid_rows, quarantined.where(chosen))
+        stays = quarantined.where(f"NOT ({chosen})")  # kept in valid, or not chosen: as they were
+        moved, new_valid, new_quarantine = _outputs(run, valid_rows, stays, detail, found["t"])
         released = moved.count()  # the candidates judged once more, not valid read twice
-        result = ReleaseResult(
-            run_id, suite_text, candidates, released, candidates - released, dry_run
-        )
+        moves, held_by = _moves(run, detail)
+        result = ReleaseResult(run_id, suite_text, candidates, released, candidates - released,
+                               dry_run, moves, held_by, where)  # fmt: skip
         if dry_run:
             return result
         partition = ("qp_run_id", run_id) if "qp_run_id" in valid_rows.columns else (None, None)

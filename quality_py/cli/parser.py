@@ -421,7 +421,15 @@ def _release_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.add_argument("--run-id", required=True, help="the run whose dropped rows are released")
     r.add_argument("--history", help="keep a release record in this history")
     r.add_argument("--output-format", default="parquet", help="the outputs' format")
-    r.add_argument("--dry-run", action="store_true", help="count what would move; move nothing")
+    r.add_argument(
+        "--where",
+        help="release only the dropped rows matching this SQL condition (the others stay)",
+    )
+    r.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say, rule by rule, what would move and what holds the rest back; move nothing",
+    )
     r.add_argument("--json", help="also write the result as JSON to this file")
     _reference(r)
     _spark(r)

@@ -107,7 +107,7 @@ def release_command(args: argparse.Namespace) -> int:
     history = open_repository(args.history, spark) if args.history else None
     result = release_quarantine(
         spark, prepared.suite, args.run_id, args.valid, args.quarantine,
-        format=args.output_format, history=history, dry_run=args.dry_run,
+        format=args.output_format, history=history, dry_run=args.dry_run, where=args.where,
     )  # fmt: skip
     print(result.describe())
     if args.json:

@@ -199,6 +199,9 @@ def test_actions_doc(notebook: dict[str, Any]) -> None:
     # release, by hand: amount = id - 100 > 10 drops ids 0..110 (111 rows); > 0 passes 101..110
     for result in (ns["would"], ns["released"]):
         assert (result.candidates, result.released, result.still_quarantined) == (111, 10, 101)
+    doc = (ROOT / "docs" / "actions.md").read_text("utf-8")
+    shown = doc.split("prints what moved, then rule by rule:")[1].split("```text\n")[1]
+    assert ns["released"].describe() == shown.split("```")[0].strip()  # the doc's own output
     released_valid, _, _ = read_outputs(ns["spark"], "out/rel/valid")
     assert released_valid is not None and released_valid.count() == 1089 + 10
     lean = ns["failed_amount"]  # quarantine_detail="ids": rows failing rule 100 (amount > 0)

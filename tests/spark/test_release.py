@@ -10,6 +10,7 @@ and stays quarantined as kept in valid); id 6 stays dropped: its key ``f`` is va
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +63,20 @@ def test_a_release_moves_what_now_passes_once(spark: Any, tmp_path: Path) -> Non
     )  # fmt: skip
     preview = release_quarantine(spark, FIXED, "r1", str(out / "v"), str(out / "q"), dry_run=True)
     assert (preview.candidates, preview.released, preview.still_quarantined) == (3, 2, 1)
+    # rule by rule: "positive" had held ids 2, 4, 6 and lets 2 and 4 go; "has_code" had held
+    # id 4 (beside "positive") and lets it go; id 6 is now held by "unique_k" alone
+    assert [(m.rule, m.held, m.released) for m in preview.moves] == [
+        ("positive", 3, 2), ("has_code", 1, 1)]  # fmt: skip
+    assert preview.held_by == (("unique_k", 1),)
     assert _state(spark, out) == before  # a dry run moves nothing
     history = FileMetricsRepository(out / "history")
     done = release_quarantine(spark, FIXED, "r1", str(out / "v"), str(out / "q"), history=history)
-    assert done.describe() == (
-        "release of run r1 by suite 1.2: 2 of 3 dropped rows released (1 still quarantined)"
-    )
+    assert done.describe().splitlines() == [
+        "release of run r1 by suite 1.2: 2 of 3 dropped rows released (1 still quarantined)",
+        "  held by positive: 3 rows, 2 released",
+        "  held by has_code: 1 row, 1 released",
+        "  still held by unique_k: 1 row",
+    ]
     assert _state(spark, out) == (
         [1, 2, 3, 4, 5, 7, 8],
         [(4, True, ["has_code"]), (6, False, ["unique_k"]), (8, True, ["has_code"])],
@@ -78,6 +87,28 @@ def test_a_release_moves_what_now_passes_once(spark: Any, tmp_path: Path) -> Non
     (record,) = history.records()
     assert (record.source, record.suite, record.tags) == ("release", "1.2", {"released_run": "r1"})
     assert record.value("release", "run", "released_rows") == 2
+
+
+def test_where_chooses_the_rows_a_release_moves(spark: Any, tmp_path: Path) -> None:
+    """Only the dropped rows with code 'x' (ids 2 and 6; id 4's code is null: not chosen) are
+    judged: id 2 moves, id 6 stays held by its key, id 4 stays exactly as it was."""
+    out = tmp_path
+    run_quality(frame(spark), OLD, run_id="r1").write(str(out / "v"), str(out / "q"))
+    where = "code = 'x'"
+    done = release_quarantine(spark, FIXED, "r1", str(out / "v"), str(out / "q"), where=where)
+    assert (done.candidates, done.released, done.still_quarantined) == (2, 1, 1)
+    assert done.describe().splitlines()[0] == (
+        "release of run r1 by suite 1.2: 1 of 2 dropped rows matching code = 'x' released "
+        "(1 still quarantined)"
+    )
+    assert _state(spark, out) == (
+        [1, 2, 3, 5, 7, 8],
+        [(4, False, ["positive", "has_code"]), (6, False, ["unique_k"]),
+         (8, True, ["has_code"])],
+    )  # fmt: skip
+    with pytest.raises(QualityError, match="release --where condition: reflect"):
+        release_quarantine(spark, FIXED, "r1", str(out / "v"), str(out / "q"),
+                           where="reflect('java.lang.System', 'getenv', 'HOME') = ''")  # fmt: skip
 
 
 def test_a_valid_output_partitioned_by_run_takes_any_run(spark: Any, tmp_path: Path) -> None:
@@ -115,8 +146,13 @@ def test_the_command_line_releases(spark: Any, tmp_path: Path, capsys: Any) -> N
     ruleset.write_text(dumps_ruleset(FIXED), "utf-8")
     args = ["release", str(ruleset), "--quarantine", str(out / "q"), "--valid", str(out / "v"),
             "--run-id", "r1"]  # fmt: skip
-    assert main([*args, "--dry-run"]) == 0
-    assert "2 of 3 dropped rows would be released" in capsys.readouterr().out
+    assert main([*args, "--dry-run", "--json", str(out / "preview.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "2 of 3 dropped rows would be released" in printed
+    assert "still held by unique_k: 1 row" in printed
+    preview = json.loads((out / "preview.json").read_text("utf-8"))
+    assert preview["rules"][0] == {"rule": "positive", "held_rows": 3, "released_rows": 2}
+    assert preview["still_held_by"] == [{"rule": "unique_k", "rows": 1}]
     assert main(args) == 0
     assert "2 of 3 dropped rows released" in capsys.readouterr().out
     assert _state(spark, out)[0] == [1, 2, 3, 4, 5, 7, 8]
