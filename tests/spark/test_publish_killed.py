@@ -1,5 +1,6 @@
 """A CLI quality run killed with SIGKILL while it writes never takes away the previous run's
-published outputs, and the next run cleans what it left (expected counts by hand)."""
+published outputs, and the next run cleans what it left; a release killed while it writes
+leaves both outputs as they were (expected counts by hand)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,23 @@ def _argv(tmp_path: Path, data: Path, run_id: str) -> list[str]:
     ]
 
 
+FIXED = RULES.replace("version: 1", "version: 2").replace("amount > 0", "amount >= 0")
+
+
+def _release_argv(tmp_path: Path) -> list[str]:
+    out = tmp_path / "out"
+    return ["release", str(tmp_path / "fixed.yaml"), "--quarantine", str(out / "quarantine"),
+            "--valid", str(out / "valid"), "--run-id", "r1"]  # fmt: skip
+
+
 def _cli(tmp_path: Path, data: Path, run_id: str) -> subprocess.Popen[str]:
     """The command in a process of its own (with its own JVM): a process to kill."""
+    return _process(_argv(tmp_path, data, run_id))
+
+
+def _process(argv: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "quality_py", *_argv(tmp_path, data, run_id)],
+        [sys.executable, "-m", "quality_py", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -90,6 +104,22 @@ def test_a_killed_cli_run_leaves_the_previous_run_whole(spark: Any, tmp_path: Pa
         return valid.count(), runs_q, runs_s
 
     assert published() == (30000, {"r1"}, {"r1"})
+    # the rule was wrong (amount 0 is fine): a release of r1 killed once it stages an output
+    # leaves valid and the quarantine as they were; then it releases the 15000 rows with
+    # amount 0 (id % 4 == 1), once
+    (tmp_path / "fixed.yaml").write_text(FIXED)
+    proc = _process(_release_argv(tmp_path))
+    staged = _wait_for("*.qp-staging-*", out, proc, seconds=240)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert staged, "the release ended before it staged an output"
+    assert published() == (30000, {"r1"}, {"r1"})
+    assert spark.read.parquet(str(out / "quarantine")).where("NOT qp_kept_in_valid").count() == (
+        30000
+    )
+    assert main(_release_argv(tmp_path)) == 0
+    assert published() == (45000, {"r1"}, {"r1"})
+    assert spark.read.parquet(str(out / "quarantine")).count() == 15000  # amount -1 stays
     # kill r2 as soon as it stages its first output, then later in the run
     for pattern in ("*.qp-staging-*", "valid.qp-staging-*/part-*"):
         proc = _cli(tmp_path, second, "r2")
@@ -98,8 +128,8 @@ def test_a_killed_cli_run_leaves_the_previous_run_whole(spark: Any, tmp_path: Pa
         proc.wait(timeout=60)
         assert staged, f"the run ended before {pattern} appeared"
         # a plain reader of the valid path sees r1's rows, whole
-        assert spark.read.parquet(str(out / "valid")).count() == 30000
-        assert published() == (30000, {"r1"}, {"r1"})
+        assert spark.read.parquet(str(out / "valid")).count() == 45000
+        assert published() == (45000, {"r1"}, {"r1"})
     assert main(_argv(tmp_path, second, "r2")) == 0
     assert published() == (45000, {"r1", "r2"}, {"r1", "r2"})
     assert sorted(p.name for p in out.iterdir()) == ["quarantine", "stats", "valid"]
