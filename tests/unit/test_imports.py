@@ -248,6 +248,33 @@ def test_sodacl_checks() -> None:
     assert [(u.line, u.text) for u in result.unmapped] == [(22, "freshness(created_at) < 1d")]
 
 
+def test_sodacl_failed_rows_thresholds_are_the_rules_tolerance() -> None:
+    """soda-core v3.5.6, user_defined_failed_rows_expression_check.py evaluate(): with a
+    threshold the check fails when the fail threshold is bad for the failing rows' count, else
+    warns when the warn threshold is, else passes: a rule's fail_if and warn_if. A zone a
+    tolerance cannot state (fewer than, a percent) is listed with its line."""
+    text = (
+        "checks for orders:\n"
+        "  - failed rows:\n"
+        "      name: late\n"
+        "      fail condition: days_late > 3\n"
+        "      warn: when > 10\n"
+        "      fail: when >= 100\n"
+        "  - failed rows:\n"
+        "      name: few\n"
+        "      fail condition: amount < 0\n"
+        "      fail: when < 5\n"
+    )
+    result = import_text(text, "sodacl", "orders.yml")
+    ruleset = loads_ruleset_file(result.text, "orders.yml", variables={})
+    ((_, late),) = ruleset.suite.iter_rules()
+    assert (late.name, late.expression, str(late.action_if_failed)) == (
+        "late", "(days_late > 3) IS NOT TRUE", "ignore")  # fmt: skip
+    assert (late.warn_if, late.fail_if) == ("> 10", ">= 100")
+    (listed,) = result.unmapped
+    assert listed.line == 7 and "only 'when > N' and 'when >= N'" in listed.reason
+
+
 def test_an_unknown_format_and_broken_yaml_are_refused() -> None:
     with pytest.raises(RulesetFormatError):
         import_text("x: 1", "great_expectations")

@@ -8,8 +8,9 @@ does: an inline threshold is the zone where the check passes; ``fail: when ...``
 when ...`` are the zones where it fails (an ``error`` SQL check) or warns (a ``warning`` one);
 a metric without a value, or NaN, is never bad. ``failed rows`` with a ``fail condition``
 become rules failing the rows Soda's ``WHERE (condition)`` returns (a null condition returns no
-row, so it fails none). ``schema`` with ``fail: when wrong column type`` becomes ``has_schema``;
-``values in (c) must [not] exist in t (k)`` becomes a reference rule.
+row, so it fails none); their ``fail: when > N`` and ``warn: when > N`` (or ``>=``) become the
+rule's ``fail_if`` and ``warn_if``. ``schema`` with ``fail: when wrong column type`` becomes
+``has_schema``; ``values in (c) must [not] exist in t (k)`` becomes a reference rule.
 
 Every key is honoured or listed with its line: samples, attributes, identities, named formats,
 freshness, anomaly and change-over-time checks and ``configurations for`` sections are listed.
@@ -118,17 +119,42 @@ def _metric(draft: Draft, text: str, config: dict[str, Any]) -> None:
         )  # fmt: skip
 
 
+#: a failed rows check's ``fail:`` / ``warn:`` that a rule's tolerance states exactly: more
+#: than (or at least) a count of failing rows
+_MORE_THAN = re.compile(rf"^when\s+(?P<op>>=|>)\s*(?P<n>{_NUM})$")
+
+
+def _tolerance(key: str, text: object) -> str:
+    """A failed rows check's ``fail: when > N`` (``warn:``) as the rule's ``fail_if``
+    (``warn_if``): soda-core v3.5.6 (user_defined_failed_rows_expression_check.py, evaluate)
+    fails the check when the fail threshold is bad for the failing rows' count, else warns when
+    the warn threshold is, else passes; exactly a rule's tolerance. Other zones are listed.
+
+    >>> _tolerance("fail", "when > 10"), _tolerance("warn", "when >= 2.5")
+    ('> 10', '>= 2.5')
+    """
+    m = _MORE_THAN.match(str(text).strip())
+    if m is None or float(m["n"]) < 0 or (m["op"] == ">=" and float(m["n"]) == 0):
+        raise Unmappable(
+            f"{key}: {text!r} on failed rows: only 'when > N' and 'when >= N' (a count of "
+            "failing rows) map, onto the rule's tolerance"
+        )
+    return f"{m['op']} {m['n']}"
+
+
 def _failed_rows(draft: Draft, config: dict[str, Any]) -> None:
     condition = config.get("fail condition")
     if not str(condition or "").strip():
         raise Unmappable("failed rows with a fail query read tables by name")
-    unknown = sorted(set(config) - {"fail condition", "name"})
+    unknown = sorted(set(config) - {"fail condition", "name", "fail", "warn"})
     if unknown:
         raise Unmappable(f"the key(s) {', '.join(unknown)} of failed rows are not converted")
-    draft.rules.append(
-        {"name": draft.name(str(config.get("name") or "failed_rows")),
-         "expression": f"({condition}) IS NOT TRUE"}
-    )  # fmt: skip
+    rule = {"name": draft.name(str(config.get("name") or "failed_rows")),
+            "expression": f"({condition}) IS NOT TRUE"}  # fmt: skip
+    for key in ("fail", "warn"):
+        if config.get(key) is not None:
+            rule[f"{key}_if"] = _tolerance(key, config[key])
+    draft.rules.append(rule)
 
 
 def _schema(draft: Draft, config: dict[str, Any]) -> None:
