@@ -79,3 +79,14 @@ def test_every_surface_says_the_same_numbers(
     assert cells["pass_rate"] == "50.00 %" and cells["valid_share"] == "60.00 %"
     assert cells["passing_rows"] == "5" and cells["quarantined_rows"] == "5"
     assert 'title="valid share: valid rows divided by input rows"' in page
+    # the one-page report: the same counts, shares and names, from the site's page model
+    one = tmp_path / "report.html"
+    assert main(["report", "--history", places["h"], "--out", str(one)]) == 0
+    html = one.read_text("utf-8")
+    cells = dict(re.findall(r'data-(?:metric|share)="([a-z_]+)"[^>]*>([^<]+)<', html))
+    assert cells["pass_rate"] == "50.00 %" and cells["valid_share"] == "60.00 %"
+    assert cells["passing_rows"] == "5" and cells["quarantined_rows"] == "5"
+    shares = dict(re.findall(r'data-rule="([\d.]+)".*?data-count="failed_share">([^<]+)<', html))
+    assert shares == {"100.1": "40.00 %", "101.1": "30.00 %"}  # 4 and 3 of 10 rows
+    assert "data-name>positive_amount</span>" in html
+    assert 'title="pass rate: passing rows divided by input rows"' in html
