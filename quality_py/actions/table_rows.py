@@ -10,6 +10,13 @@ plus the table's: ``is_unique(k)``, ``is_unique_nulls_equal(...)`` and group lim
 (``count(*) OVER (PARTITION BY g) <= n``) then answer for the table, at the cost of the batch
 and the index, never the table's rows.
 
+Foreign keys into the table itself: a table state may name the view rules give the table
+(``TableState(..., view="orders")``); then ``in_reference('orders', 'order_id', parent_id)``
+tests ``parent_id`` against the **table's** ``order_id`` values: the other partitions' key index
+of ``(order_id)`` (kept for the purpose) and the batch's own values, read as a temporary view of
+those keys alone (left in the session: a lazy plan reads it whenever it runs). Any other read
+of that view (a lookup of another column) is refused, naming the rule.
+
 Only counts of rows can be answered from the index. Any other window over a key (a rank, a sum,
 keep-one's ``row_number``), a count of a column's values or a key that is not a plain column is
 refused with a table state, naming the rule, rather than answered for the batch while the run
@@ -18,14 +25,17 @@ claims the table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import reduce
 
 from quality_py.dataset.grouping import COUNT, FrequencyState, GroupKey
 from quality_py.dataset.table_state import TableState
 from quality_py.errors import ModelError, item_text
 from quality_py.model.types import DataFrame
 from quality_py.sql.compiler import CompiledRule, CompiledSuite
+from quality_py.sql.own_table import KEYS_VIEW, own_references, read_keys_from
 from quality_py.sql.snippets import quoted
 from quality_py.sql.table_counts import KeySet, add_table_counts, counted_keys
 from quality_py.sql.windows import key_sets as key_sets_of
@@ -60,21 +70,80 @@ def key_sets(compiled: CompiledSuite, columns: Sequence[str]) -> tuple[KeySet, .
     return tuple(sorted(found))
 
 
-def table_rows(
-    table: TableState,
-) -> Callable[[DataFrame, CompiledSuite], tuple[DataFrame, CompiledSuite, tuple[str, ...]]]:
+def referenced_keys(
+    compiled: CompiledSuite, view: str | None, columns: Sequence[str]
+) -> tuple[KeySet, ...]:
+    """The key sets of the table (input column names) that rules test membership in through
+    ``view``, the table itself, sorted; any other read of ``view`` is refused, naming the rule."""
+    if view is None:
+        return ()
+    names = {c.lower(): c for c in columns}
+    found = set()
+    for rule in compiled.rules:
+        for keys, shown in own_references(rule.tree, view, names):
+            if keys is None:
+                raise ModelError(
+                    f"{item_text('rule', rule.rule_id, rule.name)} reads the table itself "
+                    f"({view!r}) as {shown}: with a table state the table is answered from its "
+                    "key indexes, which hold its key columns and nothing else, so a rule reads "
+                    f"it only with in_reference('{view}', 'column', key) over columns of the "
+                    "input; read other columns from a view of the table under another name",
+                    code="TABLE_ROWS",
+                )
+            found.add(keys)
+    return tuple(sorted(found))
+
+
+def _own_keys(
+    df: DataFrame, owned: Sequence[KeySet], others: dict[KeySet, FrequencyState]
+) -> dict[KeySet, str]:
+    """A temporary view per key set of the table's keys (the other partitions' and the
+    batch's), by key set."""
+    at = {}
+    for key in owned:
+        columns = [quoted(c) for c in key]
+        parts = [df.select(*columns)]
+        if key in others:
+            parts.append(others[key].frame.select(*columns))
+        name = f"{KEYS_VIEW}{uuid.uuid4().hex}"
+        reduce(lambda a, b: a.unionByName(b), parts).createOrReplaceTempView(name)
+        at[key] = name
+    return at
+
+
+@dataclass(frozen=True)
+class TableRows:
     """The staging step that makes the rules' counts of rows per key the table's (see the
     module): the batch joined to the other partitions' counts, the rules reading them, and the
-    joined columns (hidden from every output). Refuses what the key index cannot answer."""
+    joined columns (hidden from every output); with :attr:`view`, the rules' reads of the
+    table itself point at its keys. Refuses what the key index cannot answer."""
 
-    def step(
-        df: DataFrame, compiled: CompiledSuite
+    table: TableState
+
+    @property
+    def view(self) -> str | None:
+        """The name rules give the table itself (its columns are the input's)."""
+        return self.table.view
+
+    def __call__(
+        self, df: DataFrame, compiled: CompiledSuite
     ) -> tuple[DataFrame, CompiledSuite, tuple[str, ...]]:
+        table = self.table
         keys = key_sets(compiled, df.columns)
-        others = table.key_counts(keys) if keys else {}
+        owned = referenced_keys(compiled, table.view, df.columns)
+        wanted = tuple(sorted(set(keys) | set(owned)))
+        others = table.key_counts(wanted) if wanted else {}
+        names = {c.lower(): c for c in df.columns}
+        if owned:  # the table's own keys, for foreign keys into it: the batch's at least
+            at_view = _own_keys(df, owned, others)
+            rules = tuple(
+                replace(r, tree=read_keys_from(r.tree, table.view or "", names, at_view))
+                for r in compiled.rules
+            )
+            compiled = replace(compiled, rules=rules)
+        others = {k: v for k, v in others.items() if k in keys}
         if not others:  # the table is this partition alone: its counts are the batch's
             return df, compiled, ()
-        names = {c.lower(): c for c in df.columns}
         at: dict[KeySet, str] = {}
         for i, key in enumerate(keys):
             counts = others[key].frame
@@ -94,7 +163,10 @@ def table_rows(
         )
         return df, replace(compiled, rules=rules), tuple(at.values())
 
-    return step
+
+def table_rows(table: TableState) -> TableRows:
+    """The staging step of a run with ``table`` (:class:`TableRows`)."""
+    return TableRows(table)
 
 
 def key_index(df: DataFrame, keys: Sequence[KeySet]) -> dict[GroupKey, FrequencyState]:
@@ -110,7 +182,8 @@ def planned_keys(
     keep nothing."""
     if table is None:
         return ()
-    keys = key_sets(compiled, columns)
+    owned = referenced_keys(compiled, table.view, columns)
+    keys = tuple(sorted(set(key_sets(compiled, columns)) | set(owned)))
     if not checks and not keys:
         raise ModelError(
             f"a table state ({table.location}, partition {table.partition}) keeps the states of "

@@ -56,6 +56,7 @@ def job_of(args: argparse.Namespace, **fields: Any) -> QualityJob:
         "variables": parse_assignments(opt("var") or []), "outputs": outputs,
         "history": opt("history"), "notify": opt("notify") or (),
         "table_state": opt("table_state"), "partition": opt("partition"),
+        "table_view": opt("table_view"),
         "tags": {**tags(opt("tag")), **data_time_tag(opt("data_time"))},
         "webhooks": opt("webhook") or (), "alerts": opt("alert") or (),
         "report_url": opt("report_url"), "keys": keys(opt("key")),

@@ -133,6 +133,13 @@ def _table_state(p: argparse.ArgumentParser) -> None:
         help="quality run, with --table-state: the input's partition of the table "
         "(day=2026-11-28, or year=2026,month=11); a re-run replaces its state",
     )
+    p.add_argument(
+        "--table-view",
+        metavar="NAME",
+        help="quality run, with --table-state: the name the rules give the table itself "
+        "(in_reference('NAME', 'key', column): a foreign key into the table, answered from its "
+        "key indexes and the input, never its rows)",
+    )
 
 
 def _history(p: argparse.ArgumentParser, what: str) -> None:

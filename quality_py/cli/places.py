@@ -29,7 +29,7 @@ WRITES = ("output", "valid", "quarantine", "stats", "json", "notify", "history",
 #: Options that name no place (values, switches, SQL, the Spark to use).
 NOT_PLACES = (
     "suite", "format", "master", "remote", "conf", "tag", "run_id", "where", "webhook", "alert",
-    "report_url", "data_time", "partition", "alert_when", "alert_every", "dry_run",
+    "report_url", "data_time", "partition", "table_view", "alert_when", "alert_every", "dry_run",
     "name", "layout", "strict", "key", "hide_column", "publish", "quarantine_detail", "var",
     "output_format", "sample", "rule", "analyse", "samples", "rules_only", "print", "evaluate",
     "dqx_version", "dq_env", "se_table",

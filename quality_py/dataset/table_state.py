@@ -35,6 +35,7 @@ from quality_py.model.file_names import decode_part, file_name
 
 _PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$")
 _FOLDER = "partitions"
+_VIEW = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
 def parse_partition(text: str) -> tuple[tuple[str, str], ...]:
@@ -97,7 +98,10 @@ class TableState:
 
     ``location``: a folder or filesystem URI of the table's own (see
     :class:`~quality_py.dataset.store.FileStateStore`); ``partition``: the batch's partition,
-    ``KEY=VALUE`` pairs (a mapping, or the text ``"day=2013-01-01"``).
+    ``KEY=VALUE`` pairs (a mapping, or the text ``"day=2013-01-01"``); ``view``: the name rules
+    give the table itself in ``in_reference`` (``in_reference('orders', 'order_id',
+    parent_id)``: a foreign key into the table), answered from the partitions' key indexes and
+    the batch, never the table's rows (:mod:`quality_py.actions.table_rows`).
 
     >>> import tempfile
     >>> from quality_py.dataset.analyzers import Size
@@ -114,6 +118,7 @@ class TableState:
 
     location: str | Path
     partition: Mapping[str, str] | str
+    view: str | None = None
     pairs: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
     #: the partitions' states read so far, by key and version (a run reads them for its rules
     #: over rows and again for its checks: the files are read and checked once)
@@ -132,6 +137,12 @@ class TableState:
         if ".." in _folder_name(pairs):  # shortened with a digest: no longer read back
             raise StateStoreError(
                 f"partition {self.partition!r} is too long to name a stored state",
+                item_kind="partition",
+            )
+        if self.view is not None and not _VIEW.match(self.view):
+            raise StateStoreError(
+                f"the table's view name {self.view!r} is not a plain name (letters, digits and "
+                "underscores, not starting with a digit): rules name it in in_reference",
                 item_kind="partition",
             )
         object.__setattr__(self, "pairs", pairs)

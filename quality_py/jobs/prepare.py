@@ -81,8 +81,9 @@ def prepare(
     result document), kept apart from what the job reads like its outputs; ``static_schema``:
     ``--schema`` is read here for a check of names (no Spark for it, no frame of it)."""
     reference = ReferenceData.read(
-        job.views, job.views_file, input=job.input_text, format=job.format
-    )
+        job.views, job.views_file, input=job.input_text, format=job.format,
+        table_view=job.table_view,
+    )  # fmt: skip
     require_apart(job, reference, also_writes)
     if compile:  # a run: an alert that could not be sent stops it before Spark starts
         for alert in job.alerts:

@@ -39,6 +39,8 @@ class ReferenceData:
     format: str | None = None
     #: the views file's blooms as ``(name, file)``
     files: tuple[tuple[str, str], ...] = ()
+    #: the name the rules give the table itself (a table state answers it: nothing to register)
+    table_view: str | None = None
 
     @classmethod
     def read(
@@ -48,6 +50,7 @@ class ReferenceData:
         *,
         input: str | None = None,
         format: str | None = None,
+        table_view: str | None = None,
     ) -> ReferenceData:
         """Read the declarations (a views file is read once; no Spark): ``paths`` maps view
         names to files or tables, ``views_file`` is a YAML of views, maps and blooms, ``input``
@@ -69,13 +72,14 @@ class ReferenceData:
         if input and input.startswith("sample:"):
             sample = input.split(":", 1)[1]
         sample_views = SAMPLE_VIEWS.get(sample, ())
-        return cls(pairs, views, maps, tuple(blooms), sample_views, format, files)
+        return cls(pairs, views, maps, tuple(blooms), sample_views, format, files, table_view)
 
     @property
     def names(self) -> tuple[str, ...]:
         """Every view the job's rules may read."""
         declared = (*(v.name for v in self.views), *(m.name for m in self.maps))
-        return (*(name for name, _ in self.paths), *declared, *self.sample_views)
+        own = (self.table_view,) if self.table_view else ()
+        return (*(name for name, _ in self.paths), *declared, *self.sample_views, *own)
 
     def policy(self, base: RulePolicy | None = None) -> RulePolicy:
         """``base`` (the safe policy by default) allowing exactly these views and blooms."""

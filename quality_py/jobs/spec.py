@@ -144,6 +144,9 @@ class JobSpec:
     #: filesystem URI), and which partition the input is (``KEY=VALUE[,KEY=VALUE]``)
     table_state: str | None = None
     partition: str | None = None
+    #: with a table state: the name the rules give the table itself in ``in_reference`` (a
+    #: foreign key into the table, answered from its key indexes; allowed to the rules)
+    table_view: str | None = None
     tags: tuple[tuple[str, str], ...] = ()
     notify: tuple[str, ...] = ()
     webhooks: tuple[str, ...] = ()
@@ -179,7 +182,7 @@ class JobSpec:
             _choice(self.format, "format", INPUT_FORMATS)
         for name in ("schema", "where", "views_file", "suite", "lambdas", "output_expressions",
                      "meta_rule_sets", "history", "run_id", "name", "report_url",
-                     "table_state", "partition"):  # fmt: skip
+                     "table_state", "partition", "table_view"):  # fmt: skip
             _text(getattr(self, name), name, optional=name != "name")
         for name in ("views", "variables", "tags"):
             object.__setattr__(self, name, _pairs(getattr(self, name), name))
@@ -228,13 +231,22 @@ class JobSpec:
                 parse_partition(self.partition)
             except StateStoreError as err:
                 raise _problem("partition", err.message) from None
+        if self.table_view is not None:
+            if self.table_state is None:
+                raise _problem(
+                    "table_view", "names the table itself, so it needs a table_state and partition"
+                )
+            try:
+                TableState(self.table_state, self.partition or "", view=self.table_view)
+            except StateStoreError as err:
+                raise _problem("table_view", err.message) from None
 
     @property
     def table(self) -> TableState | None:
         """The table state the job's run keeps (None without one)."""
         if self.table_state is None or self.partition is None:
             return None
-        return TableState(self.table_state, self.partition)
+        return TableState(self.table_state, self.partition, view=self.table_view)
 
     @property
     def from_tables(self) -> bool:

@@ -31,6 +31,7 @@ from quality_py.sql.compiler import (
     fewer_collections,
     suite_size,
 )
+from quality_py.sql.own_table import input_types
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -417,7 +418,11 @@ def _stage(
         # A suite compiled before any data was read (the CLI does, to report rule errors first)
         # is reused when the schema changes nothing: the type oracle only decides cases that
         # such a compile refuses.
-        compiled = compile_suite(prepared, type_of=type_of or type_oracle(df))
+        oracle = type_of or type_oracle(df)
+        view = getattr(rows, "view", None)  # the table itself: its columns are the input's
+        if view:
+            oracle = input_types(oracle, view, df.columns)
+        compiled = compile_suite(prepared, type_of=oracle)
     compiled = over_rows(df, compiled)
     joined: tuple[str, ...] = ()
     if rows is not None:

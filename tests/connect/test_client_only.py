@@ -194,6 +194,26 @@ def test_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
     assert [r.metric for r in second.checks.results] == [0.5, 1.0]  # keys 1 and 3 of 4 rows
 
 
+def test_a_foreign_key_into_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
+    """A foreign key into the table itself on a Connect-only client: the keys are read from the
+    other days' key index and the batch (a temporary view on the server). By hand: day 2's
+    parent 1 is day 1's key, its parent 9 is nowhere."""
+    from quality_py import OverTime, RulePolicy, TableState, run_quality
+
+    rule = Rule(Id(3, 1), "in_reference('t', 'k', p)", action_if_failed="drop")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [rule])]).with_policy(
+        RulePolicy().with_views("t")
+    )
+
+    def day(n: int, rows: list[tuple[int, int | None]]) -> Any:
+        df = connect.createDataFrame(rows, "k int, p int")
+        table = OverTime(table_state=TableState(tmp_path / "states", f"day={n}", view="t"))
+        return run_quality(df, suite, over_time=table).write(str(tmp_path / f"v{n}"))
+
+    assert day(1, [(1, None), (2, 1)]).dropped_rows == 0
+    assert day(2, [(3, 1), (4, 9)]).dropped_rows == 1
+
+
 def test_the_last_write_on_connect(connect: Any, tmp_path: Path) -> None:
     """``was_written_within`` on a Connect-only client: the server lists the files (its hidden
     ``_metadata``); data built on the client is refused with the check's name. The file's time

@@ -269,6 +269,7 @@ def test_growing_tables_doc(notebook: dict[str, Any]) -> None:
     assert "no stored state for 2 partition(s)" in ns["refused"]
     # by hand: Tuesday's order 2 is Monday's, so the table holds it twice: one row dropped
     assert ns["tue_summary"].dropped_rows == 1
+    assert ns["linked_tuesday"].dropped_rows == 1  # by hand: order 4's parent 9 is nowhere
     kept = TableState("out/growing/orders_states", "day=x").partitions()
     assert kept == ["day=2026-11-23", "day=2026-11-24"]
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quality_py import Id, OverTime, Rule, RuleSet, RuleSuite, TableState
+from quality_py import Id, OverTime, Rule, RulePolicy, RuleSet, RuleSuite, TableState
 from quality_py.actions import QualityRunFailed, run_quality
 from quality_py.dataset.checks import Check
 from quality_py.dataset.store import StateStoreError
@@ -226,6 +226,74 @@ def test_what_the_key_index_cannot_answer_is_refused(spark: Any, tmp_path: Path)
                 over_time=_table(tmp_path, "day=1")).write(str(tmp_path / "v1"))  # fmt: skip
     with pytest.raises(StateStoreError, match=r"no stored count of rows per \(k\)"):
         run_quality(df, _keys_suite("is_unique(k)"), over_time=_table(tmp_path, "day=2"))
+
+
+ORDERS = "day int, k int, v double, parent int"
+PARENT_RULES = """
+suite: {id: 9, version: 1}
+rule_sets:
+  - id: 90
+    rules:
+      - {id: 900, expression: "in_reference('orders', 'k', parent)", action_if_failed: drop}
+"""
+
+
+def test_the_command_line_names_the_table_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--table-view orders``: the rules may read ``orders`` (no ``--view`` for it) and it is
+    the table's keys. By hand: day 2's parent 1 is day 1's key, its parent 9 is nowhere."""
+    from quality_py.cli import main
+
+    (tmp_path / "rules.yaml").write_text(PARENT_RULES)
+
+    def run(day: int, csv: str) -> int:
+        (tmp_path / f"day{day}.csv").write_text("k,parent\n" + csv)
+        return main(
+            ["run", str(tmp_path / "rules.yaml"), "--input", str(tmp_path / f"day{day}.csv"),
+             "--valid", str(tmp_path / f"valid{day}"), "--table-state", str(tmp_path / "s"),
+             "--partition", f"day={day}", "--table-view", "orders"]
+        )  # fmt: skip
+
+    assert run(1, "1,\n2,1\n") == 0
+    capsys.readouterr()
+    assert run(2, "3,1\n4,9\n") == 0
+    assert "rows: 2 in, 1 valid, 1 quarantined, 1 dropped" in capsys.readouterr().out
+
+
+def test_a_foreign_key_into_the_table_reads_its_keys(spark: Any, tmp_path: Path) -> None:
+    """``in_reference('orders', 'k', parent)`` with a table state naming its view ``orders``:
+    a parent must be a key of the table (another day's or this batch's), never read from the
+    table's rows; a null parent references nothing (passes); a re-run of a day takes its keys
+    out. By hand from the days below; no view ``orders`` is registered at all."""
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+        Rule(Id(3, 1), "in_reference('orders', 'k', parent)", action_if_failed="drop")])],
+    ).with_policy(RulePolicy().with_views("orders"))  # fmt: skip
+    states = tmp_path / "states"
+
+    def run(day: int, rows: list[tuple[int, int | None]]) -> list[int]:
+        df = spark.createDataFrame([(day, k, 1.0, p) for k, p in rows], ORDERS)
+        table = TableState(states, f"day={day}", view="orders")
+        planned = run_quality(df, suite, over_time=OverTime(table_state=table))
+        planned.write(str(tmp_path / f"valid{day}"))
+        return sorted(r.k for r in planned.valid.collect())
+
+    # day 1: 2's parent is 1 (this batch); 3's parent 9 is nowhere; 4 has none
+    assert run(1, [(1, None), (2, 1), (3, 9), (4, None)]) == [1, 2, 4]
+    # day 2: 5's parent 3 is day 1's (its key is the table's even though its row was dropped:
+    # the table's keys are its partitions' inputs); 6's parent 7 is not yet anywhere; 7 is here
+    assert run(2, [(5, 3), (6, 7), (7, 1), (8, 10)]) == [5, 6, 7]
+    # day 1 re-run without key 1: day 2's 7 (parent 1) now references nothing
+    assert run(1, [(2, None), (3, None)]) == [2, 3]
+    assert run(2, [(5, 3), (7, 1)]) == [5]
+    # a key set the stored days kept no index of cannot be answered for the table: refused
+    lookup = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+        Rule(Id(4, 1), "in_reference('orders', 'v', CAST(parent AS DOUBLE))", name="by_v")])],
+    ).with_policy(RulePolicy().with_views("orders"))  # fmt: skip
+    df = spark.createDataFrame([(3, 1, 1.0, 1)], ORDERS)
+    table = TableState(states, "day=3", view="orders")
+    with pytest.raises(StateStoreError, match=r"no stored count of rows per \(v\)"):
+        run_quality(df, lookup, over_time=OverTime(table_state=table))
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))

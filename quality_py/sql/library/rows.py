@@ -26,6 +26,8 @@ Each call expands into Spark built-ins that the suite computes once per key set:
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from quality_py.errors import did_you_mean
@@ -107,6 +109,28 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+_PROBE = re.compile(r"^\(SELECT first\(`((?:[^`]|``)+)`\) FROM `((?:[^`]|``)+)`\)$")
+
+
+def view_probe(view: str, column: str) -> str:
+    """The SQL whose type is a view column's (what a key is compared with).
+
+    >>> view_probe("planes", "tail`no")
+    '(SELECT first(`tail``no`) FROM `planes`)'
+    """
+    return f"(SELECT first({_quoted(column)}) FROM {_quoted(view)})"
+
+
+def probed(sql: str) -> tuple[str, str] | None:
+    """The view and column of a :func:`view_probe` (None for any other SQL).
+
+    >>> probed(view_probe("planes", "tail`no")), probed("a + 1")
+    (('planes', 'tail`no'), None)
+    """
+    m = _PROBE.match(sql)
+    return None if m is None else (m[2].replace("``", "`"), m[1].replace("``", "`"))
+
+
 def _check_types(
     ctx: PassContext, fn: str, view: str, columns: list[str], keys: list[exp.Expr]
 ) -> None:
@@ -115,7 +139,7 @@ def _check_types(
     if ctx.type_of is None:
         return
     for column, key in zip(columns, keys, strict=True):
-        ref_type = ctx.type_of(f"(SELECT first({_quoted(column)}) FROM {_quoted(view)})")
+        ref_type = ctx.type_of(view_probe(view, column))
         key_type = ctx.type_of(to_sql(key))
         if ref_type is None or key_type is None or compatible(key_type, ref_type):
             continue
