@@ -299,35 +299,46 @@ def test_a_foreign_key_into_the_table_reads_its_keys(spark: Any, tmp_path: Path)
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(
-        st.tuples(st.integers(1, 3), st.lists(st.none() | st.integers(0, 4) | st.just(99),
-                                              max_size=4)),
+        st.tuples(st.integers(1, 3), st.lists(
+            st.tuples(st.none() | st.integers(0, 4) | st.just(99), st.none() | st.integers(0, 5)),
+            max_size=4)),
         min_size=2,
         max_size=4,
     )
 )  # fmt: skip
 def test_appends_re_runs_and_failures_agree_with_the_union(
-    spark: Any, tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[int, list[Any]]]
+    spark: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    steps: list[tuple[int, list[tuple[Any, Any]]]],
 ) -> None:
     """Random days appended, re-run and refused, each run against a plain recomputation in
-    Python over the union of the partitions kept: the rows ``is_unique(k)`` keeps, the table's
-    size and completeness of k. A key 99 fails the run (a ``fail`` rule): nothing is kept."""
+    Python over the union of the partitions kept: the rows ``is_unique(k)`` and a foreign key
+    into the table itself (a parent ``p`` among the table's keys ``k``) keep, the table's size
+    and completeness of k. A key 99 fails the run (a ``fail`` rule): nothing is kept."""
     root = tmp_path_factory.mktemp("sequence")
     suite = RuleSuite(
         Id(1, 1),
         [RuleSet(Id(2, 1), [Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop"),
-                            Rule(Id(4, 1), "k IS NULL OR k != 99", action_if_failed="fail")])],
-    )  # fmt: skip
+                            Rule(Id(4, 1), "k IS NULL OR k != 99", action_if_failed="fail"),
+                            Rule(Id(5, 1), "in_reference('t', 'k', parent)",
+                                 action_if_failed="drop")])],
+    ).with_policy(RulePolicy().with_views("t"))  # fmt: skip
     checks = [Check("warning", "t").has_size(">= 0").has_completeness("k", ">= 0")]
     table: dict[int, list[Any]] = {}
-    for step, (day, keys) in enumerate(steps):
-        df = spark.createDataFrame([(day, k, 1.0) for k in keys], DDL)
-        over = _table(root / "states", f"day={day}")
+    for step, (day, rows) in enumerate(steps):
+        keys = [k for k, _ in rows]
+        df = spark.createDataFrame([(day, k, 1.0, p) for k, p in rows], ORDERS)
+        over = OverTime(table_state=TableState(root / "states", f"day={day}", view="t"))
         if 99 in keys:
             with pytest.raises(QualityRunFailed):
                 run_quality(df, suite, checks, over_time=over).write(str(root / f"v{step}"))
             continue
         union = [k for d, ks in table.items() if d != day for k in ks] + keys
-        expected = sorted((k for k in keys if k is None or union.count(k) == 1), key=str)
+        expected = sorted(
+            (k for k, p in rows
+             if (k is None or union.count(k) == 1) and (p is None or p in union)),
+            key=str,
+        )  # fmt: skip
         run = run_quality(df, suite, checks, over_time=over)
         summary = run.write(str(root / f"v{step}"))
         assert sorted((r.k for r in run.valid.collect()), key=str) == expected
