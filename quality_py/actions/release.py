@@ -38,7 +38,6 @@ from quality_py.actions.run import run_quality
 from quality_py.errors import InputError, PolicyError, QualityError
 from quality_py.history.records import Metric, RunRecord
 from quality_py.history.repository import MetricsRepository
-from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.outputs.writing import OutputWriter, existing_columns, read_place, run_rows
@@ -141,23 +140,6 @@ def _condition(where: str | None, suite: RuleSuite) -> str | None:
         raise PolicyError(f"the release --where condition: {err.message}") from None
 
 
-def _reason(value: Any, detail: str) -> str:
-    """A quarantine row's failed rule as people read it, in any quarantine form (a name, a
-    packed id, or the full form's ids).
-
-    >>> _reason("positive", "names"), _reason(Id(101, 2).packed, "ids")
-    ('positive', '101.2')
-    >>> _reason({"ruleSetId": 5, "ruleSetVersion": 1, "ruleId": 101, "ruleVersion": 2}, "full")
-    '101.2'
-    """
-    if detail == "names":
-        return str(value)
-    if detail == "ids":
-        found = Id.unpack(int(value))
-        return f"{found.id}.{found.version}"
-    return f"{value['ruleId']}.{value['ruleVersion']}"
-
-
 def _atomic(spark: SparkSession, valid: str, quarantine: str, fmt: str) -> OutputWriter:
     """The writer of both outputs, refused unless it publishes them atomically."""
     writer = OutputWriter({"valid": valid, "quarantine": quarantine}, fmt, "atomic", spark)
@@ -177,22 +159,28 @@ def _input_columns(valid: DataFrame) -> list[str]:
 def _judged(
     spark: SparkSession, suite: RuleSuite, run_id: str, valid_rows: DataFrame, dropped: DataFrame
 ) -> Any:
-    """A quality run of R's valid rows and its dropped rows together (so rules over rows see
-    both), the candidates marked."""
+    """A quality run of the dropped rows, the candidates marked; together with R's valid rows
+    when a rule compares rows (a window over a key: a released row meets the rows it would
+    join), else alone (a row's result is its own: the valid rows need not be read)."""
     from pyspark.sql import functions as F
 
     columns = _input_columns(valid_rows)
     reasons = next(c for c in dropped.columns if c in FAILED_COLUMN.values())
+    candidates = dropped.select(*columns, F.col(reasons).alias(HELD)).withColumn(
+        CANDIDATE, F.lit(True)
+    )
+    held_back = _held_back(suite)
+    alone = run_quality(candidates, held_back, run_id=run_id)
+    if not alone.window_keys:
+        return alone
     none = F.lit(None).cast(dropped.schema[reasons].dataType)
     both = (
         valid_rows.select(*columns)
-        .withColumn(CANDIDATE, F.lit(False))
         .withColumn(HELD, none)
-        .unionByName(
-            dropped.select(*columns, F.col(reasons).alias(HELD)).withColumn(CANDIDATE, F.lit(True))
-        )
+        .withColumn(CANDIDATE, F.lit(False))
+        .unionByName(candidates)
     )
-    return run_quality(both, _held_back(suite), run_id=run_id)
+    return run_quality(both, held_back, run_id=run_id)
 
 
 def _held_back(suite: RuleSuite) -> RuleSuite:
@@ -230,28 +218,41 @@ def _outputs(
     return released, new_valid, stays.unionByName(anew.select(*stays.columns))
 
 
-def _moves(run: Any, detail: str) -> tuple[tuple[RuleMove, ...], tuple[tuple[str, int], ...]]:
-    """Rule by rule: the rows each rule that dropped the candidates held and now releases, and
-    the rows each current rule still fails (two small aggregations of the judged candidates)."""
+def _said(column: str, detail: str) -> str:
+    """SQL of a quarantine row's failed rule as people read it, in any quarantine form: its
+    name, or ``id.version`` of a packed id (``pack_ints``) or of the full form's struct."""
+    if detail == "names":
+        return column
+    if detail == "ids":
+        return (
+            f"concat(CAST(shiftright({column}, 32) AS STRING), '.', "
+            f"CAST({column} & 4294967295 AS STRING))"
+        )
+    return f"concat(CAST({column}.ruleId AS STRING), '.', CAST({column}.ruleVersion AS STRING))"
+
+
+def _moves(run: Any, detail: str) -> tuple[int, tuple[RuleMove, ...], tuple[tuple[str, int], ...]]:
+    """The candidates released, and rule by rule the rows each rule that dropped them held and
+    now releases and the rows each current rule still fails: one job over the judged
+    candidates."""
     from pyspark.sql import functions as F
 
-    flagged = run.flagged.where(F.col(CANDIDATE))
-    before = (
-        flagged.select(F.explode(HELD).alias("rule"), F.expr(f"NOT {DROP}").alias("moves"))
-        .groupBy("rule")
-        .agg(F.count("*").alias("held"), F.count_if("moves").alias("released"))
-        .collect()
+    flagged = run.flagged.where(F.col(CANDIDATE)).select(
+        F.expr(f"NOT {DROP}").alias("moves"), F.expr(ANY).alias("fails"), "*"
     )
-    moves = sorted(
-        (RuleMove(_reason(r["rule"], detail), int(r["held"]), int(r["released"])) for r in before),
-        key=lambda m: (-m.held, m.rule),
+    now = run.quarantine_of(flagged.where("fails"), detail).where("NOT qp_kept_in_valid")
+    held = flagged.select(F.explode(HELD).alias("r"), "moves").selectExpr(
+        "'held' AS kind", f"{_said('r', detail)} AS rule", "moves"
     )
-    now = run.quarantine_of(flagged.where(ANY), detail)
-    still = (
-        now.where("NOT qp_kept_in_valid")
-        .select(F.explode(FAILED_COLUMN[detail]).alias("rule"))
-        .groupBy("rule")
-        .count()
+    still = now.select(F.explode(FAILED_COLUMN[detail]).alias("r")).selectExpr(
+        "'still' AS kind", f"{_said('r', detail)} AS rule", "false AS moves"
+    )
+    total = flagged.selectExpr("'total' AS kind", "CAST(NULL AS STRING) AS rule", "moves")
+    rows = (
+        held.unionByName(still)
+        .unionByName(total)
+        .groupBy("kind", "rule")
+        .agg(F.count("*").alias("n"), F.count_if("moves").alias("released"))
         .collect()
     )
     names = failed_rule_names(run.refs)
@@ -260,10 +261,13 @@ def _moves(run: Any, detail: str) -> tuple[tuple[RuleMove, ...], tuple[tuple[str
         for i, r in enumerate(run.refs)
         if r.drops_row
     }
-    found = [(_reason(r["rule"], detail), int(r["count"])) for r in still]
-    held = sorted(((rule, n) for rule, n in found if rule in dropping),
-                  key=lambda kv: (-kv[1], kv[0]))  # fmt: skip
-    return tuple(moves), tuple(held)
+    released = sum(int(r["released"]) for r in rows if r["kind"] == "total")
+    moves = sorted((RuleMove(r["rule"], int(r["n"]), int(r["released"])) for r in rows
+                    if r["kind"] == "held"), key=lambda m: (-m.held, m.rule))  # fmt: skip
+    still_held = sorted(((r["rule"], int(r["n"])) for r in rows
+                         if r["kind"] == "still" and r["rule"] in dropping),
+                        key=lambda kv: (-kv[1], kv[0]))  # fmt: skip
+    return released, tuple(moves), tuple(still_held)
 
 
 def release_quarantine(
@@ -313,9 +317,8 @@ def release_quarantine(
         valid_rows = _valid_of(spark, valid, format, run_id, quarantine, found["t"])
         run = _judged(spark, suite, run_id, valid_rows, quarantined.where(chosen))
         stays = quarantined.where(f"NOT ({chosen})")  # kept in valid, or not chosen: as they were
-        moved, new_valid, new_quarantine = _outputs(run, valid_rows, stays, detail, found["t"])
-        released = moved.count()  # the candidates judged once more, not valid read twice
-        moves, held_by = _moves(run, detail)
+        _, new_valid, new_quarantine = _outputs(run, valid_rows, stays, detail, found["t"])
+        released, moves, held_by = _moves(run, detail)  # one job: the counts and the rules
         result = ReleaseResult(run_id, suite_text, candidates, released, candidates - released,
                                dry_run, moves, held_by, where)  # fmt: skip
         if dry_run:

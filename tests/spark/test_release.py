@@ -111,6 +111,20 @@ def test_where_chooses_the_rows_a_release_moves(spark: Any, tmp_path: Path) -> N
                            where="reflect('java.lang.System', 'getenv', 'HOME') = ''")  # fmt: skip
 
 
+@pytest.mark.parametrize("detail", ["ids", "full"])
+def test_every_quarantine_form_says_its_rules(spark: Any, tmp_path: Path, detail: str) -> None:
+    """A quarantine written with rule ids (packed, or the full form's structs) names the rules
+    by ``id.version`` in the preview: rule 100.1 had held ids 2, 4, 6 (by hand, as above)."""
+    out = tmp_path
+    run_quality(frame(spark), OLD, run_id="r1").write(
+        str(out / "v"), str(out / "q"), quarantine_detail=detail
+    )
+    preview = release_quarantine(spark, FIXED, "r1", str(out / "v"), str(out / "q"), dry_run=True)
+    assert [(m.rule, m.held, m.released) for m in preview.moves] == [
+        ("100.1", 3, 2), ("101.1", 1, 1)]  # fmt: skip
+    assert preview.held_by == (("102.1", 1),)
+
+
 def test_a_valid_output_partitioned_by_run_takes_any_run(spark: Any, tmp_path: Path) -> None:
     out = tmp_path
     for run_id in ("r1", "r2"):
