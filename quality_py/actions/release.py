@@ -35,14 +35,14 @@ from typing import Any
 from quality_py.actions.flags import ANY, DROP, FAILED_COLUMN, failed_rule_names
 from quality_py.actions.quarantine_form import quarantine_form
 from quality_py.actions.run import run_quality
-from quality_py.errors import InputError, PolicyError, QualityError
+from quality_py.errors import InputError
 from quality_py.history.records import Metric, RunRecord
 from quality_py.history.repository import MetricsRepository
+from quality_py.model.ids import Id
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.outputs.writing import OutputWriter, existing_columns, read_place, run_rows
-from quality_py.sql.build import to_sql
-from quality_py.sql.compiler import compile_expression
+from quality_py.sql.compiler import filter_sql
 
 #: the column that tells a candidate (a dropped row) from R's valid rows while they are judged
 CANDIDATE = "qp_release_candidate"
@@ -129,17 +129,6 @@ def _refuse(message: str) -> InputError:
     return InputError(message, item_kind="release")
 
 
-def _condition(where: str | None, suite: RuleSuite) -> str | None:
-    """``where`` as the SQL we send Spark, checked by the suite's rule policy (refused with
-    what is wrong before anything is read)."""
-    if where is None:
-        return None
-    try:
-        return to_sql(compile_expression(where, kind="release --where", policy=suite.policy))
-    except QualityError as err:
-        raise PolicyError(f"the release --where condition: {err.message}") from None
-
-
 def _atomic(spark: SparkSession, valid: str, quarantine: str, fmt: str) -> OutputWriter:
     """The writer of both outputs, refused unless it publishes them atomically."""
     writer = OutputWriter({"valid": valid, "quarantine": quarantine}, fmt, "atomic", spark)
@@ -223,12 +212,21 @@ def _said(column: str, detail: str) -> str:
     name, or ``id.version`` of a packed id (``pack_ints``) or of the full form's struct."""
     if detail == "names":
         return column
-    if detail == "ids":
-        return (
-            f"concat(CAST(shiftright({column}, 32) AS STRING), '.', "
-            f"CAST({column} & 4294967295 AS STRING))"
-        )
+    if detail == "ids":  # the packed id as text: unpacked by the model (Id.unpack)
+        return f"CAST({column} AS STRING)"
     return f"concat(CAST({column}.ruleId AS STRING), '.', CAST({column}.ruleVersion AS STRING))"
+
+
+def _unpacked(packed: str | None) -> str | None:
+    """A packed rule id (as text) as ``id.version``.
+
+    >>> _unpacked(str(Id(101, 2).packed)), _unpacked(None)
+    ('101.2', None)
+    """
+    if packed is None:
+        return None
+    found = Id.unpack(int(packed))
+    return f"{found.id}.{found.version}"
 
 
 def _moves(run: Any, detail: str) -> tuple[int, tuple[RuleMove, ...], tuple[tuple[str, int], ...]]:
@@ -261,6 +259,8 @@ def _moves(run: Any, detail: str) -> tuple[int, tuple[RuleMove, ...], tuple[tupl
         for i, r in enumerate(run.refs)
         if r.drops_row
     }
+    if detail == "ids":
+        rows = [{**r.asDict(), "rule": _unpacked(r["rule"])} for r in rows]
     released = sum(int(r["released"]) for r in rows if r["kind"] == "total")
     moves = sorted((RuleMove(r["rule"], int(r["n"]), int(r["released"])) for r in rows
                     if r["kind"] == "held"), key=lambda m: (-m.held, m.rule))  # fmt: skip
@@ -301,7 +301,9 @@ def release_quarantine(
     0
     """
     suite_text = f"{suite.id.id}.{suite.id.version}"
-    condition = _condition(where, suite)  # refused before anything is read
+    # checked by the suite's rule policy, refused before anything is read
+    condition = None if where is None else filter_sql(where, what="release --where",
+                                                      policy=suite.policy)  # fmt: skip
     writer = _atomic(spark, valid, quarantine, format)
     with writer as out:  # the lock is held from the first read to the last move
         if existing_columns(spark, valid, format) is None:

@@ -22,7 +22,6 @@ from quality_py.alerts import alert_sender
 from quality_py.errors import InputError
 from quality_py.gate.locations import Location, location, require_disjoint
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
-from quality_py.io.views import filter_sql
 from quality_py.jobs.inputs import input_table, read_input
 from quality_py.jobs.reference import ReferenceData
 from quality_py.jobs.schema_text import schema_frame, static_paths
@@ -32,7 +31,7 @@ from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame, SparkSession
 from quality_py.progress import step
 from quality_py.spark.session import is_connect, job_session, supplied_by_environment
-from quality_py.sql.compiler import CompiledSuite, compile_suite
+from quality_py.sql.compiler import CompiledSuite, compile_suite, filter_sql
 
 
 @dataclass(frozen=True)
