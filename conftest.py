@@ -21,6 +21,15 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+# Every JVM started through spark-submit while the tests run (the tests' own session, a command
+# line the tests start as a process of its own, a Connect server) takes the quick JIT tier and the
+# serial collector (tests/jvm.py says why): one setting for every start site, present and future.
+# Spark's launcher adds SPARK_SUBMIT_OPTS to the driver's command and prints nothing about it.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "")
+if "TieredStopAtLevel" not in os.environ["SPARK_SUBMIT_OPTS"]:
+    from tests.jvm import QUICK_JVM
+
+    os.environ["SPARK_SUBMIT_OPTS"] = f"{os.environ['SPARK_SUBMIT_OPTS']} {QUICK_JVM}".strip()
 
 
 @pytest.fixture(scope="session")

@@ -64,8 +64,12 @@ def test_every_jvm_the_tests_start_runs_the_quick_jit_tier() -> None:
     """Every place the tests start a JVM of their own (a session, a Connect server, a cluster's
     daemons and apps) passes ``tests/jvm.py``'s options (why: that module), or launches with a
     test cluster's environment (``cluster.env``: its ``spark-defaults.conf`` names them, so a
-    submit command stays the documented one); a CLI started as a user would (a fresh process)
-    keeps the product's defaults."""
+    submit command stays the documented one). A command line the tests start as a process of its
+    own inherits them through ``SPARK_SUBMIT_OPTS``, which the root conftest sets for every JVM
+    spark-submit starts (JIT settings change no result; a killed run or a metastore's start
+    gains nothing from the optimizing tier)."""
+    conftest = (ROOT / "conftest.py").read_text(encoding="utf-8")
+    assert 'os.environ["SPARK_SUBMIT_OPTS"]' in conftest and "QUICK_JVM" in conftest
     starts = ("local_session(", "spark-class", "start-connect-server", "spark-submit")
     slow = []
     for path in sorted([ROOT / "conftest.py", *(ROOT / "tests").rglob("*.py")]):
