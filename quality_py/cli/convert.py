@@ -181,12 +181,15 @@ def _import(args: argparse.Namespace) -> int:
 def converted_refusals(args: argparse.Namespace) -> list[str]:
     """What ``validate`` refuses in the converted ruleset at ``args.dest`` (rules, dataset
     checks, SQL checks), under the policy a run of it would have."""
-    prepared = job_of(args, ruleset=args.dest).prepare(compile=False)
+    data = bool(getattr(args, "input", None))  # the data asked for: Spark analyses the rules
+    prepared = job_of(args, ruleset=args.dest).prepare(compile=False, static_schema=not data)
     frame = prepared.frame
-    schema = frame if getattr(args, "input", None) else frame.schema if frame is not None else None
+    schema = frame if data else frame.schema if frame is not None else prepared.paths
     ruleset = prepared.ruleset
     checks = ruleset.checks if ruleset is not None else ()
-    report = validate(prepared.suite, schema, spark=prepared.spark, checks=checks)
+    report = validate(
+        prepared.suite, schema, spark=prepared.spark, checks=checks, views=prepared.view_paths
+    )
     out = [f.describe(report.names.get(f.item_id)) for f in report.errors]
     for check in ruleset.sql_checks if ruleset is not None else ():
         try:

@@ -98,7 +98,12 @@ def _input(p: argparse.ArgumentParser, required: bool, help_text: str = _INPUT_H
 
 def _reference(p: argparse.ArgumentParser) -> None:
     """Reference data rules may read."""
-    p.add_argument("--view", action="append", help="register NAME=PATH as a view for lookups")
+    p.add_argument(
+        "--view",
+        action="append",
+        help="register NAME=PATH as a view for lookups (validate without --input also takes "
+        "NAME=DDL, e.g. 'faa STRING, name STRING', and reads a file's columns without Spark)",
+    )
     p.add_argument("--views", help="YAML of reference views and lookup maps to load first")
 
 

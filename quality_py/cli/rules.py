@@ -22,8 +22,10 @@ from quality_py.validation import validate
 def validate_command(args: argparse.Namespace) -> int:
     """The ``validate`` command: every ruleset named, each alone (a pre-commit hook passes
     several); exit 1 when one has an error, 2 when one cannot be read. Without --input or
-    --analyse (and without reference views or rule tables only Spark reads) no Spark starts:
-    a YAML file or local rule tables are checked against --schema's names at once."""
+    --analyse (and without rule tables only Spark reads) no Spark starts: a YAML file or local
+    rule tables are checked against --schema's names at once, and the columns the rules read
+    from reference views against the views' own (``--view NAME=FILE|DDL``, a views file's file
+    sources, a sample's views)."""
     sources = args.source if isinstance(args.source, list) else [args.source]
     code = 0
     for source in sources:
@@ -47,6 +49,7 @@ def _validate_one(args: argparse.Namespace) -> int:
     report = validate(
         prepared.suite, schema, spark=prepared.spark, sample=sample,
         sample_rows=args.sample or 20, checks=prepared.ruleset.checks if prepared.ruleset else (),
+        views=prepared.view_paths,
     )  # fmt: skip
     print(report.format(prepared.ruleset.locator() if prepared.ruleset else None))
     if report.sample is not None:

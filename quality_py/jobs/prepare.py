@@ -24,7 +24,7 @@ from quality_py.gate.locations import Location, location, require_disjoint
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
 from quality_py.jobs.inputs import input_table, read_input
 from quality_py.jobs.reference import ReferenceData
-from quality_py.jobs.schema_text import schema_frame, static_paths
+from quality_py.jobs.schema_text import schema_frame, static_paths, static_views
 from quality_py.jobs.spec import JobSpec, SparkSettings
 from quality_py.model.policy import RulePolicy
 from quality_py.model.rules import RuleSuite
@@ -51,6 +51,8 @@ class PreparedJob:
     policy: RulePolicy
     #: ``--schema`` read without Spark (``static_schema``): ``{dotted path: is a struct}``
     paths: dict[str, bool] | None = None
+    #: the views' columns read without Spark (``static_schema``): ``{view: paths or None}``
+    view_paths: dict[str, dict[str, bool] | None] | None = None
 
     @property
     def suite(self) -> RuleSuite:
@@ -79,8 +81,9 @@ def prepare(
     ``also_writes``: ``(label, path)`` of files the caller writes beside the job's outputs (a
     result document), kept apart from what the job reads like its outputs; ``static_schema``:
     ``--schema`` is read here for a check of names (no Spark for it, no frame of it)."""
+    sample = job.schema if job.schema and job.schema.startswith("sample:") else None
     reference = ReferenceData.read(
-        job.views, job.views_file, input=job.input_text, format=job.format,
+        job.views, job.views_file, input=job.input_text or sample, format=job.format,
         table_view=job.table_view,
     )  # fmt: skip
     require_apart(job, reference, also_writes)
@@ -106,7 +109,10 @@ def prepare(
         reference.register(spark)
         frame = _frame(job, spark, policy, static_schema)
     paths = static_paths(job.schema) if static_schema and job.schema else None
-    return PreparedJob(job, spark, ruleset, compiled, reference, frame, started, policy, paths)
+    views = static_views(reference, paths) if static_schema and spark is None else None
+    return PreparedJob(
+        job, spark, ruleset, compiled, reference, frame, started, policy, paths, views
+    )
 
 
 def _read_ruleset(

@@ -14,8 +14,12 @@ from quality_py.errors import InputError
 from quality_py.gate import files
 from quality_py.gate.ddl import ddl_paths
 from quality_py.io.tables.local import parquet_files
+from quality_py.jobs.reference import ReferenceData
 from quality_py.model.types import DataFrame, SparkSession
+from quality_py.spark.samples import SAMPLE_VIEWS, sample_columns
 
+#: The sample each tuple of sample views belongs to.
+SAMPLE_OF_VIEWS: dict[tuple[str, ...], str] = {v: k for k, v in SAMPLE_VIEWS.items()}
 #: The suffixes of a sample file ``--schema`` may name.
 SAMPLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl", ".ndjson")
 #: JSON lines read for their keys: enough for a sample, bounded for a big file.
@@ -91,6 +95,8 @@ def static_paths(text: str) -> dict[str, bool]:
     >>> static_paths("id INT, trip STRUCT<fare: DOUBLE>")
     {'id': False, 'trip': True, 'trip.fare': False}
     """
+    if text.startswith("sample:"):  # a sample's schema, known without reading it
+        return ddl_paths(_sample(text.split(":", 1)[1], f"--schema {text}")[0])
     if not names_a_file(text):
         return ddl_paths(text)
     path = Path(text)
@@ -99,13 +105,64 @@ def static_paths(text: str) -> dict[str, bool]:
     return _file_paths(path)
 
 
+def _sample(name: str, what: str) -> tuple[str, dict[str, Path]]:
+    """A sample's schema and views' files, or one paragraph naming what asked for them."""
+    try:
+        return sample_columns(name)
+    except (ModuleNotFoundError, ValueError) as err:
+        raise InputError(f"{what}: {err}", item_kind="schema") from None
+
+
+def _view_paths(name: str, text: str) -> dict[str, bool] | None:
+    """A view's columns from its ``--view NAME=...`` text without Spark: a sample file (its
+    header or schema) or a DDL schema; a table (a name with no space) is read by Spark alone."""
+    if names_a_file(text):
+        if not Path(text).exists():
+            raise InputError(f"--view {name}={text}: no such file", item_kind="view")
+        return _file_paths(Path(text))
+    if any(ch.isspace() for ch in text.strip()):
+        return ddl_paths(text)
+    return None
+
+
+def static_views(
+    reference: ReferenceData, input_paths: dict[str, bool] | None
+) -> dict[str, dict[str, bool] | None]:
+    """``{view name: its columns}`` of every view ``reference`` names, read without Spark (a
+    static check of names): ``--view NAME=FILE`` or ``NAME=DDL``, a views file's file sources,
+    a sample's views; the table's own view has the input's columns. None: columns only Spark
+    can read (a catalog table, a view of SQL, a format read by Spark alone).
+
+    >>> from quality_py.jobs.reference import ReferenceData
+    >>> data = ReferenceData.read({"codes": "code STRING, label STRING", "t": "main.orders"})
+    >>> static_views(data, None)
+    {'codes': {'code': False, 'label': False}, 't': None}
+    """
+    out: dict[str, dict[str, bool] | None] = {}
+    for name, text in reference.paths:
+        out[name.lower()] = _view_paths(name, text)
+    for view in reference.views:
+        readable = view.source is not None and view.format in ("csv", "parquet", "json")
+        source = Path(str(view.source))
+        out[view.name.lower()] = _file_paths(source) if readable and source.exists() else None
+    if reference.sample_views:
+        sample = reference.sample_views
+        name = SAMPLE_OF_VIEWS[sample]
+        _, files = _sample(name, f"the sample {name}'s views")
+        for name in sample:
+            out[name] = _file_paths(files[name])
+    if reference.table_view:
+        out[reference.table_view.lower()] = input_paths
+    return out
+
+
 def schema_frame(spark: SparkSession, text: str) -> DataFrame:
     """An empty frame of the columns ``--schema`` gives (a sample file read as an input)."""
-    if names_a_file(text):
+    if names_a_file(text) or text.startswith("sample:"):
         from quality_py.jobs.inputs import read_input
 
         return read_input(spark, text, None).limit(0)
     return spark.createDataFrame([], text)
 
 
-__all__ = ["SAMPLE_SUFFIXES", "names_a_file", "schema_frame", "static_paths"]
+__all__ = ["SAMPLE_SUFFIXES", "names_a_file", "schema_frame", "static_paths", "static_views"]

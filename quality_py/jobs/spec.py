@@ -270,9 +270,10 @@ class JobSpec:
         return self.needs_spark_with(schema=True)
 
     def needs_spark_with(self, *, schema: bool) -> bool:
-        """:attr:`needs_spark`, where ``schema=False`` reads ``--schema`` without Spark (a
-        static check of names: ``validate``)."""
-        data = self.input is not None or (schema and self.schema) or self.views or self.views_file
+        """:attr:`needs_spark`, where ``schema=False`` reads ``--schema`` and the reference
+        views' columns without Spark (a static check of names: ``validate``)."""
+        views = self.views or self.views_file
+        data = self.input is not None or (schema and (self.schema or views))
         table_history = bool(self.history and self.history.startswith("table:"))
         return bool(self.tables_need_spark or data or self.outputs.places() or table_history)
 

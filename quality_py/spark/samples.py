@@ -59,6 +59,20 @@ def _flights_csv() -> Path:
 SAMPLE_VIEWS = {"flights": ("airlines", "airports", "planes")}
 
 
+def sample_columns(name: str) -> tuple[str, dict[str, Path]]:
+    """Sample ``name``'s schema (DDL) and its reference views' CSV files, read without Spark
+    (a static check of names: ``validate --schema sample:flights``).
+
+    >>> ddl, views = sample_columns("flights")
+    >>> ddl.split(",")[0], sorted(views)
+    ('year INT', ['airlines', 'airports', 'planes'])
+    """
+    if name not in SAMPLE_VIEWS:
+        raise ValueError(f"unknown sample {name!r}; known: {', '.join(SAMPLES)}")
+    data = _package_data()
+    return FLIGHTS_SCHEMA, {view: data / f"{view}.csv" for view in SAMPLE_VIEWS[name]}
+
+
 def load_sample(spark: SparkSession, name: str) -> DataFrame:
     """The sample table ``name`` (registers its reference views too).
 

@@ -4,7 +4,7 @@ functions it calls (for generated documentation)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from sqlglot import exp
 
@@ -64,6 +64,52 @@ def unknown_names(tree: exp.Expr, paths: dict[str, bool], params: set[str]) -> l
             if path not in paths:
                 missing.append(".".join(parts))
                 break
+    return list(dict.fromkeys(missing))
+
+
+def view_columns_missing(
+    tree: exp.Expr, views: Mapping[str, Mapping[str, bool] | None]
+) -> list[tuple[str, str, str]]:
+    """``(view, column, as written)`` for each column a query in ``tree`` reads from a view whose
+    columns are known (``views``: lower-cased name -> ``{dotted path: is a struct}``, or None
+    when unknown) and that the view lacks. A column counts as the view's when it is qualified
+    by the view's name or alias, or when it stands unqualified in a derived table's query that
+    reads that view alone (such a query has no outer row: ``in_reference`` and lookups compile
+    to one). Any other unqualified column may be the outer row's, which the check of names
+    covers.
+
+    >>> from quality_py.sql.parse import parse_expression
+    >>> tree = parse_expression(
+    ...     "exists(SELECT 1 FROM airports p WHERE p.fa = main.dest)"
+    ...     " AND exists(SELECT 1 FROM (SELECT code FROM planes) r WHERE r.code = tailnum)")
+    >>> view_columns_missing(tree, {"airports": {"faa": False}, "planes": {"tailnum": False}})
+    [('airports', 'fa', 'p.fa'), ('planes', 'code', 'code')]
+    """
+    missing = []
+    for select in tree.find_all(exp.Select):
+        tables = [t for t in select.find_all(exp.Table) if t.find_ancestor(exp.Select) is select]
+        sources = {
+            t.alias_or_name.lower(): t.name.lower()
+            for t in tables
+            if views.get(t.name.lower()) is not None
+        }
+        if not sources:
+            continue
+        parent = select.parent
+        in_from = parent is not None and isinstance(parent.parent, (exp.From, exp.Join))
+        derived = isinstance(parent, exp.Subquery) and in_from
+        alone = derived and len(tables) == 1 and len(sources) == 1
+        for col in select.find_all(exp.Column):
+            if col.find_ancestor(exp.Select) is not select or not col.name:
+                continue
+            qualifier = col.table.lower()
+            view = sources.get(qualifier) if qualifier else None
+            if view is None and not qualifier and alone:
+                view = next(iter(sources.values()))
+            known = views.get(view) if view is not None else None
+            if known is not None and view is not None and col.name.lower() not in known:
+                written = f"{col.table}.{col.name}" if qualifier else col.name
+                missing.append((view, col.name, written))
     return list(dict.fromkeys(missing))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from quality_py.dataset.checks import Check
 from quality_py.errors import QualityError
@@ -43,19 +44,34 @@ def _prepared(
 
 
 def _static(
-    suite: RuleSuite, paths: dict[str, bool] | None, checks: Sequence[Check]
+    suite: RuleSuite,
+    paths: dict[str, bool] | None,
+    checks: Sequence[Check],
+    views: Mapping[str, Mapping[str, bool] | None] | None,
 ) -> ValidationReport:
     """What :func:`validate` finds without Spark: syntax, the policy, lambdas, names against
-    ``paths`` (``{dotted path: is a struct}``), the dataset checks' columns."""
-    static, _, _ = static_checks(suite, paths)
+    ``paths`` (``{dotted path: is a struct}``) and ``views``, the dataset checks' columns."""
+    static, _, _ = static_checks(suite, paths, views)
     notes = tuple(f for f in static if f.kind in NOTE_KINDS)
     findings = [f for f in static if f.kind not in NOTE_KINDS]
     if checks:
-        findings += check_findings(checks, paths, None, suite.policy)
+        findings += check_findings(checks, paths, None, suite.policy, views=views)
     names: dict[Id | None, str] = dict(rule_names(suite).items())
     return ValidationReport(
         suite.id, tuple(findings), False, None, names, notes, suite.name, paths is not None
     )
+
+
+def _sample_rows(sample: DataFrame, suite: RuleSuite, findings: list[Finding]) -> list[Any] | None:
+    """The suite's result on ``sample``'s rows, or None with a finding when the run fails."""
+    from quality_py.runners.data_quality import add_data_quality
+
+    try:
+        return add_data_quality(sample, suite).collect()
+    except Exception as err:  # a runtime failure is a finding, not a crash
+        message = str(err).split("\n")[0]
+        findings.append(Finding("SampleRunError", "suite", suite.id, message, None, None))
+        return None
 
 
 def validate(
@@ -67,6 +83,7 @@ def validate(
     sample_rows: int = 20,
     position: Position = name_position,
     checks: Sequence[Check] = (),
+    views: Mapping[str, Mapping[str, bool] | None] | None = None,
 ) -> ValidationReport:
     """Every problem of ``suite`` for data of ``schema_or_df`` (a StructType or DataFrame, or
     ``{lower-cased dotted path: is a struct}`` for a check of names without Spark).
@@ -75,9 +92,10 @@ def validate(
     recursion, unknown columns and nested fields, doc comments. With a session (``spark``, the
     DataFrame's, or the active one) every rule and output is then analysed against an empty
     DataFrame of the schema, which finds unknown functions, missing views and type errors
-    without running a Spark job. ``sample`` (a DataFrame) additionally runs the suite on its
-    first ``sample_rows`` rows; the result rows are in ``report.sample``. ``checks`` (dataset
-    checks) are validated too: readable assertions, known columns, predicates under the policy.
+    without running a Spark job. ``sample`` (a DataFrame) also runs the suite on its first
+    ``sample_rows`` rows (``report.sample``). ``checks``: dataset checks, validated too.
+    ``views`` (``{view: {dotted path: is a struct} or None}``) checks the columns rules and
+    checks read from views (``in_reference``, lookups, subqueries, references) without Spark.
 
     >>> from pyspark.sql.types import IntegerType, StructField, StructType
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
@@ -90,9 +108,9 @@ def validate(
     """
     findings: list[Finding] = []
     if isinstance(schema_or_df, Mapping):  # names only, read without Spark: a static check
-        return _static(suite, dict(schema_or_df), checks)
+        return _static(suite, dict(schema_or_df), checks, views)
     if schema_or_df is None and sample is None:  # nothing for Spark to analyse against
-        return _static(suite, None, checks)
+        return _static(suite, None, checks, views)
     from pyspark.sql import DataFrame
 
     if isinstance(schema_or_df, DataFrame):
@@ -103,7 +121,7 @@ def validate(
         spark = SparkSession.getActiveSession()
     prepared = _prepared(suite, schema_or_df, position, findings)
     paths = schema_paths(schema_or_df) if schema_or_df is not None else None
-    static, items, _ = static_checks(prepared, paths)
+    static, items, _ = static_checks(prepared, paths, views)
     notes = tuple(f for f in static if f.kind in NOTE_KINDS)
     findings += [f for f in static if f.kind not in NOTE_KINDS]
     checked = spark is not None and schema_or_df is not None
@@ -125,14 +143,7 @@ def validate(
         findings += check_findings(checks, paths, frame, suite.policy, from_data=real)
     rows = None
     if sample is not None and not any(f.is_error for f in findings):
-        from quality_py.runners.data_quality import add_data_quality
-
-        try:
-            rows = add_data_quality(sample.limit(sample_rows), prepared).collect()
-        except Exception as err:  # a runtime failure is a finding, not a crash
-            findings.append(
-                Finding("SampleRunError", "suite", suite.id, str(err).split("\n")[0], None, None)
-            )
+        rows = _sample_rows(sample.limit(sample_rows), prepared, findings)
     names: dict[Id | None, str] = dict(rule_names(suite).items())
     return ValidationReport(
         suite.id, tuple(findings), checked, rows, names, notes, suite.name, paths is not None

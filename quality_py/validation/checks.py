@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quality_py.dataset.analyzers import Analyzer
@@ -23,6 +23,22 @@ def _columns(analyzer: Any) -> list[str]:
     return names + [c for c in getattr(analyzer, "columns", ()) or () if isinstance(c, str)]
 
 
+def _reference_columns(
+    analyzer: Any, views: Mapping[str, Mapping[str, bool] | None] | None
+) -> list[str]:
+    """A reference's columns (``[dest] in airports[faa]``) its view lacks, where known."""
+    reference = getattr(analyzer, "reference", None)
+    if not views or not isinstance(reference, str):
+        return []
+    known = views.get(reference.lower())
+    out = []
+    for name in getattr(analyzer, "reference_columns", ()) or ():
+        if known is not None and name.lower() not in known:
+            hint = column_hint(name, [c for c in known if "." not in c])
+            out.append(f"column {name} is missing from view {reference}{hint}")
+    return out
+
+
 def check_findings(
     checks: Sequence[Check],
     paths: dict[str, bool] | None,
@@ -30,12 +46,14 @@ def check_findings(
     policy: RulePolicy,
     *,
     from_data: bool = True,
+    views: Mapping[str, Mapping[str, bool] | None] | None = None,
 ) -> list[Finding]:
     """Every constraint whose assertion cannot be read, whose columns the schema lacks, or whose
     predicate or aggregate the policy or Spark's analysis refuses (``frame``: an empty frame of
     the data's schema, or None without one; ``from_data=False``: a frame made from a schema
     alone, which has no files, so what only the data as read has, such as a last write, is not
-    asked of it). Findings name the check and the constraint.
+    asked of it; ``views``: the columns of views known without Spark, so a reference's columns
+    are checked). Findings name the check and the constraint.
 
     >>> from quality_py.dataset.checks import Check
     >>> check = Check("error", "fit").has_size("about 5").is_complete("nope")
@@ -64,6 +82,8 @@ def check_findings(
                     reference_name(name, policy, what=label)
                 except QualityError as err:
                     add("PolicyError", label, err.message.removeprefix(f"{label} "))
+            for message in _reference_columns(analyzer, views):
+                add("NameError", label, message)
             missing = [
                 c for c in _columns(analyzer) if paths is not None and c.lower() not in paths
             ]

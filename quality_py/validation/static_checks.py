@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -13,7 +14,7 @@ from quality_py.sql.build import to_sql
 from quality_py.sql.compiler import CompileIssue, compile_suite
 from quality_py.sql.doc_comments import parse_docs
 from quality_py.sql.lambdas import LambdaLibrary
-from quality_py.sql.names import name_span, unknown_names
+from quality_py.sql.names import name_span, unknown_names, view_columns_missing
 from quality_py.sql.parse import parse_expression
 from quality_py.sql.windows import costs
 from quality_py.validation.report import Finding
@@ -112,13 +113,32 @@ def _missing(
     ]
 
 
+def _view_misses(
+    rule: Any, tree: Any, views: Mapping[str, Mapping[str, bool] | None] | None
+) -> list[Finding]:
+    """A rule's compiled query reading a column its view lacks (``views``: their columns)."""
+    if not views or tree is None:
+        return []
+    found = []
+    for view, name, written in view_columns_missing(tree, views):
+        known = views[view] or {}
+        hint = column_hint(name, [c for c in known if "." not in c])
+        message = f"column {name} is missing from view {view}{hint}"
+        span = name_span(rule.expression, written) or name_span(rule.expression, name)
+        found.append(Finding("NameError", "rule", rule.id, message, span, rule.expression))
+    return found
+
+
 def static_checks(
-    suite: RuleSuite, paths: dict[str, bool] | None
+    suite: RuleSuite,
+    paths: dict[str, bool] | None,
+    views: Mapping[str, Mapping[str, bool] | None] | None = None,
 ) -> tuple[list[Finding], list[Item], LambdaLibrary]:
     """Findings, the items that compiled, and the usable lambda library.
 
     The compiler's collect mode finds every syntax, policy, lambda and library-function
-    problem; this adds what only validation asks: names against the schema and doc comments.
+    problem; this adds what only validation asks: names against the schema (and, ``views``, the
+    columns the rules' queries read from views whose columns are known) and doc comments.
     """
     # meta rule sets need a schema: validate() expands them first when it has one
     report = compile_suite(replace(suite, meta_rule_sets=()), collect=True)
@@ -157,6 +177,7 @@ def static_checks(
             where = parse_expression(rule.filter)
             findings += _missing("rule", rule.id, rule.filter, where, set(), paths)
         findings += issue_finding("rule", rule.id)
+        findings += _view_misses(rule, done.tree if done is not None else None, views)
         if done is not None:
             items.append(Item("rule", rule.id, rule.expression, done.sql, done.parsed))
             findings += [Finding("Cost", "rule", rule.id, cost) for cost in costs(done.tree)]
