@@ -61,6 +61,7 @@ def test_the_airflow_and_spark_submit_commands_parse() -> None:
     assert args.run_id == "orders-2026-11-26"
     words = _words(submit)
     assert words[0] == "spark-submit" and "--master" in words
+    assert "spark.log.level=WARN" in words  # quiet by default (issue 57, point 5)
     app = next(i for i, w in enumerate(words) if "quality_py.__main__" in w)
     args = build_parser().parse_args(words[app + 1 :])
     assert args.command == "run" and args.master is None and args.publish == "direct"
