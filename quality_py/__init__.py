@@ -29,6 +29,7 @@ from quality_py.actions import (
 
 # --- quality over time ----------------------------------------------------------------------------
 from quality_py.actions.error_rates import ErrorRates
+from quality_py.actions.pipelines import PipelineChecks, pipeline_checks
 from quality_py.actions.release import ReleaseResult, release_quarantine
 from quality_py.actions.sql_checks import SqlCheck
 from quality_py.alerts import EmailAlert, PagerDutyAlert, SlackAlert, TeamsAlert, WebhookAlert
@@ -206,6 +207,8 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "quarantine_with_names",
     "read_outputs",
     "release_quarantine",
+    "PipelineChecks",
+    "pipeline_checks",
     "run_quality",
     "with_quality",
     # jobs: one request for the library, the command line and orchestrators

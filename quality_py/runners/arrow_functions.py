@@ -63,16 +63,17 @@ def _udf(batch: Any) -> Any:
     return F.arrow_udf(batch, "array<bigint>")
 
 
-def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) -> None:
-    """Register the Arrow functions that ``sqls`` call (none usually: a cheap text check)."""
+def arrow_functions_called(sqls: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """The Arrow functions ``sqls`` call: ``{function: (family, hash)}`` (a cheap text check)."""
     texts = [sql.lower() for sql in sqls]
     functions = {udf: ("guava", hash_name) for hash_name, (udf, _) in PYTHON_HASHERS.items()}
     functions.update({udf: ("za", hash_name) for hash_name, udf in ZA_FUNCTIONS.items()})
-    wanted = [
-        (name, _batch(*family_and_hash))
-        for name, family_and_hash in functions.items()
-        if any(name + "(" in t for t in texts)
-    ]
+    return {n: f for n, f in functions.items() if any(n + "(" in t for t in texts)}
+
+
+def register_arrow_functions(spark: SparkSession | None, sqls: Iterable[str]) -> None:
+    """Register the Arrow functions that ``sqls`` call (none usually: a cheap text check)."""
+    wanted = [(name, _batch(*fh)) for name, fh in arrow_functions_called(sqls).items()]
     if not wanted:
         return
     if spark is None:

@@ -323,10 +323,26 @@ def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:
     return err
 
 
+#: Why a runner cannot run inside a declarative pipeline's query function, and what can.
+IN_PIPELINE = (
+    "the rules are analysed against the data's schema before the column is built, and a "
+    "declarative pipeline forbids analysis inside a query function: analyse them where the "
+    "pipeline allows it, at the file's top level, with the input's schema declared: "
+    "checks = pipeline_checks(suite, 'id INT, amount DOUBLE'), then return checks.apply(df) "
+    "from the query function (docs/pipelines.md)"
+)
+
+
 def require_new_columns(df: DataFrame, *names: str) -> None:
     """Refuse to add a column the input already has (a checked frame checked again would
     otherwise carry two columns of one name, and readers would pick one at random)."""
-    taken = [n for n in names if n in df.columns]
+    try:
+        columns = df.columns
+    except Exception as err:  # the first analysis every runner asks for
+        if "ATTEMPT_ANALYSIS_IN_PIPELINE_QUERY_FUNCTION" in str(err):
+            raise ModelError(IN_PIPELINE, code="INVALID_MODEL") from None
+        raise
+    taken = [n for n in names if n in columns]
     if taken:
         raise ModelError(
             f"the input already has a column named {', '.join(taken)}: drop it first or give the "

@@ -1,0 +1,231 @@
+"""Rules inside a declarative pipeline (Spark Declarative Pipelines, Lakeflow / DLT).
+
+A pipeline's query function may build a plan but not analyse one, and :func:`add_data_quality`
+analyses every rule against the data's schema before it returns (that is how a rule naming a
+missing column fails with its id, and how each result is coded by its type). Inside a query
+function it therefore refuses, with this module's way out.
+
+:func:`pipeline_checks` does that analysis once, where the pipeline allows it (the file's top
+level, when the pipeline imports it), against the schema you declare. The value it returns
+builds, with no analysis, what a quality run writes: the rows with the data-quality column
+(:meth:`PipelineChecks.apply`), the valid rows (:meth:`~PipelineChecks.valid`: no ``drop``
+rule fails them; a failing ``fail`` rule fails the flow) and the quarantine
+(:meth:`~PipelineChecks.quarantine`: rows failing any rule, with ``qp_failed_rule_names`` and
+``qp_kept_in_valid``), the same rows and names as a batch run of the suite. Each SQL string
+also carries the schema it was analysed for: an input column of another type fails the flow,
+naming the column, instead of coding rows by the wrong types.
+
+Refused when the checks are built, with the reason: what needs a run's counts (tolerances,
+``warn_if`` and ``fail_if``) and hashes computed in Python (Arrow functions registered in a
+session the pipeline's flows do not share).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from quality_py.actions.flags import FAILED_COLUMN, failed_rules_sql, fails_any_sql, rule_refs
+from quality_py.errors import ModelError
+from quality_py.model.results import Layout
+from quality_py.model.rules import RuleSuite
+from quality_py.model.types import DataFrame, SparkSession
+from quality_py.runners.arrow_functions import arrow_functions_called
+from quality_py.runners.data_quality import rule_runner_sql
+from quality_py.runners.staging import MAIN_ALIAS, as_layout, stage_rule_codes, wrap_column
+from quality_py.sql.schema_guard import schema_guarded
+from quality_py.sql.snippets import quoted, string_literal
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
+
+
+@dataclass(frozen=True)
+class PipelineChecks:
+    """A suite analysed against a declared schema: its methods build plans only (no analysis,
+    no job), so they work inside a declarative pipeline's query function."""
+
+    #: the suite as analysed (meta rule sets expanded)
+    suite: RuleSuite
+    #: the data-quality struct as one SQL string, guarded by the declared schema
+    sql: str
+    name: str
+    layout: Layout
+    #: each rule's result code, read back from the struct column, in rule order
+    codes: tuple[str, ...]
+    families: tuple[str | None, ...]
+    #: the declared columns, in order
+    columns: tuple[str, ...]
+
+    def apply(self, df: DataFrame) -> DataFrame:
+        """``df`` with the data-quality column appended.
+
+        >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+        >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(100, 1), "amount > 0")])])
+        >>> checks = pipeline_checks(suite, "id INT, amount DOUBLE", spark=spark)
+        >>> df = spark.createDataFrame([(1, 2.0), (2, -1.0)], "id INT, amount DOUBLE")
+        >>> [r.DataQuality.overallResult for r in checks.apply(df).collect()]
+        [100000, 0]
+        """
+        column = wrap_column(self.sql, self.suite, self.layout, self.name)
+        return df.alias(MAIN_ALIAS).select("*", column)
+
+    def _fails(self, kind: str | None) -> str:
+        refs = rule_refs(self.suite)
+        chosen = [
+            (c, f)
+            for c, f, r in zip(self.codes, self.families, refs, strict=True)
+            if kind is None or (r.stops_run if kind == "fail" else r.drops_row)
+        ]
+        pp = self.suite.probable_pass
+        return fails_any_sql([c for c, _ in chosen], pp, [f for _, f in chosen])
+
+    def valid(self, checked: DataFrame) -> DataFrame:
+        """The rows of ``checked`` (what :meth:`apply` gave) that no ``drop`` rule fails, with the
+        declared columns only: a batch run's valid output. A row failing a ``fail`` rule fails
+        the flow (a batch run publishes nothing then).
+
+        >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+        >>> rule = Rule(Id(100, 1), "amount > 0", name="positive", action_if_failed="drop")
+        >>> checks = pipeline_checks(RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [rule])]),
+        ...                          "id INT, amount DOUBLE", spark=spark)
+        >>> df = spark.createDataFrame([(1, 2.0), (2, -1.0)], "id INT, amount DOUBLE")
+        >>> [r.id for r in checks.valid(checks.apply(df)).collect()]
+        [1]
+        """
+        from pyspark.sql import functions as F
+
+        stops = [r.label for r in rule_refs(self.suite) if r.stops_run]
+        suite = f"{self.suite.id.id}.{self.suite.id.version}"
+        message = string_literal(
+            f"quality_py: a row fails a fail rule of suite {suite} ({', '.join(stops)}): the "
+            "flow stops, as a batch run publishes nothing then"
+        )
+        stop = F.expr(f"assert_true(NOT ({self._fails('fail')}), {message}) IS NULL")
+        kept = [F.col(quoted(c)) for c in self.columns]
+        return checked.where(stop).where(f"NOT ({self._fails('drop')})").select(*kept)
+
+    def quarantine(self, checked: DataFrame) -> DataFrame:
+        """The rows of ``checked`` that fail any rule: the declared columns, ``qp_kept_in_valid``
+        (no ``drop`` rule failed the row) and ``qp_failed_rule_names``, as a batch run's
+        quarantine in its default form (without its run id and time: a pipeline's update is
+        the run).
+
+        >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+        >>> rule = Rule(Id(100, 1), "amount > 0", name="positive", action_if_failed="drop")
+        >>> checks = pipeline_checks(RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [rule])]),
+        ...                          "id INT, amount DOUBLE", spark=spark)
+        >>> df = spark.createDataFrame([(1, 2.0), (2, -1.0)], "id INT, amount DOUBLE")
+        >>> [(r.id, r.qp_failed_rule_names) for r in checks.quarantine(checks.apply(df)).collect()]
+        [(2, ['positive'])]
+        """
+        from pyspark.sql import functions as F
+
+        refs = rule_refs(self.suite)
+        pp = self.suite.probable_pass
+        names = failed_rules_sql(refs, self.codes, pp, self.families, "names")
+        return checked.where(self._fails(None)).select(
+            *[F.col(quoted(c)) for c in self.columns],
+            F.expr(f"NOT ({self._fails('drop')})").alias("qp_kept_in_valid"),
+            F.expr(names).alias(FAILED_COLUMN["names"]),
+        )
+
+
+def pipeline_checks(
+    suite: RuleSuite,
+    schema: object,
+    *,
+    name: str = "DataQuality",
+    layout: Layout | str = Layout.MAP,
+    spark: SparkSession | None = None,
+) -> PipelineChecks:
+    """Analyse ``suite`` against ``schema`` (a StructType or DDL text: the input's columns) now,
+    for plans built later with no analysis (see the module).
+
+    Call it where analysis is allowed (a pipeline file's top level) and use the value inside the
+    query functions. Everything :func:`add_data_quality` asks of the rules is asked here (names,
+    types, the policy, meta rule sets, ties ordered by the row's columns, rules over rows).
+
+    >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(100, 1), "amount > 0")])])
+    >>> checks = pipeline_checks(suite, "id INT, amount DOUBLE", spark=spark)
+    >>> checks.name, checks.columns, "raise_error" in checks.sql
+    ('DataQuality', ('id', 'amount'), True)
+    """
+    from pyspark.sql import SparkSession as Session
+
+    session = spark or Session.getActiveSession()
+    if session is None:
+        raise ModelError("pipeline_checks needs a SparkSession (spark=...)", code="NO_SPARK")
+    tolerant = [r.name or str(r.id) for _, r in suite.iter_rules() if r.warn_if or r.fail_if]
+    if tolerant:
+        raise ModelError(
+            f"rule(s) {', '.join(tolerant)} have tolerances (warn_if, fail_if), which judge a "
+            "run's counts; a pipeline's flow has none: check them on the pipeline's tables "
+            "with a quality run, or drop the tolerances for the pipeline",
+            code="INVALID_MODEL",
+        )
+    struct = _struct(session, schema)
+    lay = as_layout(layout)
+    staged = stage_rule_codes(session.createDataFrame([], struct), suite)  # add_data_quality's
+    compiled = staged.compiled
+    python = arrow_functions_called(r.sql for r in compiled.rules)
+    if python:
+        raise ModelError(
+            f"the rules call {', '.join(sorted(python))}, hashes computed in Python (Arrow "
+            "functions registered in a session), which a pipeline's flows do not have: use "
+            "the SQL hashes (docs/functions.md) in a pipeline",
+            code="INVALID_MODEL",
+        )
+    body = rule_runner_sql(compiled.suite, layout=lay, families=staged.families, compiled=compiled)
+    kinds = [(f.name, _sql_type(f.dataType)) for f in struct.fields]
+    guarded = schema_guarded(body, kinds, MAIN_ALIAS)
+    codes = _code_refs(compiled.suite, name, lay)
+    columns = tuple(f.name for f in struct.fields)
+    return PipelineChecks(
+        compiled.suite, guarded, name, lay, codes, tuple(staged.families), columns
+    )
+
+
+def _code_refs(suite: RuleSuite, name: str, layout: Layout) -> tuple[str, ...]:
+    """Each rule's code read back from the struct column ``name``."""
+    column = quoted(name)
+    if layout is Layout.COMPACT:
+        return tuple(f"{column}.ruleResults[{i}]" for i, _ in enumerate(suite.iter_rules()))
+    return tuple(
+        f"{column}.ruleSetResults[CAST({int(rs.id.packed)} AS BIGINT)]"
+        f".ruleResults[CAST({int(r.id.packed)} AS BIGINT)]"
+        for rs, r in suite.iter_rules()
+    )
+
+
+def _struct(spark: SparkSession, schema: object) -> StructType:
+    """A StructType from one or DDL text (read by Spark: every version, every client)."""
+    from pyspark.sql.types import StructType
+
+    if isinstance(schema, StructType):
+        return schema
+    if isinstance(schema, str):
+        return spark.createDataFrame([], schema).schema
+    raise ModelError(
+        "pipeline_checks takes the input's schema as a StructType or DDL text, not "
+        f"{type(schema).__name__}",
+        code="INVALID_MODEL",
+    )
+
+
+def _sql_type(kind: Any) -> str:
+    """A Spark type as SQL text, field names quoted (``STRUCT<`a b`: INT>``)."""
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(kind, StructType):
+        fields = ", ".join(f"{quoted(f.name)}: {_sql_type(f.dataType)}" for f in kind.fields)
+        return f"STRUCT<{fields}>"
+    if isinstance(kind, ArrayType):
+        return f"ARRAY<{_sql_type(kind.elementType)}>"
+    if isinstance(kind, MapType):
+        return f"MAP<{_sql_type(kind.keyType)}, {_sql_type(kind.valueType)}>"
+    return str(kind.simpleString())
+
+
+__all__ = ["PipelineChecks", "pipeline_checks"]

@@ -1,0 +1,89 @@
+"""docs/recipes/pipeline, the declarative pipeline of docs/pipelines.md, run by ``spark-pipelines``
+as a user runs it (its own Spark Connect server on this machine), and its tables read back: the
+rows and rule names worked out by hand in the recipe's data (tests/spark/test_pipelines.py says
+how). A query function calling ``add_data_quality`` is refused at registration with our
+paragraph, not Spark's analysis error. Each ``spark-pipelines`` starts a local Connect server on
+Spark's own port: the tests stay in this one file, which one worker runs (``--dist loadfile``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.spark.test_pipelines import FAILED
+
+pytestmark = pytest.mark.wiring  # a recipe run end to end
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPE = ROOT / "docs" / "recipes" / "pipeline"
+DOC = ROOT / "docs" / "pipelines.md"
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(RECIPE, project)
+    spec = project / "spark-pipeline.yml"
+    text = spec.read_text(encoding="utf-8")
+    assert "file:///tmp/orders_quality/pipeline-storage" in text
+    spec.write_text(text.replace("file:///tmp/orders_quality/pipeline-storage",
+                                 (tmp_path / "storage").as_uri()))  # fmt: skip
+    return project
+
+
+def _pipelines(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = Path(sys.executable).with_name("spark-pipelines")
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    env["PYSPARK_PYTHON"] = sys.executable
+    return subprocess.run([str(command), *args], cwd=project, env=env, capture_output=True,
+                          text=True, timeout=900, check=False)  # fmt: skip
+
+
+def test_the_recipe_runs_and_its_tables_hold_the_hand_counted_rows(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    project = _project(tmp_path)
+    done = _pipelines(project, "run")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    tables = project / "spark-warehouse"
+
+    def rows(name: str) -> list[dict[str, object]]:
+        return list(pq.read_table(str(tables / name)).to_pylist())
+
+    valid = rows("orders_valid")
+    assert sorted(r["id"] for r in valid) == [4, 5, 6, 7, 8, 9]
+    assert set(valid[0]) == {"id", "amount", "note"}
+    quarantine = {r["amount"]: r for r in rows("orders_quarantine")}
+    assert {a: r["qp_failed_rule_names"] for a, r in quarantine.items()} == FAILED
+    assert sorted(a for a, r in quarantine.items() if r["qp_kept_in_valid"]) == [1.0, 5.0]
+    assert len(rows("orders_checked")) == 12
+
+
+def test_the_doc_shows_the_recipe_as_it_runs() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    (python,) = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert python == (RECIPE / "transformations" / "orders.py").read_text(encoding="utf-8")
+    yaml_blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+    assert yaml_blocks == [(RECIPE / "spark-pipeline.yml").read_text(encoding="utf-8"),
+                           (RECIPE / "orders.yaml").read_text(encoding="utf-8")]  # fmt: skip
+
+
+def test_add_data_quality_in_a_query_function_says_what_to_do(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    flow = project / "transformations" / "orders.py"
+    text = flow.read_text(encoding="utf-8")
+    text = text.replace(
+        'return CHECKS.apply(spark.read.table("orders_raw"))',
+        'return add_data_quality(spark.read.table("orders_raw"), RULES)',
+    ).replace("from quality_py import", "from quality_py import add_data_quality,")
+    flow.write_text(text, encoding="utf-8")
+    done = _pipelines(project, "dry-run")
+    assert done.returncode != 0
+    said = done.stdout + done.stderr
+    assert "[INVALID_MODEL] the rules are analysed against the data's schema" in said
+    assert "checks = pipeline_checks(suite, 'id INT, amount DOUBLE')" in said
