@@ -54,7 +54,7 @@ class PipelineChecks:
     #: each rule's result code, read back from the struct column, in rule order
     codes: tuple[str, ...]
     families: tuple[str | None, ...]
-    #: the declared columns, in order
+    #: the declared columns (the schema analysed), in order
     columns: tuple[str, ...]
 
     def apply(self, df: DataFrame) -> DataFrame:
@@ -81,8 +81,8 @@ class PipelineChecks:
         return fails_any_sql([c for c, _ in chosen], pp, [f for _, f in chosen])
 
     def valid(self, checked: DataFrame) -> DataFrame:
-        """The rows of ``checked`` (what :meth:`apply` gave) that no ``drop`` rule fails, with the
-        declared columns only: a batch run's valid output. A row failing a ``fail`` rule fails
+        """The rows of ``checked`` (what :meth:`apply` gave) that no ``drop`` rule fails, without
+        the data-quality column: a batch run's valid output. A row failing a ``fail`` rule fails
         the flow (a batch run publishes nothing then).
 
         >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
@@ -102,11 +102,12 @@ class PipelineChecks:
             "flow stops, as a batch run publishes nothing then"
         )
         stop = F.expr(f"assert_true(NOT ({self._fails('fail')}), {message}) IS NULL")
-        kept = [F.col(quoted(c)) for c in self.columns]
-        return checked.where(stop).where(f"NOT ({self._fails('drop')})").select(*kept)
+        # a projection, never drop(): a pipeline's server analyses the input of a drop at once
+        kept = f"* EXCEPT ({quoted(self.name)})"
+        return checked.where(stop).where(f"NOT ({self._fails('drop')})").selectExpr(kept)
 
     def quarantine(self, checked: DataFrame) -> DataFrame:
-        """The rows of ``checked`` that fail any rule: the declared columns, ``qp_kept_in_valid``
+        """The rows of ``checked`` that fail any rule: the input's columns, ``qp_kept_in_valid``
         (no ``drop`` rule failed the row) and ``qp_failed_rule_names``, as a batch run's
         quarantine in its default form (without its run id and time: a pipeline's update is
         the run).
@@ -125,7 +126,7 @@ class PipelineChecks:
         pp = self.suite.probable_pass
         names = failed_rules_sql(refs, self.codes, pp, self.families, "names")
         return checked.where(self._fails(None)).select(
-            *[F.col(quoted(c)) for c in self.columns],
+            F.expr(f"* EXCEPT ({quoted(self.name)})"),
             F.expr(f"NOT ({self._fails('drop')})").alias("qp_kept_in_valid"),
             F.expr(names).alias(FAILED_COLUMN["names"]),
         )

@@ -107,3 +107,13 @@ def test_a_fail_rule_fails_the_flow_and_tolerances_are_refused(spark: Any) -> No
     )
     with pytest.raises(ModelError, match=r"rule\(s\) p have tolerances"):
         pipeline_checks(tolerant, SCHEMA, spark=spark)
+
+
+def test_columns_beyond_the_declared_ones_are_kept(spark: Any) -> None:
+    """A column the rules were not analysed for travels along, as in a batch run's outputs."""
+    checks = pipeline_checks(SUITE, SCHEMA, spark=spark)
+    checked = checks.apply(_orders(spark).selectExpr("*", "'EU' AS region"))
+    assert checks.valid(checked).columns == ["id", "amount", "note", "region"]
+    assert checks.quarantine(checked).columns == [
+        "id", "amount", "note", "region", "qp_kept_in_valid", "qp_failed_rule_names",
+    ]  # fmt: skip
