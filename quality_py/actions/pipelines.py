@@ -83,7 +83,7 @@ class PipelineChecks:
     def valid(self, checked: DataFrame) -> DataFrame:
         """The rows of ``checked`` (what :meth:`apply` gave) that no ``drop`` rule fails, without
         the data-quality column: a batch run's valid output. A row failing a ``fail`` rule fails
-        the flow (a batch run publishes nothing then).
+        the flow (a batch run publishes nothing then; the quarantine's flow stops too).
 
         >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
         >>> rule = Rule(Id(100, 1), "amount > 0", name="positive", action_if_failed="drop")
@@ -93,18 +93,22 @@ class PipelineChecks:
         >>> [r.id for r in checks.valid(checks.apply(df)).collect()]
         [1]
         """
-        from pyspark.sql import functions as F
+        # a projection, never drop(): a pipeline's server analyses the input of a drop at once
+        kept = f"* EXCEPT ({quoted(self.name)})"
+        return self._stopped(checked).where(f"NOT ({self._fails('drop')})").selectExpr(kept)
 
+    def _stopped(self, checked: DataFrame) -> DataFrame:
+        """``checked``, whose reading fails when a row fails a ``fail`` rule: the valid and the
+        quarantine flows both stop, as a batch run publishes neither then."""
         stops = [r.label for r in rule_refs(self.suite) if r.stops_run]
+        if not stops:
+            return checked
         suite = f"{self.suite.id.id}.{self.suite.id.version}"
         message = string_literal(
             f"quality_py: a row fails a fail rule of suite {suite} ({', '.join(stops)}): the "
             "flow stops, as a batch run publishes nothing then"
         )
-        stop = F.expr(f"assert_true(NOT ({self._fails('fail')}), {message}) IS NULL")
-        # a projection, never drop(): a pipeline's server analyses the input of a drop at once
-        kept = f"* EXCEPT ({quoted(self.name)})"
-        return checked.where(stop).where(f"NOT ({self._fails('drop')})").selectExpr(kept)
+        return checked.where(f"assert_true(NOT ({self._fails('fail')}), {message}) IS NULL")
 
     def quarantine(self, checked: DataFrame) -> DataFrame:
         """The rows of ``checked`` that fail any rule: the input's columns, ``qp_kept_in_valid``
@@ -125,10 +129,14 @@ class PipelineChecks:
         refs = rule_refs(self.suite)
         pp = self.suite.probable_pass
         names = failed_rules_sql(refs, self.codes, pp, self.families, "names")
-        return checked.where(self._fails(None)).select(
-            F.expr(f"* EXCEPT ({quoted(self.name)})"),
-            F.expr(f"NOT ({self._fails('drop')})").alias("qp_kept_in_valid"),
-            F.expr(names).alias(FAILED_COLUMN["names"]),
+        return (
+            self._stopped(checked)
+            .where(self._fails(None))
+            .select(
+                F.expr(f"* EXCEPT ({quoted(self.name)})"),
+                F.expr(f"NOT ({self._fails('drop')})").alias("qp_kept_in_valid"),
+                F.expr(names).alias(FAILED_COLUMN["names"]),
+            )
         )
 
 

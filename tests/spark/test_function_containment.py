@@ -211,9 +211,9 @@ def test_text_a_function_reads_as_a_number_or_date_is_refused_by_default(
 
 def test_levenshtein_is_bounded_on_its_inputs(spark: Any) -> None:
     """Its cost is the product of the lengths: texts over 1,000 characters make the row fail
-    (null) instead of running for minutes; by hand, kitten -> sitting is 3."""
-    import time
-
+    (null) instead of running for minutes; by hand, kitten -> sitting is 3. The second row's
+    codes (failed: a null, not a distance) say the bound held; without it the product of two
+    9,000,000-character texts would outlast the tests' timeout."""
     from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
 
     df = spark.createDataFrame(
@@ -231,10 +231,8 @@ def test_levenshtein_is_bounded_on_its_inputs(spark: Any) -> None:
             )
         ],
     )
-    started = time.perf_counter()
     out = add_data_quality(df, suite, layout="compact").orderBy("k").collect()
     assert [list(r.DataQuality.ruleResults) for r in out] == [[100000, 0], [0, 0]]
-    assert time.perf_counter() - started < 60
 
 
 def test_every_datetime_pattern_the_policy_accepts_runs_on_spark(ansi: Any) -> None:

@@ -44,4 +44,6 @@ def test_accepted_patterns_stay_fast_on_adversarial_text(spark: Any) -> None:
     started = time.perf_counter()
     rows = df.selectExpr(*columns).collect()
     elapsed = time.perf_counter() - started
-    assert len(rows) == len(texts) and elapsed < 60, (elapsed, patterns)
+    assert len(rows) == len(texts)
+    # a backtracking pattern on these texts runs for hours; linear ones take a second
+    assert elapsed < 60, (elapsed, patterns)  # time is the subject
