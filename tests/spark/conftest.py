@@ -29,7 +29,8 @@ LONGEST_FIRST = (
     "test_aggregate_containment.py",  # ~60 s; ~60 s on pyspark 3.5
     "test_quality_run.py",  # ~50 s; ~65 s
     "test_dataset_sketches_grouping.py",  # ~35 s; ~55 s
-    "test_publish_killed.py",  # ~43 s
+    "test_pipeline_recipe.py",  # ~80 s: two spark-pipelines processes, each with its server
+    "test_publish_killed.py",  # ~70 s
     "test_table_state_every_analyzer.py",  # ~40 s: six table-state steps, every analyzer
     "test_daily_flights.py",  # ~31 s: four days of a growing flights table, one refused
     "test_run_ids.py",  # ~25 s; ~43 s
