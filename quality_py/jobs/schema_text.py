@@ -142,9 +142,11 @@ def static_views(
     for name, text in reference.paths:
         out[name.lower()] = _view_paths(name, text)
     for view in reference.views:
-        readable = view.source is not None and view.format in ("csv", "parquet", "json")
         source = Path(str(view.source))
-        out[view.name.lower()] = _file_paths(source) if readable and source.exists() else None
+        # read here only where the file's suffix says what its format says (a folder: parquet)
+        kind = "parquet" if source.is_dir() else source.suffix.lower().lstrip(".")
+        readable = view.source is not None and source.exists() and kind == view.format
+        out[view.name.lower()] = _file_paths(source) if readable else None
     if reference.sample_views:
         sample = reference.sample_views
         name = SAMPLE_OF_VIEWS[sample]

@@ -79,6 +79,15 @@ def test_a_table_view_is_allowed_by_name_and_a_missing_file_is_one_line(folder: 
                "--view", "customers=main.crm.customers", "--view", "regions=nofile.csv")  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.strip() == "error: [INPUT] --view regions=nofile.csv: no such file"
+    # a CSV folder is Spark's to read: the view is allowed, its columns left to --analyse
+    (folder / "regions_dir").mkdir()
+    (folder / "regions_dir" / "part-0.csv").write_text("code,label\nEU,Europe\n")
+    (folder / "dir.yaml").write_text(
+        "views:\n  - {name: regions, source: regions_dir, format: csv}\n"
+    )
+    done = cli(folder, "validate", "r.yaml", "--schema", SCHEMA,
+               "--view", "customers=id INT", "--views", "dir.yaml")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
     # without the views the policy refuses both rules, as before
     done = cli(folder, "validate", "r.yaml", "--schema", SCHEMA)
     assert done.returncode == 1 and done.stdout.count("PolicyError") == 3
