@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -35,8 +36,9 @@ if "TieredStopAtLevel" not in os.environ["SPARK_SUBMIT_OPTS"]:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     from quality_py.spark.session import local_session
-    from tests.jvm import QUICK_JVM
+    from tests.jvm import CRASH_DIR, ERROR_FILE, QUICK_JVM
 
+    CRASH_DIR.mkdir(exist_ok=True)
     session = local_session(
         "local[2]",
         "quality_py-tests",
@@ -44,11 +46,108 @@ def spark() -> Iterator[Any]:
             "spark.driver.memory": "2g",
             "spark.sql.shuffle.partitions": "1",
             "spark.default.parallelism": "2",
-            "spark.driver.extraJavaOptions": QUICK_JVM,
+            "spark.driver.extraJavaOptions": f"{QUICK_JVM} {ERROR_FILE}",
         },
     )
     yield session
     session.stop()
+
+
+def _jvm_ended() -> str | None:
+    """How the tests' JVM ended (``tests/jvm.py``), or None while it runs or before it starts."""
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    from tests.jvm import ended_jvm
+
+    gateway = getattr(SparkContext, "_gateway", None)
+    return ended_jvm(getattr(gateway, "proc", None)) if gateway is not None else None
+
+
+def _end_worker(nodeid: str, paragraph: str) -> None:
+    """Under xdist, the first time: leave the paragraph for ``nodeid`` and end this worker. xdist
+    starts a new worker with a new JVM, and ``nodeid`` runs again there with the tests left. A
+    test whose JVM ends a second time fails (it may be what ends it), with the paragraph."""
+    from tests.jvm import leave_note, note_path
+
+    if not os.environ.get("PYTEST_XDIST_WORKER") or note_path(nodeid).exists():
+        return
+    leave_note(nodeid, paragraph)
+    os._exit(3)
+
+
+@pytest.fixture(autouse=True)
+def _tests_jvm_alive(request: pytest.FixtureRequest) -> None:
+    """Before a test that uses the session: if the session's JVM has ended (the kernel's OOM
+    killer, an OutOfMemoryError, a crash), say how instead of hundreds of "Connection refused":
+    under xdist a new worker runs this test and the rest (``_end_worker``); else the run stops
+    with the paragraph."""
+    if "spark" not in request.fixturenames:
+        return
+    paragraph = _jvm_ended()
+    if paragraph is None:
+        return
+    _end_worker(request.node.nodeid, paragraph)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.fail(paragraph, pytrace=False)  # its JVM ended again: what the test ran, maybe
+    pytest.exit(paragraph, returncode=3)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test that failed because the JVM ended under it runs again on a new worker, once."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when in ("setup", "call"):
+        paragraph = _jvm_ended()
+        if paragraph is not None:
+            _end_worker(item.nodeid, f"{paragraph}\nIt ended while this test ran.")
+            report.sections.append(("the tests' JVM", paragraph))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The controller (or a run without xdist) names a folder of its own for its workers'
+    paragraphs on an ended JVM."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        import tempfile
+
+        os.environ["QP_JVM_NOTES"] = tempfile.mkdtemp(prefix="quality_py-jvm-notes-")
+
+
+_JVM_ENDINGS: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+    """In the xdist controller: a worker that ended because its JVM had ended left a paragraph
+    for ``crashitem``; the test is run again on the new worker (loadfile puts the file's
+    unfinished tests back itself), and the paragraph is printed in the summary."""
+    from tests.jvm import note_path
+
+    note = note_path(crashitem)
+    if not note.exists():
+        return
+    _JVM_ENDINGS.append(f"{crashitem}: {note.read_text(encoding='utf-8')}")
+    # loadfile and loadscope schedule the crashed file's unfinished tests again themselves
+    with contextlib.suppress(NotImplementedError):
+        sched.mark_test_pending(crashitem)
+    report.outcome = "rerun"  # type: ignore[assignment]
+
+
+def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    """A test run again on a new worker (its JVM had ended) is shown as ``R``, not as failed."""
+    if report.outcome == "rerun":  # type: ignore[comparison-overlap]
+        return "rerun", "R", "RERUN"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Every ended JVM of the run, said once at the end (its test ran again on a new worker)."""
+    if _JVM_ENDINGS:
+        terminalreporter.section("the tests' JVM ended")
+        for line in _JVM_ENDINGS:
+            terminalreporter.write_line(f"{line}\nThe test ran again on a new worker.")
 
 
 def _uses_spark(item: pytest.Item) -> bool:

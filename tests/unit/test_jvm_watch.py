@@ -1,0 +1,61 @@
+"""When the tests' own JVM ends under them, the next test that uses the session says how in one
+paragraph and, under xdist, ends its worker so that a new worker with a new JVM runs the rest
+(the root conftest's ``_tests_jvm_alive``; without xdist the run stops with that paragraph). Driven here without a JVM: a test of a scratch file
+puts an ended process where pyspark keeps its gateway's JVM."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRATCH = """
+import subprocess, sys, types
+import pytest
+from pyspark import SparkContext
+
+@pytest.fixture
+def spark():
+    return None
+
+def test_a_jvm_is_killed(spark):
+    proc = subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"])
+    proc.wait()
+    SparkContext._gateway = types.SimpleNamespace(proc=proc)
+
+def test_b_needs_the_session(spark):
+    pass
+
+def test_c_runs_on_a_new_worker():
+    pass
+
+def test_d_ends_its_jvm_each_time(spark):
+    test_a_jvm_is_killed(spark)
+    raise AssertionError("the JVM is gone")
+"""
+
+
+def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "test_scratch.py").write_text(SCRATCH)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-q",
+         "--rootdir", str(tmp_path), "-c", "/dev/null", *args, str(tmp_path / "test_scratch.py")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_a_test_runs_again_on_a_new_worker_once(tmp_path: Path) -> None:
+    pytest.importorskip("xdist")
+    # --dist loadfile, as the Spark step runs (the default "load" is served the same way)
+    done = _pytest(tmp_path, "-n", "1", "-p", "xdist", "--dist", "loadfile")
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    # b never ran on the ended JVM: it runs on a new worker; d ends its JVM twice and fails
+    assert "3 passed" in out and "1 failed" in out and "2 rerun" in out, out
+    (failed,) = [line for line in out.splitlines() if line.startswith("FAILED ")]
+    assert failed.endswith("test_scratch.py::test_d_ends_its_jvm_each_time")
+    assert "killed by SIGKILL" in out and "It ended while this test ran." in out
+    assert out.count("The test ran again on a new worker.") == 2
