@@ -64,8 +64,9 @@ ready() {  # a venv prepared in the background, or its log and a failure
 }
 # processes killed at every line and derandomized fuzzing: independent tests that mostly wait on
 # the processes they kill, so four at a time on two cores (about 25-40 s: each kill point is a
-# fork from one driver, tests/kill_points.py)
-step "crash and fuzz (no JVM)" 60 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
+# fork from one driver, tests/kill_points.py), and the release checks (the pre-commit hook
+# installed from a tag with pip, ~60 s; the wheel and sdist built and twine-checked, ~20 s)
+step "crash, fuzz and release (no JVM)" 110 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
 # two workers, each with its own local Spark; a file's tests stay on one worker; the doctests
 # whose examples use the session
 step "spark + doctests" 900 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
