@@ -68,6 +68,7 @@ from quality_py.io.yaml_rulesets import dump_ruleset, dumps_ruleset, load_rulese
 
 # --- rule tables and YAML -----------------------------------------------------------------------
 from quality_py.jobs import JobResult, Outputs, QualityJob, SparkSettings, run_ruleset
+from quality_py.lineage import OpenLineage
 
 # --- the model ------------------------------------------------------------------------------------
 from quality_py.model.enums import CheckLevel, RowAction, RunStatus
@@ -203,6 +204,7 @@ __all__ = [  # noqa: RUF022 - grouped by purpose, as the imports above
     "TeamsAlert",
     "WebhookAlert",
     "WebhookNotifier",
+    "OpenLineage",
     "foreach_batch",
     "quarantine_with_names",
     "read_outputs",

@@ -52,6 +52,7 @@ ERROR_CODES: tuple[str, ...] = (
     "LAMBDA_SYNTAX",
     "LIBRARY_ARGUMENTS",
     "LIBRARY_TYPE",
+    "LINEAGE",
     "META_RULE_SET",
     "MISSING_OUTPUT",
     "NO_SPARK",

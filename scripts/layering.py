@@ -28,24 +28,25 @@ LAYERS: dict[str, set[str]] = {
     "profile": {"errors", "model", "sql", "dataset"},
     "report": {"errors", "model", "history"},
     "alerts": {"errors", "model", "gate", "history"},
+    "lineage": {"errors", "model", "gate", "alerts", "version"},
     "outputs": {"errors", "model", "gate", "spark", "progress", "sql"},
     "validation": {"errors", "model", "sql", "prepare", "runners", "dataset", "gate"},
     "docgen": {"errors", "model", "sql", "validation", "report"},  # report: its page names
     "actions": {
         "errors", "model", "sql", "prepare", "runners", "dataset", "validation", "history",
-        "spark", "progress", "gate", "alerts", "outputs",
+        "spark", "progress", "gate", "alerts", "outputs", "lineage",
     },
     "io": {"errors", "model", "sql", "dataset", "history", "actions", "gate", "validation"},
     "jobs": {
         "errors", "model", "sql", "runners", "dataset", "history", "actions", "io", "gate",
-        "spark", "progress", "version", "alerts", "outputs",
+        "spark", "progress", "version", "alerts", "outputs", "lineage",
     },
     "testing": {"errors", "model", "dataset", "actions", "io"},
     "spark": {"errors", "model", "sql", "gate"},
     "cli": {
         "errors", "model", "sql", "runners", "dataset", "validation", "docgen", "io", "actions",
         "spark", "prepare", "history", "profile", "report", "progress", "version", "testing",
-        "gate", "jobs", "alerts", "outputs",
+        "gate", "jobs", "alerts", "outputs", "lineage",
     },
     "__main__": {"cli"},
 }  # fmt: skip

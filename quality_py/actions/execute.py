@@ -20,6 +20,7 @@ from typing import Any
 from quality_py.actions.counting import RunCounts
 from quality_py.actions.flags import ANY, FAIL
 from quality_py.actions.judging import judge_written
+from quality_py.actions.lineage import RunLineage
 from quality_py.actions.notify import Notifier, notify_all, notify_run
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.plan import RunPlan, failed_check_messages, suite_name
@@ -89,6 +90,8 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
     started = time.perf_counter()
     outcomes: list[Metric] = []
     staged: StagedState | None = None
+    lineage = plan.lineage.writing(plan, list(to.places().items())) if plan.lineage else None
+    told = lineage.start() if lineage is not None else []
     try:
         with (
             OutputWriter(to.places(), to.format, to.publish, spark) as out,
@@ -107,6 +110,7 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
     except QualityRunFailed as err:
         _discard(staged)
         err.summary, lost = failure_told(plan.notifiers, err.summary, None, plan.over_time.history)
+        err.summary, lost = lineage_failed(lineage, told, plan, err.summary, None, lost)
         record_run(plan, err.summary, [*outcomes, *lost])
         raise
     except Exception as err:
@@ -119,10 +123,12 @@ def write_plan(plan: RunPlan, to: Destinations) -> RunSummary:
             suite_name=plan.suite.name,
         )
         failed, lost = failure_told(plan.notifiers, failed, err, plan.over_time.history)
+        failed, lost = lineage_failed(lineage, told, plan, None, err, lost, failed)
         record_run(plan, failed, lost, message=f"{type(err).__name__}: {err}")
         raise
     kept = _keep_state(plan, staged)
-    summary = _published(plan, summary, [*outcomes, *output_metrics(to.places())], to)
+    metrics = [*outcomes, *output_metrics(to.places())]
+    summary = _published(plan, summary, metrics, to, (lineage, told))
     if isinstance(kept, BaseException):
         raise kept
     return summary
@@ -260,10 +266,15 @@ def measure(plan: RunPlan) -> RunSummary:
 
 
 def _published(
-    plan: RunPlan, summary: RunSummary, outcomes: list[Metric], to: Destinations
+    plan: RunPlan,
+    summary: RunSummary,
+    outcomes: list[Metric],
+    to: Destinations,
+    lineage: tuple[RunLineage | None, list[str]] = (None, []),
 ) -> RunSummary:
-    """After the outputs are published: alert and notify success, then keep the record with
-    what could not be delivered (one that cannot be kept is an error, raised last)."""
+    """After the outputs are published: alert and notify success, tell lineage (COMPLETE),
+    then keep the record with what could not be delivered (one that cannot be kept is an
+    error, raised last)."""
     alerts = [m.message or m.name for m in outcomes if m.status == "failed"]
     undelivered: tuple[str, ...] = ()
     if alerts:
@@ -271,6 +282,9 @@ def _published(
     history = plan.over_time.history
     lost, incident = notify_run(plan.notifiers, "success", summary, history, alerts=alerts)
     undelivered += lost
+    run_lineage, told = lineage
+    if run_lineage is not None:
+        undelivered += (*told, *run_lineage.complete(plan, summary))
     summary = replace(summary, undelivered=undelivered)
     extra = [*outcomes, *undelivered_metrics(undelivered), *incident]
     record_run(plan, summary, extra, loud=True, quarantine=to)
@@ -345,24 +359,58 @@ def summarize(
 
 @contextmanager
 def failures_reported(
-    over_time: OverTime, notifiers: tuple[Notifier, ...], started: RunSummary
-) -> Iterator[None]:
-    """A run that fails before it is written is kept in the history and notified, then raised."""
+    over_time: OverTime,
+    notifiers: tuple[Notifier, ...],
+    started: RunSummary,
+    lineage: RunLineage | None = None,
+) -> Iterator[list[RunPlan]]:
+    """A run that fails before it is written is kept in the history, notified and told to
+    lineage (START, then FAIL with what the plan the block appends to the yielded list
+    found), then raised."""
     tags = dict(over_time.tags)
+    seen: list[RunPlan] = []
     try:
-        yield
+        yield seen
     except QualityRunFailed as err:
         err.summary, lost = failure_told(notifiers, err.summary, None, over_time.history)
+        plan = seen[-1] if seen else None
+        started_told = lineage.start() if lineage is not None else []
+        err.summary, lost = lineage_failed(lineage, started_told, plan, err.summary, None, lost)
         if over_time.history is not None:
             save_quietly(over_time.history, summary_record(err.summary, tags, lost))
         raise
     except Exception as err:
         told, lost = failure_told(notifiers, started, err, over_time.history)
+        started_told = lineage.start() if lineage is not None else []
+        told, lost = lineage_failed(lineage, started_told, None, None, err, lost, told)
         if over_time.history is not None:
             failed = replace(told, status=RunStatus.FAILED)
             reason = f"{type(err).__name__}: {err}"
             save_quietly(over_time.history, summary_record(failed, tags, lost, reason))
         raise
+
+
+def lineage_failed(
+    lineage: RunLineage | None,
+    told: list[str],
+    plan: RunPlan | None,
+    found: RunSummary | None,
+    error: BaseException | None,
+    lost: list[Metric],
+    summary: RunSummary | None = None,
+) -> tuple[RunSummary, list[Metric]]:
+    """Tell lineage a run failed (FAIL, with what ``found`` says, or ``error``): the run's
+    summary (``found``, else ``summary``) with the lineage lines that were not delivered
+    (``told``: the START's) added to its undelivered ones and to the record's rows ``lost``."""
+    out = found if found is not None else summary
+    assert out is not None
+    if lineage is None:
+        return out, lost
+    lines = [*told, *lineage.fail(plan, found, error)]
+    if not lines:
+        return out, lost
+    out = replace(out, undelivered=(*out.undelivered, *lines))
+    return out, [*lost, *undelivered_metrics(lines)]
 
 
 def failure_told(

@@ -81,6 +81,8 @@ class RunPlan:
     #: each rule's tree as written (before the passes), in ``refs`` order: what tells the
     #: columns its top failing values count (quality_py.sql.telling)
     rule_trees: tuple[Any, ...] = ()
+    #: where the run's OpenLineage events go (an ``actions.lineage.RunLineage``), when asked for
+    lineage: Any = None
 
     @property
     def input_columns(self) -> list[str]:

@@ -34,6 +34,7 @@ from quality_py.actions.execute import (
     write_plan,
 )
 from quality_py.actions.flags import FAIL, fails_any_sql, flag_rows
+from quality_py.actions.lineage import run_lineage
 from quality_py.actions.notify import Notifier, notify_all
 from quality_py.actions.outcome import QualityRunFailed, RunSummary
 from quality_py.actions.plan import (
@@ -61,6 +62,7 @@ from quality_py.model.reads import columns_read
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
+from quality_py.runners.staging import require_new_columns
 from quality_py.sql.compiler import CompiledSuite
 from quality_py.sql.windows import key_sets, sums_over_windows
 
@@ -193,14 +195,15 @@ def run_quality(
     ``suite`` may be ``compile_suite(suite)`` done beforehand (to report rule errors before any
     data is read); it is reused when the data's schema changes nothing in the suite.
 
-    Raises :class:`QualityRunFailed` here when a ``fail`` rule or ``fail`` check fails (one
-    aggregation job, run only when the suite or checks have ``fail`` actions; nothing is
-    written). ``keys`` name the columns shown as sample failing rows (default: the first three).
+    Raises :class:`QualityRunFailed` here when a ``fail`` rule or check fails (one aggregation
+    job, run only for ``fail`` actions; nothing is written). ``keys`` name the columns shown as
+    sample failing rows (default: the first three).
 
     ``over_time`` (:class:`~quality_py.history.over_time.OverTime`): the run's record in a
     history, its anomaly checks (an ``error``-level anomaly fails the run before anything is
     published) and a ``table_state``: checks and counts per key answer for the table ``df`` is a
-    partition of (docs/growing-tables.md). ``error_rates`` alert through the notifiers.
+    partition of (docs/growing-tables.md). ``error_rates`` alert through the notifiers; an
+    :class:`~quality_py.OpenLineage` among them sends the run's lineage (docs/lineage.md).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(5, 1), [
@@ -210,8 +213,6 @@ def run_quality(
     >>> sorted(r.a for r in run.valid.collect()), sorted(r.a for r in run.quarantine.collect())
     ([1, 5], [0, 5])
     """
-    from quality_py.runners.staging import require_new_columns
-
     rules, compiled = (suite.suite, suite) if isinstance(suite, CompiledSuite) else (suite, None)
     over_time = over_time or OverTime()
     require_usable_input(df.columns, keys)
@@ -219,8 +220,9 @@ def run_quality(
     require_distinct_rule_ids(rules, over_time, error_rates)
     now = datetime.now(timezone.utc)
     started = RunSummary(run_id, now, suite_name(rules), RunStatus.RUNNING, suite_name=rules.name)
+    told = run_lineage(notifiers, df, rules, run_id)
     notify_all(tuple(notifiers), "start", started)
-    with failures_reported(over_time, tuple(notifiers), started):
+    with failures_reported(over_time, tuple(notifiers), started, told) as seen:
         dataset_checks, sql_checks = split_checks(checks, rules.policy, over_time, df)
         table_state = table_state_of(over_time, dataset_checks)
         require_new_columns(df, name)
@@ -250,10 +252,9 @@ def run_quality(
             table_state=table_state,
             table_keys=planned_keys(table_state, dataset_checks, staged.compiled, df.columns),
             **compiled_facts(staged.compiled),
+            lineage=told,
         )
-        if any(r.stops_run for r in refs) or any(c.action == "fail" for c in dataset_checks):
-            run = replace(run, precheck=_precheck(run, keys))
-    return run
+        return _prechecked(run, keys, seen)
 
 
 def compiled_facts(compiled: CompiledSuite) -> dict[str, Any]:
@@ -272,6 +273,15 @@ def window_keys(compiled: CompiledSuite) -> tuple[tuple[str, ...], ...]:
     for rule in compiled.rules:
         found |= key_sets(rule.tree)
     return tuple(sorted(found))
+
+
+def _prechecked(run: QualityRun, keys: Sequence[str] | None, seen: list[Any]) -> QualityRun:
+    """``run`` with its precheck, when a ``fail`` rule or check stops a run (raised here, once
+    ``run`` is in ``seen``: a failing precheck tells lineage what the plan found)."""
+    seen.append(run)
+    if any(r.stops_run for r in run.refs) or any(c.action == "fail" for c in run.checks):
+        return replace(run, precheck=_precheck(run, keys))
+    return run
 
 
 def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult | None:

@@ -18,6 +18,7 @@ from quality_py.jobs import Outputs, QualityJob, SparkSettings
 from quality_py.jobs.inputs import input_table as input_table  # the CLI's places read tables too
 from quality_py.jobs.inputs import spark_error as spark_error
 from quality_py.jobs.spec import INPUT_FORMATS
+from quality_py.lineage import OpenLineage
 from quality_py.outputs import OUTPUT_FORMATS
 from quality_py.progress import step
 from quality_py.version import __version__
@@ -63,9 +64,26 @@ def job_of(args: argparse.Namespace, **fields: Any) -> QualityJob:
         "alert_when": opt("alert_when") or "problems", "alert_every": opt("alert_every"),
         "hide_columns": keys(opt("hide_column")), "run_id": opt("run_id"),
         "name": opt("name") or "DataQuality", "layout": opt("layout") or "map",
-        "spark": settings, "strict": bool(opt("strict")),
+        "spark": settings, "strict": bool(opt("strict")), "openlineage": _lineage(opt),
     }  # fmt: skip
     return QualityJob(**{**values, **fields})
+
+
+def _lineage(opt: Any) -> OpenLineage | bool | None:
+    """``--openlineage`` and its options as a job's ``openlineage`` (None: left to
+    ``OPENLINEAGE_URL``; False: ``--no-openlineage``)."""
+    named = {"namespace": opt("openlineage_namespace"), "job": opt("openlineage_job")}
+    if opt("no_openlineage"):
+        if opt("openlineage") or any(named.values()):
+            raise InputError(
+                "--no-openlineage turns OpenLineage events off: give it without --openlineage "
+                "and its options",
+                item_kind="option",
+            )
+        return False
+    if not opt("openlineage") and not any(named.values()):
+        return None
+    return OpenLineage(**{k: v for k, v in named.items() if v is not None})
 
 
 def pair_values(pairs: Sequence[str] | None, option: str) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Callable
+from typing import Any
 
 from quality_py.actions.flags import QUARANTINE_DETAIL
 from quality_py.cli.common import FORMATS, OUTPUT_FORMATS
@@ -147,6 +148,20 @@ def _table_state(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _lineage(p: argparse.ArgumentParser) -> None:
+    """A quality run's OpenLineage events (docs/lineage.md)."""
+    for flag, meta, text in (
+        ("--openlineage", None, "emit OpenLineage run events (START, then COMPLETE or FAIL, with "
+         "each rule's and check's outcome) through the OpenLineage client's own configuration "
+         "(OPENLINEAGE_URL, OPENLINEAGE_CONFIG); on whenever OPENLINEAGE_URL is set"),
+        ("--no-openlineage", None, "no OpenLineage events, even with OPENLINEAGE_URL set"),
+        ("--openlineage-namespace", "NAMESPACE", "the job's namespace (default: quality_py)"),
+        ("--openlineage-job", "NAME", "the job's name (default: the suite's name)"),
+    ):  # fmt: skip
+        kwargs: dict[str, Any] = {"action": "store_true"} if meta is None else {"metavar": meta}
+        p.add_argument(flag, help=f"quality run: {text}", **kwargs)
+
+
 def _history(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--history", help=f"{what} (path or table:NAME)")
     p.add_argument("--tag", action="append", help="tag the kept metrics KEY=VALUE")
@@ -249,6 +264,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     )
     _history(r, "quality run: keep its metrics here")
     _table_state(r)
+    _lineage(r)
     r.add_argument(
         "--key",
         action="append",

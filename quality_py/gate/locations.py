@@ -110,6 +110,14 @@ class Location:
     path: str
     shown: str = field(default="", compare=False)
 
+    def root(self, scheme: str | None = None) -> str:
+        """The URI of the place's filesystem (``scheme``: another spelling of its scheme).
+
+        >>> location("s3a://Bucket/a").root(), location("abfss://c@a.dfs/x").root("abfss")
+        ('s3://bucket', 'abfss://c@a.dfs')
+        """
+        return f"{scheme or self.scheme}://{self.host}"
+
     @property
     def parts(self) -> tuple[str, ...]:
         """The path's segments (a table's name parts)."""

@@ -51,6 +51,8 @@ class QualityJob(JobSpec):
     * ``outputs``: :class:`~quality_py.jobs.spec.Outputs`; ``history``, ``tags``, ``run_id``;
       ``notify`` (JSON lines files), ``webhooks``, ``notifiers`` (values); ``keys`` and
       ``hide_columns`` of sample rows; ``name`` and ``layout`` of the data-quality column;
+      ``openlineage``: the run's OpenLineage events (``true``, a mapping of
+      :class:`~quality_py.OpenLineage`'s fields, or ``false``; docs/lineage.md);
     * ``spark``: :class:`~quality_py.jobs.spec.SparkSettings`, used when no session is given;
       ``strict``: warnings make exit code 3.
 

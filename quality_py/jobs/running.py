@@ -5,6 +5,7 @@ a :class:`JobResult`, the same value the command line prints and writes as ``--j
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -23,8 +24,10 @@ from quality_py.errors import InputError
 from quality_py.history import MetricsRepository, open_repository
 from quality_py.history.over_time import OverTime
 from quality_py.io.ruleset_file import RulesetFile
+from quality_py.jobs.inputs import input_table
 from quality_py.jobs.prepare import PreparedJob
 from quality_py.jobs.spec import JobSpec
+from quality_py.lineage.openlineage import INSTALL, OpenLineage, lineage_installed
 from quality_py.model.rules import RuleSuite
 from quality_py.model.times import time_text
 from quality_py.model.types import DataFrame, SparkSession
@@ -139,7 +142,39 @@ def notifiers_of(prepared: PreparedJob) -> list[Notifier]:
         alert_sender(a, job.report_url, when=job.alert_when, every=job.alert_every)
         for a in job.alerts
     ]
-    return [*out, *job.notifiers]
+    lineage = lineage_of(job)
+    return [*out, *job.notifiers, *([lineage] if lineage is not None else [])]
+
+
+def lineage_of(job: JobSpec, environ: Mapping[str, str] | None = None) -> OpenLineage | None:
+    """The job's OpenLineage setting: its ``openlineage`` field, else the defaults when
+    ``OPENLINEAGE_URL`` is set (as the OpenLineage client reads it) and the client is
+    installed; the input dataset named by the job's input (a path or ``table:NAME``).
+
+    >>> from quality_py.jobs.spec import JobSpec
+    >>> lineage_of(JobSpec(input="main.sales.orders", openlineage=True)).input
+    'table:main.sales.orders'
+    >>> lineage_of(JobSpec(input="in.csv"), {}) is None
+    True
+    """
+    environ = os.environ if environ is None else environ
+    setting = job.openlineage
+    if setting is None and environ.get("OPENLINEAGE_URL"):
+        if not lineage_installed():
+            print(
+                "note: OPENLINEAGE_URL is set, but the OpenLineage Python client is not "
+                f"installed: no OpenLineage events ({INSTALL})",
+                file=sys.stderr,
+            )
+            return None
+        setting = OpenLineage()
+    if not isinstance(setting, OpenLineage):
+        return None
+    text = job.input_text
+    if setting.input is None and text is not None and not text.startswith("sample:"):
+        table = input_table(text)
+        setting = replace(setting, input=text if table is None else f"table:{table}")
+    return setting
 
 
 def _quality_run(prepared: PreparedJob) -> JobResult:

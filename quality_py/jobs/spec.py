@@ -18,6 +18,7 @@ from quality_py.dataset.table_state import TableState, parse_partition
 from quality_py.errors import InputError, ModelError
 from quality_py.io.rule_sources import needs_spark_to_read
 from quality_py.io.ruleset_file import RulesetFile, is_yaml
+from quality_py.lineage.openlineage import OpenLineage
 from quality_py.model.types import DataFrame
 from quality_py.outputs import OUTPUT_FORMATS, PUBLISH_MODES
 
@@ -160,6 +161,10 @@ class JobSpec:
     alert_when: str = "problems"
     alert_every: str | None = None
     notifiers: tuple[Notifier, ...] = ()
+    #: the run's OpenLineage events (docs/lineage.md): ``true``, a mapping of
+    #: :class:`~quality_py.OpenLineage`'s fields, or ``false`` (none, even with
+    #: ``OPENLINEAGE_URL`` set); left out, ``OPENLINEAGE_URL`` in the environment turns them on
+    openlineage: OpenLineage | bool | None = None
     keys: tuple[str, ...] = ()
     hide_columns: tuple[str, ...] = ()
     run_id: str | None = None
@@ -207,6 +212,7 @@ class JobSpec:
                     raise _problem(name, err.message) from None
         _choice(self.layout, "layout", LAYOUTS)
         self._check_table_state()
+        object.__setattr__(self, "openlineage", _openlineage(self.openlineage))
         if not isinstance(self.outputs, Outputs) or not isinstance(self.spark, SparkSettings):
             raise _problem("outputs", "outputs and spark are Outputs and SparkSettings values")
         if not isinstance(self.strict, bool):
@@ -290,6 +296,31 @@ class JobSpec:
     def input_text(self) -> str | None:
         """The input as text (a DataFrame input has none)."""
         return self.input if isinstance(self.input, str) else None
+
+
+def _openlineage(value: object) -> OpenLineage | bool | None:
+    """A job's ``openlineage`` as a setting (``true``: the defaults; a mapping: its fields), or
+    ``false`` / None.
+
+    >>> _openlineage({"namespace": "sales"}).namespace, _openlineage(True).namespace
+    ('sales', 'quality_py')
+    """
+    if value is None or value is False or isinstance(value, OpenLineage):
+        return value
+    if value is True:
+        return OpenLineage()
+    if not isinstance(value, Mapping):
+        raise _problem("openlineage", f"expected true, false or a mapping, not {value!r}")
+    known = {f.name for f in fields(OpenLineage)}
+    unknown = sorted(str(k) for k in value if k not in known)
+    if unknown:
+        raise _problem(
+            "openlineage", f"unknown field {unknown[0]!r}; known: {', '.join(sorted(known))}"
+        )
+    try:
+        return OpenLineage(**value)
+    except ModelError as err:
+        raise _problem("openlineage", err.message) from None
 
 
 #: The fields a job's dict or YAML may hold (``outputs`` and ``spark`` are mappings).

@@ -18,6 +18,7 @@ from types import TracebackType
 
 from quality_py.gate import reads
 from quality_py.gate.locations import (
+    Location,
     dataset_roots,
     is_path,
     local_path,
@@ -124,6 +125,27 @@ def _input_files(frame: DataFrame) -> list[str]:
         return list(frame.inputFiles())
     except Exception:  # a source that lists no files (a stream's batch of a socket, ...)
         return []
+
+
+def places(
+    frame: DataFrame, destinations: Sequence[tuple[str, str | None]]
+) -> tuple[list[Location], list[tuple[str, Location]]]:
+    """What ``frame`` reads (the roots of its input files: :func:`dataset_roots`) and where
+    each named destination is (a table qualified by the session's current catalog and
+    schema); None destinations are left out. What lineage names a run's datasets by.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> spark.range(3).write.parquet(f"{folder}/in")
+    >>> frame = spark.read.parquet(f"{folder}/in")
+    >>> reads, writes = places(frame, [("valid", "v"), ("stats", None)])
+    >>> reads[0].path.endswith("/in"), [(label, w.scheme) for label, w in writes]
+    (True, [('valid', 'table')])
+    """
+    current = _current(frame.sparkSession)
+    reads = [location(root, table=False) for root in dataset_roots(_input_files(frame))]
+    writes = [(label, location(p, current=current)) for label, p in destinations if p is not None]
+    return reads, writes
 
 
 def require_apart(frame: DataFrame, destinations: Sequence[tuple[str, str | None]]) -> None:

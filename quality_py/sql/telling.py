@@ -123,4 +123,22 @@ def telling_columns(tree: exp.Expr, columns: Sequence[str]) -> tuple[tuple[str, 
     return tuple(out)
 
 
-__all__ = ["telling_columns"]
+def sole_column(tree: exp.Expr, columns: Sequence[str]) -> str | None:
+    """The one input column a rule reads outside its subqueries, or None (none, or several).
+
+    >>> import sqlglot
+    >>> sole_column(sqlglot.parse_one("Amount > 0 AND amount < 9"), ["amount", "id"])
+    'amount'
+    >>> sole_column(sqlglot.parse_one("amount > id"), ["amount", "id"]) is None
+    True
+    """
+    by_lower = {c.lower(): c for c in columns}
+    found = {
+        name
+        for col in tree.find_all(exp.Column, bfs=False)
+        if col.find_ancestor(exp.Select) is None and (name := _name(col, by_lower)) is not None
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+__all__ = ["sole_column", "telling_columns"]

@@ -92,6 +92,7 @@ def test_every_doc_with_python_has_a_test_below() -> None:
         "functions.md",
         "growing-tables.md",
         "jobs.md",
+        "lineage.md",  # its block sends events to an endpoint: tests/spark/test_lineage.py
         "migrating.md",
         "over-time.md",
         "pipelines.md",  # its block is the recipe's file: tests/spark/test_pipeline_recipe.py
