@@ -31,7 +31,7 @@ def _words(block: str) -> list[str]:
 
 
 def test_the_databricks_job_calls_our_entry_point() -> None:
-    (job,) = [json.loads(b) for b in _blocks("json")]
+    job, classic = [json.loads(b) for b in _blocks("json")]
     (task,) = job["tasks"]
     wheel = task["python_wheel_task"]
     scripts = {
@@ -50,6 +50,17 @@ def test_the_databricks_job_calls_our_entry_point() -> None:
     spec = environments[task["environment_key"]]
     assert any(d.endswith(".whl") and d.startswith("/Volumes/") for d in spec["dependencies"])
     assert "environment_version" in spec or "client" in spec
+    # a job cluster: the task names it, takes the wheel as a library, and Spark's log level is
+    # the cluster's (Spark's spark.log.level, 3.5 and newer)
+    (cluster,) = classic["job_clusters"]
+    (task,) = classic["tasks"]
+    assert task["job_cluster_key"] == cluster["job_cluster_key"] and "environment_key" not in task
+    assert cluster["new_cluster"]["spark_conf"] == {"spark.log.level": "WARN"}
+    assert task["libraries"][0]["whl"] in spec["dependencies"]
+    args = build_parser().parse_args(task["python_wheel_task"]["parameters"])
+    assert (args.command, args.input, args.quarantine) == (
+        "run", "main.sales.orders", "main.dq.orders_quarantine",
+    )  # fmt: skip
 
 
 def test_the_airflow_and_spark_submit_commands_parse() -> None:
