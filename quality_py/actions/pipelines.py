@@ -139,6 +139,99 @@ class PipelineChecks:
             )
         )
 
+    def stats(self, checked: DataFrame) -> DataFrame:
+        """The counts of ``checked`` (what :meth:`apply` gave) in one aggregation, as a batch
+        run's stats rows of the same kinds: the input, valid, quarantined and dropped rows
+        (``kind = 'rows'``, ``value``) and each rule's ``passed``, ``failed``, ``soft_failed``,
+        ``disabled``, ``probability`` and ``failing_rows``, with its pass rate as ``value``
+        (``kind = 'rule'``). The same counts as a batch run of the suite on the same rows;
+        ``null_values`` is left null (a batch run counts it from each rule's value, which the
+        data-quality column does not keep). A failing ``fail`` rule stops this flow too.
+
+        >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+        >>> rule = Rule(Id(100, 1), "amount > 0", name="positive", action_if_failed="drop")
+        >>> checks = pipeline_checks(RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [rule])]),
+        ...                          "id INT, amount DOUBLE", spark=spark)
+        >>> df = spark.createDataFrame([(1, 2.0), (2, -1.0)], "id INT, amount DOUBLE")
+        >>> sorted((r.name, r.value, r.failed) for r in checks.stats(checks.apply(df)).collect())
+        [('dropped_rows', 1.0, None), ('input_rows', 2.0, None), ('positive', 0.5, 1), \
+('quarantined_rows', 1.0, None), ('valid_rows', 1.0, None)]
+        """
+        from quality_py.runners.summary import code_counts
+
+        counts = code_counts(self.codes, self.suite.probable_pass, None, self.families)
+        aggregated = self._stopped(checked).selectExpr(
+            *[f"{sql} AS {key}" for key, sql in counts],
+            f"count_if({self._fails('drop')}) AS qp_dropped",
+            f"count_if({self._fails(None)}) AS qp_quarantined",
+        )
+        rows = [
+            _stat_row("rows", "input_rows", value="rows"),
+            _stat_row("rows", "valid_rows", value="rows - qp_dropped"),
+            _stat_row("rows", "quarantined_rows", value="qp_quarantined"),
+            _stat_row("rows", "dropped_rows", value="qp_dropped"),
+        ]
+        rows += [_rule_row(i, ref, self.families[i]) for i, ref in enumerate(rule_refs(self.suite))]
+        suite = self.suite.id
+        names = ", ".join(PIPELINE_STATS[3:])
+        return aggregated.selectExpr(
+            "current_timestamp() AS run_time",
+            f"{suite.id} AS suite_id",
+            f"{suite.version} AS suite_version",
+            f"stack({len(rows)}, {', '.join(rows)}) AS ({names})",
+        )
+
+
+#: what a pipeline's stats hold of a batch run's (``actions/stats.STATS_DDL``): the run's id,
+#: status and messages are the pipeline's update's own
+PIPELINE_STATS = (
+    "run_time", "suite_id", "suite_version", "kind", "name", "rule_set", "rule", "action",
+    "description", "passed", "failed", "soft_failed", "disabled", "probability", "value",
+    "failing_rows", "null_values",
+)  # fmt: skip
+
+
+def _stat_row(kind: str, name: str, **sql: str) -> str:
+    """One stats row for ``stack``: its columns after ``run_time`` and the suite's id, each an
+    SQL expression (NULL where not given), typed as ``STATS_DDL`` types them."""
+    texts = {"kind": string_literal(kind), "name": string_literal(name)}
+    types = {"rule_set": "STRING", "rule": "STRING", "action": "STRING", "description": "STRING",
+             "passed": "BIGINT", "failed": "BIGINT", "soft_failed": "BIGINT", "disabled": "BIGINT",
+             "probability": "BIGINT", "value": "DOUBLE", "failing_rows": "BIGINT",
+             "null_values": "BIGINT"}  # fmt: skip
+    values = [texts["kind"], texts["name"]]
+    values += [f"CAST({sql.get(column, 'NULL')} AS {kind_of})" for column, kind_of in types.items()]
+    return ", ".join(values)
+
+
+def _rule_row(i: int, ref: Any, family: str | None) -> str:
+    """Rule ``i``'s stats row from the aggregation's ``r{i}_*`` counts (``code_counts``): a
+    boolean rule has Passed and Failed only, as a batch run counts it."""
+    if family == "boolean":
+        known = {
+            "passed": f"rows - r{i}_failed", "failed": f"r{i}_failed", "soft_failed": "0",
+            "disabled": "0", "probability": "0", "failing_rows": f"r{i}_failed",
+        }  # fmt: skip
+    else:
+        known = {
+            "passed": f"r{i}_passed", "failed": f"r{i}_failed", "soft_failed": f"r{i}_soft",
+            "disabled": f"r{i}_disabled", "probability": f"r{i}_prob",
+            "failing_rows": f"r{i}_failing",
+        }  # fmt: skip
+    parts = ("passed", "failed", "soft_failed", "probability")
+    applicable = " + ".join(f"({known[k]})" for k in parts)
+    description = "NULL" if ref.description is None else string_literal(ref.description)
+    return _stat_row(
+        "rule",
+        ref.label,
+        rule_set=string_literal(f"{ref.rule_set.id}.{ref.rule_set.version}"),
+        rule=string_literal(f"{ref.rule.id}.{ref.rule.version}"),
+        action=string_literal(ref.action),
+        description=description,
+        value=f"({known['passed']}) / nullif({applicable}, 0)",
+        **known,
+    )
+
 
 def pipeline_checks(
     suite: RuleSuite,

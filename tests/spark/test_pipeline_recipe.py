@@ -62,6 +62,13 @@ def test_the_recipe_runs_and_its_tables_hold_the_hand_counted_rows(tmp_path: Pat
     assert {a: r["qp_failed_rule_names"] for a, r in quarantine.items()} == FAILED
     assert sorted(a for a, r in quarantine.items() if r["qp_kept_in_valid"]) == [1.0, 5.0]
     assert len(rows("orders_checked")) == 12
+    # the stats, by hand: 12 in, 6 valid (4..9), 8 quarantined, 6 dropped; the rules' failures
+    stats = {(r["kind"], r["name"]): r for r in rows("orders_stats")}
+    counts = {n: stats[("rows", n)]["value"] for k, n in stats if k == "rows"}
+    assert counts == {"input_rows": 12.0, "valid_rows": 6.0, "quarantined_rows": 8.0,
+                      "dropped_rows": 6.0}  # fmt: skip
+    failed = {n: r["failed"] for (k, n), r in stats.items() if k == "rule"}
+    assert failed == {"positive": 4, "unique_id": 4, "has_note": 3}
 
 
 def test_the_doc_shows_the_recipe_as_it_runs() -> None:

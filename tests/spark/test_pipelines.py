@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, pipeline_checks, run_quality
+from quality_py.actions.pipelines import PIPELINE_STATS
 from quality_py.errors import ModelError
 
 pytestmark = pytest.mark.wiring  # the pipeline's plans against a batch run's outputs
@@ -119,3 +120,35 @@ def test_columns_beyond_the_declared_ones_are_kept(spark: Any) -> None:
     assert checks.quarantine(checked).columns == [
         "id", "amount", "note", "region", "qp_kept_in_valid", "qp_failed_rule_names",
     ]  # fmt: skip
+
+
+def test_the_stats_are_a_batch_runs_counts(spark: Any, tmp_path: Path) -> None:
+    """The stats plan counts what a batch run's stats count, on the same rows. By hand: 12
+    rows, 6 dropped and 6 valid; positive fails 4, unique_id 4, has_note 3; likely (a
+    probability: 0.9 for amount > 4, i = 8..11, else 0.3) fails the 8 rows below 0.8, i = 0..7;
+    quarantined: i = 0..8, 10, 11 (the 8 of the other rules' and likely's), 11 rows."""
+    likely = Rule(Id(103, 1), "CASE WHEN amount > 4 THEN 0.9 ELSE 0.3 END", name="likely")
+    suite = RuleSuite(SUITE.id, [RuleSet(Id(10, 1), [*SUITE.rule_sets[0].rules, likely])])
+    checks = pipeline_checks(suite, SCHEMA, spark=spark)
+    stats = checks.stats(checks.apply(_orders(spark)))
+    columns = ["kind", "name", "rule_set", "rule", "action", "passed", "failed", "soft_failed",
+               "disabled", "probability", "value", "failing_rows"]  # fmt: skip
+    mine = sorted(tuple(r) for r in stats.select(*columns).collect())
+    run_quality(_orders(spark), suite, run_id="r1").write(
+        str(tmp_path / "valid"), str(tmp_path / "quarantine"), str(tmp_path / "stats")
+    )
+    batch = spark.read.parquet(str(tmp_path / "stats")).where("kind IN ('rows', 'rule')")
+    batch = batch.where("kind = 'rule' OR name IN "
+                        "('input_rows', 'valid_rows', 'quarantined_rows', 'dropped_rows')")  # fmt: skip
+    assert mine == sorted(tuple(r) for r in batch.select(*columns).collect())
+    by_name = {r[1]: r for r in mine}
+    assert {
+        n: by_name[n][-2] for n in ("input_rows", "valid_rows", "quarantined_rows", "dropped_rows")
+    } == {"input_rows": 12.0, "valid_rows": 6.0, "quarantined_rows": 11.0, "dropped_rows": 6.0}
+    assert {n: by_name[n][6] for n in ("positive", "unique_id", "has_note")} == {
+        "positive": 4,
+        "unique_id": 4,
+        "has_note": 3,
+    }
+    assert (by_name["likely"][9], by_name["likely"][-1]) == (12, 8)  # probabilities; failing
+    assert tuple(stats.columns) == PIPELINE_STATS

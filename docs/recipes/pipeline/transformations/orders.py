@@ -42,3 +42,10 @@ def orders_valid() -> DataFrame:
 def orders_quarantine() -> DataFrame:
     """The orders failing any rule, with the names of the rules they fail."""
     return CHECKS.quarantine(spark.read.table("orders_checked"))
+
+
+@dp.materialized_view
+def orders_stats() -> DataFrame:
+    """The counts a batch run's stats hold: rows in, valid, quarantined and dropped, and each
+    rule's passed and failed rows."""
+    return CHECKS.stats(spark.read.table("orders_checked"))
