@@ -57,7 +57,10 @@ def _jvm_ended() -> str | None:
     """How the tests' JVM ended (``tests/jvm.py``), or None while it runs or before it starts."""
     if "pyspark" not in sys.modules:
         return None
-    from pyspark import SparkContext
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # the Spark Connect client alone: no JVM of ours
+        return None
 
     from tests.jvm import ended_jvm
 
