@@ -78,11 +78,10 @@ def run_lineage(
     its ``notifiers`` (its emitter made now: a missing client or secret is refused before any
     job); None without one. Two are refused: a run is one OpenLineage run."""
     from quality_py.errors import ModelError
-    from quality_py.lineage.events import RunIdentity
 
     settings = [n for n in notifiers if isinstance(n, OpenLineage)]
     if not settings:
-        return None
+        return None  # the OpenLineage client, an optional extra, is imported by lineage only
     if len(settings) > 1:
         raise ModelError(
             f"a run takes one OpenLineage setting, not {len(settings)}: a run is one "
@@ -90,7 +89,9 @@ def run_lineage(
             code="LINEAGE",
         )
     setting = settings[0]
-    emitter = setting.emitter()
+    emitter = setting.emitter()  # refused here, naming the extra, when the client is missing
+    from quality_py.lineage.events import RunIdentity
+
     suite_text = f"{suite.id.id}.{suite.id.version}"
     identity = RunIdentity(
         namespace=setting.namespace,

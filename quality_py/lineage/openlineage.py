@@ -38,7 +38,10 @@ def lineage_installed() -> bool:
     >>> isinstance(lineage_installed(), bool)
     True
     """
-    return importlib.util.find_spec("openlineage.client") is not None
+    try:
+        return importlib.util.find_spec("openlineage.client") is not None
+    except ModuleNotFoundError:  # no openlineage package at all
+        return False
 
 
 @dataclass(frozen=True)

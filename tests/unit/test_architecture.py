@@ -508,3 +508,30 @@ def test_the_metrics_script_refuses_what_it_does_not_understand(argv: list[str],
         IMPORT_METRICS._arguments(argv)
     assert done.value.code == code
     assert IMPORT_METRICS._arguments([]) == (Path("quality_py"), False)
+
+
+def test_only_the_lineage_events_import_the_openlineage_client() -> None:
+    """The OpenLineage client is an optional extra: one module imports it at its top
+    (``lineage/events.py``, loaded only when a run emits), the setting's module inside the
+    function that makes the client; a run without lineage never loads it (the Connect-only leg,
+    which has no client, runs quality runs)."""
+    found = []
+    for _, path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(n == "openlineage" or n.startswith("openlineage.") for n in names):
+                found.append(rel)
+    assert sorted(set(found)) == ["lineage/events.py", "lineage/openlineage.py"]
+    events_users = []
+    for _, path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        tree = ast.parse(path.read_text())
+        for node in tree.body:  # a module-level import of the events module loads the client
+            if isinstance(node, ast.ImportFrom) and node.module == "quality_py.lineage.events":
+                events_users.append(rel)
+    assert events_users == []
