@@ -13,7 +13,10 @@
 # are most of it. The same tree's runs differ by up to a fifth on this machine. 2026-11-30: the
 # Spark step 1235 s with the declarative-pipeline tests (two spark-pipelines processes, about
 # 45 s of the step's wall time: its budget 850 -> 900 s), the pyspark 3.5 leg 119 s of unit and
-# 618 s of Spark tests (the same 492 tests as the day before, on a slower machine).
+# 618 s of Spark tests (the same 492 tests as the day before, on a slower machine). The budgets
+# were then raised to those quiet measurements (Spark 900 -> 1250 s, the 3.5 leg 560 -> 750 s,
+# unit 100 -> 115 s): a budget states what a step costs, so that a new cost shows; issue 54's
+# twelve minutes are still to be won back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -49,10 +52,10 @@ py=.venv/bin/python
 step "ruff" 30 bash -c "$py -m ruff check . && $py -m ruff format --check ."
 step "mypy" 150 $py -m mypy
 # the unit tier and the doctests that need no session (no JVM)
-step "unit and doctests (no JVM)" 100 $py -m pytest tests/unit quality_py --doctest-modules -q -p no:cacheprovider \
+step "unit and doctests (no JVM)" 115 $py -m pytest tests/unit quality_py --doctest-modules -q -p no:cacheprovider \
   -m "not slow and not long and not browser and not needs_spark" --hypothesis-profile=ci -n 2 "${durations[@]}"
 # the report site in headless Chromium: the same on every Python and Spark, so run once
-step "report site in a browser (no JVM)" 60 $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2 "${durations[@]}"
+step "report site in a browser (no JVM)" 65 $py -m pytest tests/unit -q -p no:cacheprovider -m "browser" -n 2 "${durations[@]}"
 # the other tiers' venvs are installed meanwhile (pip waits on the disk; the next steps on CPU)
 prepared=$(mktemp -d)
 bash scripts/test-spark35.sh --prepare >"$prepared/spark35" 2>&1 &
@@ -69,7 +72,7 @@ ready() {  # a venv prepared in the background, or its log and a failure
 step "crash, fuzz and release (no JVM)" 110 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
 # two workers, each with its own local Spark; a file's tests stay on one worker; the doctests
 # whose examples use the session
-step "spark + doctests" 900 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
+step "spark + doctests" 1250 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
   -m "not slow and not no_spark" --hypothesis-profile=ci -n 2 --dist loadfile "${durations[@]}"
 # the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
 # tests in one process: side by side they share the two cores (one after the other: ~280 s)
@@ -88,7 +91,7 @@ cluster_and_client() {
 }
 step "standalone cluster + connect-only client, newest Python" 220 cluster_and_client
 ready "$prepare35" "$prepared/spark35"
-step "Python 3.10, pyspark 3.5" 560 bash scripts/test-spark35.sh
+step "Python 3.10, pyspark 3.5" 750 bash scripts/test-spark35.sh
 if [ ${#over_budget[@]} -gt 0 ]; then
   printf 'over budget: %s\n' "${over_budget[@]}" >&2
   exit 1
