@@ -69,6 +69,10 @@ def test_the_recipe_runs_and_its_tables_hold_the_hand_counted_rows(tmp_path: Pat
                       "dropped_rows": 6.0}  # fmt: skip
     failed = {n: r["failed"] for (k, n), r in stats.items() if k == "rule"}
     assert failed == {"positive": 4, "unique_id": 4, "has_note": 3}
+    # the engine and the folder, by hand: of the valid orders (amounts 1..6) only id 9's amount,
+    # 6, is above 5: high, with a discount of 0.1; the others normal, no discount
+    priced = {r["id"]: (r["priority"], r["discount"]) for r in rows("orders_priced")}
+    assert priced == {i: ("high", 0.1) if i == 9 else ("normal", 0.0) for i in range(4, 10)}
 
 
 def test_the_doc_shows_the_recipe_as_it_runs() -> None:
@@ -87,7 +91,10 @@ def test_add_data_quality_in_a_query_function_says_what_to_do(tmp_path: Path) ->
     text = text.replace(
         'return CHECKS.apply(spark.read.table("orders_raw"))',
         'return add_data_quality(spark.read.table("orders_raw"), RULES)',
-    ).replace("from quality_py import", "from quality_py import add_data_quality,")
+    ).replace(
+        "from __future__ import annotations\n",
+        "from __future__ import annotations\n\nfrom quality_py import add_data_quality\n",
+    )
     flow.write_text(text, encoding="utf-8")
     done = _pipelines(project, "dry-run")
     assert done.returncode != 0

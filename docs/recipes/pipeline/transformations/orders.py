@@ -9,11 +9,38 @@ from pathlib import Path
 from pyspark import pipelines as dp
 from pyspark.sql import DataFrame, SparkSession
 
-from quality_py import load_ruleset, pipeline_checks
+from quality_py import (
+    Id,
+    OutputExpression,
+    Rule,
+    RuleSet,
+    RuleSuite,
+    load_ruleset,
+    pipeline_checks,
+    rule_engine_runner,
+    rule_folder_runner,
+)
 
 spark = SparkSession.active()
 RULES = load_ruleset(Path(__file__).parents[1] / "orders.yaml")
 CHECKS = pipeline_checks(RULES, "id INT, amount DOUBLE, note STRING")
+# the rule engine and the rule folder build one Column each, with no analysis: made here,
+# used in a query function (the lowest salience wins; the folder applies its outputs in order)
+PRIORITY = rule_engine_runner(
+    RuleSuite(Id(2, 1), [RuleSet(Id(20, 1), [
+        Rule(Id(200, 1), "amount > 5", 10, OutputExpression(Id(2000, 1), "'high'")),
+        Rule(Id(201, 1), "amount > 0", 20, OutputExpression(Id(2001, 1), "'normal'")),
+    ])]),
+    "string",
+)  # fmt: skip
+DISCOUNT = rule_folder_runner(
+    RuleSuite(Id(3, 1), [RuleSet(Id(30, 1), [
+        Rule(Id(300, 1), "amount > 5", 10, OutputExpression(Id(3000, 1), "set(discount = 0.1D)")),
+        Rule(Id(301, 1), "true", 20, OutputExpression(Id(3001, 1), "x -> x")),
+    ])]),
+    "named_struct('discount', 0.0D)",
+    "struct<discount: double>",
+)  # fmt: skip
 
 
 @dp.materialized_view
@@ -49,3 +76,11 @@ def orders_stats() -> DataFrame:
     """The counts a batch run's stats hold: rows in, valid, quarantined and dropped, and each
     rule's passed and failed rows."""
     return CHECKS.stats(spark.read.table("orders_checked"))
+
+
+@dp.materialized_view
+def orders_priced() -> DataFrame:
+    """Each valid order's priority (the rule engine) and discount (the rule folder)."""
+    return spark.read.table("orders_valid").select(
+        "*", PRIORITY.result.alias("priority"), DISCOUNT.result.discount.alias("discount")
+    )
