@@ -61,9 +61,9 @@ class RunLineage:
 
     def writing(self, plan: RunPlan, destinations: Sequence[tuple[str, str | None]]) -> RunLineage:
         """This run's lineage with the outputs it writes."""
-        from quality_py.outputs.writing import places
+        from quality_py.outputs.writing import write_places
 
-        _, writes = places(plan.source, destinations)
+        writes = write_places(plan.source.sparkSession, destinations)
         return replace(self, identity=replace(self.identity, outputs=dict(writes)))
 
 
@@ -110,10 +110,10 @@ def _input(setting: OpenLineage, source: DataFrame) -> Location | None:
     folder they share), else none."""
     if setting.input is not None:
         return location(setting.input)
-    from quality_py.outputs.writing import places
+    from quality_py.outputs.writing import read_places
 
     try:
-        reads, _ = places(source, [])
+        reads = read_places(source)
     except Exception:  # a source that will not say what it reads
         return None
     if len(reads) <= 1:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.flags import FAILED_COLUMN, failed_rules_sql, fails_any_sql, rule_refs
+from quality_py.actions.stats import STATS_COLUMNS
 from quality_py.errors import ModelError
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
@@ -184,23 +185,17 @@ class PipelineChecks:
 
 #: what a pipeline's stats hold of a batch run's (``actions/stats.STATS_DDL``): the run's id,
 #: status and messages are the pipeline's update's own
-PIPELINE_STATS = (
-    "run_time", "suite_id", "suite_version", "kind", "name", "rule_set", "rule", "action",
-    "description", "passed", "failed", "soft_failed", "disabled", "probability", "value",
-    "failing_rows", "null_values",
-)  # fmt: skip
+_KEPT = tuple((c, t) for c, t in STATS_COLUMNS if c not in ("qp_run_id", "status", "message"))
+PIPELINE_STATS = tuple(column for column, _ in _KEPT)
+#: the typed columns of a stacked stats row, after ``run_time``, the suite's id, kind and name
+_STACKED = _KEPT[5:]
 
 
 def _stat_row(kind: str, name: str, **sql: str) -> str:
-    """One stats row for ``stack``: its columns after ``run_time`` and the suite's id, each an
-    SQL expression (NULL where not given), typed as ``STATS_DDL`` types them."""
-    texts = {"kind": string_literal(kind), "name": string_literal(name)}
-    types = {"rule_set": "STRING", "rule": "STRING", "action": "STRING", "description": "STRING",
-             "passed": "BIGINT", "failed": "BIGINT", "soft_failed": "BIGINT", "disabled": "BIGINT",
-             "probability": "BIGINT", "value": "DOUBLE", "failing_rows": "BIGINT",
-             "null_values": "BIGINT"}  # fmt: skip
-    values = [texts["kind"], texts["name"]]
-    values += [f"CAST({sql.get(column, 'NULL')} AS {kind_of})" for column, kind_of in types.items()]
+    """One stats row for ``stack``: its kind, name and typed columns, each an SQL expression
+    (NULL where not given), typed as ``STATS_DDL`` types them."""
+    values = [string_literal(kind), string_literal(name)]
+    values += [f"CAST({sql.get(column, 'NULL')} AS {type_})" for column, type_ in _STACKED]
     return ", ".join(values)
 
 

@@ -21,6 +21,11 @@ STATS_DDL = (
     "value DOUBLE, status STRING, message STRING, failing_rows BIGINT, null_values BIGINT"
 )
 
+#: ``STATS_DDL`` as (column, type) pairs
+STATS_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (column, kind) for column, kind in (c.split(" ", 1) for c in STATS_DDL.split(", "))
+)
+
 
 #: the stats' kind of each number of docs/glossary.md that is not a row count
 _NUMBER_KINDS = {"pass_rate": "share", "valid_share": "share", "failing_rule_results": "rules"}

@@ -47,6 +47,7 @@ from openlineage.client.generated import (
 )
 
 from quality_py.gate.locations import Location
+from quality_py.model.times import time_text
 from quality_py.version import __version__
 
 #: who made the events (a URI naming quality_py and its version)
@@ -147,7 +148,7 @@ def dataset_name(place: Location, table_namespace: str = "spark_catalog") -> tup
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+    return str(time_text(datetime.now(timezone.utc)))
 
 
 def _finite(value: float | None) -> float | None:

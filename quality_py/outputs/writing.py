@@ -127,25 +127,30 @@ def _input_files(frame: DataFrame) -> list[str]:
         return []
 
 
-def places(
-    frame: DataFrame, destinations: Sequence[tuple[str, str | None]]
-) -> tuple[list[Location], list[tuple[str, Location]]]:
-    """What ``frame`` reads (the roots of its input files: :func:`dataset_roots`) and where
-    each named destination is (a table qualified by the session's current catalog and
-    schema); None destinations are left out. What lineage names a run's datasets by.
+def read_places(frame: DataFrame) -> list[Location]:
+    """What ``frame`` reads: the roots of its input files (:func:`dataset_roots`; none for a
+    source that lists no files).
 
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
     >>> spark.range(3).write.parquet(f"{folder}/in")
-    >>> frame = spark.read.parquet(f"{folder}/in")
-    >>> reads, writes = places(frame, [("valid", "v"), ("stats", None)])
-    >>> reads[0].path.endswith("/in"), [(label, w.scheme) for label, w in writes]
-    (True, [('valid', 'table')])
+    >>> [p.path.endswith("/in") for p in read_places(spark.read.parquet(f"{folder}/in"))]
+    [True]
     """
-    current = _current(frame.sparkSession)
-    reads = [location(root, table=False) for root in dataset_roots(_input_files(frame))]
-    writes = [(label, location(p, current=current)) for label, p in destinations if p is not None]
-    return reads, writes
+    return [location(root, table=False) for root in dataset_roots(_input_files(frame))]
+
+
+def write_places(
+    spark: SparkSession, destinations: Sequence[tuple[str, str | None]]
+) -> list[tuple[str, Location]]:
+    """Where each named destination is, a table qualified by the session's current catalog and
+    schema; None destinations are left out.
+
+    >>> [(label, w.scheme) for label, w in write_places(spark, [("valid", "v"), ("stats", None)])]
+    [('valid', 'table')]
+    """
+    current = _current(spark)
+    return [(label, location(p, current=current)) for label, p in destinations if p is not None]
 
 
 def require_apart(frame: DataFrame, destinations: Sequence[tuple[str, str | None]]) -> None:
@@ -166,13 +171,10 @@ def require_apart(frame: DataFrame, destinations: Sequence[tuple[str, str | None
     OUTPUT_OVERLAP the valid output D/x/../in/valid is inside the input D/in
     """
     spark = frame.sparkSession
-    current = _current(spark)
-    inputs = [("input", location(root, table=False)) for root in dataset_roots(_input_files(frame))]
+    inputs = [("input", place) for place in read_places(frame)]
     outputs = []
-    for label, place in destinations:
-        if place is None:
-            continue
-        where = location(place, current=current)
+    named = [(label, place) for label, place in destinations if place is not None]
+    for (label, place), (_, where) in zip(named, write_places(spark, named), strict=True):
         outputs.append((label, where))
         if where.scheme == "table":
             folder = _table_location(spark, place.removeprefix("table:"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,24 +28,11 @@ from quality_py.actions.outcome import QualityRunFailed
 from quality_py.cli import main
 from tests.openlineage_schemas import event_errors
 from tests.servers import http_server
+from tests.spark.test_pipelines import SUITE as PIPELINE_SUITE
 
 pytestmark = pytest.mark.wiring  # a run's events as an endpoint receives them
 
-SUITE = RuleSuite(
-    Id(1, 1),
-    [
-        RuleSet(
-            Id(10, 1),
-            [
-                Rule(Id(100, 1), "amount > 0", name="positive", action_if_failed="drop"),
-                Rule(Id(101, 1), "count(*) OVER (PARTITION BY id) = 1", name="unique_id",
-                     action_if_failed="drop"),
-                Rule(Id(102, 1), "note IS NOT NULL", name="has_note"),
-            ],
-        )
-    ],
-    name="orders",
-)  # fmt: skip
+SUITE = replace(PIPELINE_SUITE, name="orders")  # the rules of the module docstring
 CHECKS = [Check("warning", "volume").has_size(">= 20").has_completeness("note", ">= 0.5")]
 
 
