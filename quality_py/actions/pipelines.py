@@ -22,10 +22,13 @@ session the pipeline's flows do not share).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from quality_py.actions.flags import FAILED_COLUMN, failed_rules_sql, fails_any_sql, rule_refs
+from quality_py.actions.pipeline_sql import JudgedCheck, check_rows_sql, judged_checks
+from quality_py.actions.sql_checks import SqlCheck
 from quality_py.actions.stats import STATS_COLUMNS
 from quality_py.errors import ModelError
 from quality_py.model.results import Layout
@@ -57,6 +60,8 @@ class PipelineChecks:
     families: tuple[str | None, ...]
     #: the declared columns (the schema analysed), in order
     columns: tuple[str, ...]
+    #: the SQL checks, each with its judgement as SQL (``actions/pipeline_sql.py``)
+    judged: tuple[JudgedCheck, ...] = ()
 
     def apply(self, df: DataFrame) -> DataFrame:
         """``df`` with the data-quality column appended.
@@ -182,6 +187,45 @@ class PipelineChecks:
             f"stack({len(rows)}, {', '.join(rows)}) AS ({names})",
         )
 
+    def sql_checks(
+        self,
+        source: str | None = None,
+        valid: str | None = None,
+        quarantine: str | None = None,
+        *,
+        spark: SparkSession | None = None,
+    ) -> DataFrame:
+        """Each SQL check given to :func:`pipeline_checks` judged on the tables named for its
+        frames (``source``: the input; ``valid`` and ``quarantine``: what :meth:`valid` and
+        :meth:`quarantine` made), one row each (``actions/pipeline_sql.CHECK_ROWS``: ``kind =
+        'sql'``, the check's name, its level as ``action``, ``value``, ``status``, ``message``),
+        the value and status a batch run gives on the same rows. A failed ``error`` check fails
+        this flow with its message, as a batch run fails then; a ``warning`` is a row.
+
+        >>> from quality_py.model import Id, Rule, RuleSet, RuleSuite
+        >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), [Rule(Id(100, 1), "amount > 0")])])
+        >>> checks = pipeline_checks(suite, "id INT, amount DOUBLE", spark=spark, checks=[
+        ...     SqlCheck("some rows", "count(*)", assertion=">= 2", level="warning")])
+        >>> spark.createDataFrame([(1, 2.0)], "id INT, amount DOUBLE").createOrReplaceTempView("t")
+        >>> [(r.name, r.value, r.status) for r in checks.sql_checks(source="t").collect()]
+        [('some rows', 1.0, 'failed')]
+        """
+        from pyspark.sql import SparkSession as Session
+
+        if not self.judged:
+            raise ModelError(
+                "these checks were built without SQL checks: give them to pipeline_checks "
+                "(checks=[SqlCheck(...)])",
+                code="INVALID_MODEL",
+            )
+        tables = {
+            f: t
+            for f, t in (("source", source), ("valid", valid), ("quarantine", quarantine))
+            if t is not None
+        }
+        session = spark or Session.active()
+        return session.sql(check_rows_sql(self.judged, tables, self.suite.id))
+
 
 #: what a pipeline's stats hold of a batch run's (``actions/stats.STATS_DDL``): the run's id,
 #: status and messages are the pipeline's update's own
@@ -235,9 +279,11 @@ def pipeline_checks(
     name: str = "DataQuality",
     layout: Layout | str = Layout.MAP,
     spark: SparkSession | None = None,
+    checks: Sequence[SqlCheck] = (),
 ) -> PipelineChecks:
     """Analyse ``suite`` against ``schema`` (a StructType or DDL text: the input's columns) now,
-    for plans built later with no analysis (see the module).
+    for plans built later with no analysis (see the module). ``checks``: SQL checks, analysed
+    here too and judged by :meth:`PipelineChecks.sql_checks`.
 
     Call it where analysis is allowed (a pipeline file's top level) and use the value inside the
     query functions. Everything :func:`add_data_quality` asks of the rules is asked here (names,
@@ -279,8 +325,9 @@ def pipeline_checks(
     guarded = schema_guarded(body, kinds, MAIN_ALIAS)
     codes = _code_refs(compiled.suite, name, lay)
     columns = tuple(f.name for f in struct.fields)
+    judged = judged_checks(session, checks, kinds, compiled.suite.policy)
     return PipelineChecks(
-        compiled.suite, guarded, name, lay, codes, tuple(staged.families), columns
+        compiled.suite, guarded, name, lay, codes, tuple(staged.families), columns, judged
     )
 
 

@@ -146,6 +146,20 @@ def as_predicate(assertion: Assertion) -> Callable[[Any], bool]:
     raise ModelError(f"cannot read the assertion {assertion!r}; use e.g. '>= 0.9' or a callable")
 
 
+def split_assertion(assertion: str) -> tuple[str, tuple[str, ...]]:
+    """A threshold string's operator (``between`` for a range) and bounds, unquoted, as
+    :func:`as_predicate` reads them.
+
+    >>> split_assertion(">= 0.9"), split_assertion("between '2024-01-01' and 2024-12-31")
+    (('>=', ('0.9',)), ('between', ('2024-01-01', '2024-12-31')))
+    """
+    if m := _THRESHOLD.match(assertion):
+        return m.group(1), (m.group(2).strip("'"),)
+    if m := _BETWEEN.match(assertion):
+        return "between", (m.group(1).strip("'"), m.group(2).strip("'"))
+    raise ModelError(f"cannot read the assertion {assertion!r}; use e.g. '>= 0.9' or a callable")
+
+
 @dataclass(frozen=True)
 class Constraint:
     """An assertion on one analyzer's metric."""

@@ -104,6 +104,27 @@ def bound_sql(query: exp.Select, views: Mapping[str, str]) -> str:
     return to_sql(tree)  # immune to Spark's variable substitution (sql/build.py)
 
 
+def bound_to_tables(query: exp.Select, tables: Mapping[str, str]) -> str:
+    """The Spark SQL of ``query`` with each frame name replaced by a table's name (``tables``:
+    frame to ``catalog.schema.table``, each part quoted; anything but a name is refused).
+
+    >>> from quality_py.model.policy import RulePolicy
+    >>> q = checked_query("c", "count(*) > 0", "valid", ("valid",), RulePolicy())
+    >>> "FROM `main`.`dq`.`orders_valid`" in bound_to_tables(q, {"valid": "main.dq.orders_valid"})
+    True
+    """
+    from quality_py.sql.snippets import table_name
+
+    tree = query.copy()
+    for table in list(tree.find_all(exp.Table)):
+        name = tables.get(table.name.lower())
+        if name is not None:
+            target = exp.to_table(table_name(name), dialect=DIALECT)
+            for part in ("this", "db", "catalog"):
+                table.set(part, target.args.get(part))
+    return to_sql(tree)
+
+
 def frames_read(query: exp.Select, frames: tuple[str, ...]) -> list[str]:
     """The frames ``query`` reads, in ``frames`` order."""
     names = {t.name.lower() for t in query.find_all(exp.Table)}

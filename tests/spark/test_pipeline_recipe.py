@@ -69,6 +69,12 @@ def test_the_recipe_runs_and_its_tables_hold_the_hand_counted_rows(tmp_path: Pat
                       "dropped_rows": 6.0}  # fmt: skip
     failed = {n: r["failed"] for (k, n), r in stats.items() if k == "rule"}
     assert failed == {"positive": 4, "unique_id": 4, "has_note": 3}
+    # the SQL checks, by hand: 6 valid of 12 (6 * 2 >= 12); the amounts -3..8 sum to 30; the
+    # valid orders (rows 4..9) miss the notes of rows 4 and 8: 4 notes, under 6, a warning
+    checks = {r["name"]: (r["action"], r["value"], r["status"]) for r in rows("orders_checks")}
+    assert checks == {"half valid": ("error", None, "passed"),
+                      "amount total": ("warning", 30.0, "passed"),
+                      "valid notes": ("warning", 4.0, "failed")}  # fmt: skip
     # the engine and the folder, by hand: of the valid orders (amounts 1..6) only id 9's amount,
     # 6, is above 5: high, with a discount of 0.1; the others normal, no discount
     priced = {r["id"]: (r["priority"], r["discount"]) for r in rows("orders_priced")}

@@ -15,6 +15,7 @@ from quality_py import (
     Rule,
     RuleSet,
     RuleSuite,
+    SqlCheck,
     load_ruleset,
     pipeline_checks,
     rule_engine_runner,
@@ -23,7 +24,13 @@ from quality_py import (
 
 spark = SparkSession.active()
 RULES = load_ruleset(Path(__file__).parents[1] / "orders.yaml")
-CHECKS = pipeline_checks(RULES, "id INT, amount DOUBLE, note STRING")
+CHECKS = pipeline_checks(RULES, "id INT, amount DOUBLE, note STRING", checks=[
+    # an error check that fails fails its flow, as it fails a batch run; a warning is a row
+    SqlCheck("half valid",
+             "SELECT (SELECT count(*) FROM valid) * 2 >= (SELECT count(*) FROM source)"),
+    SqlCheck("amount total", "sum(amount)", assertion="between 0 and 100", level="warning"),
+    SqlCheck("valid notes", "count(note)", on="valid", assertion=">= 6", level="warning"),
+])  # fmt: skip
 # the rule engine and the rule folder build one Column each, with no analysis: made here,
 # used in a query function (the lowest salience wins; the folder applies its outputs in order)
 PRIORITY = rule_engine_runner(
@@ -76,6 +83,14 @@ def orders_stats() -> DataFrame:
     """The counts a batch run's stats hold: rows in, valid, quarantined and dropped, and each
     rule's passed and failed rows."""
     return CHECKS.stats(spark.read.table("orders_checked"))
+
+
+@dp.materialized_view
+def orders_checks() -> DataFrame:
+    """The SQL checks judged on the pipeline's tables, one row each with its value and status."""
+    return CHECKS.sql_checks(
+        source="orders_raw", valid="orders_valid", quarantine="orders_quarantine"
+    )
 
 
 @dp.materialized_view
