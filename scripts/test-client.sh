@@ -26,7 +26,7 @@ stamp=$venv/.installed
 want=$(cat pyproject.toml "$0" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
-  "$venv/bin/python" -m pip install --quiet -e ".[client]" pytest pytest-timeout hypothesis numpy jsonschema
+  "$venv/bin/python" -m pip install --quiet -e ".[client,lineage]" pytest pytest-timeout hypothesis numpy jsonschema
   echo "$want" > "$stamp"
 fi
 [ "${1:-}" = "--prepare" ] && exit 0  # the venv alone (test.sh prepares it early)

@@ -234,3 +234,40 @@ def test_the_last_write_on_connect(connect: Any, tmp_path: Path) -> None:
     assert (result.passed, result.metric) == (False, 6 * 3600.0)
     with pytest.raises(CheckDefinitionError, match="not read from files"):
         verify(connect.createDataFrame([(1,)], "k int"), [check])
+
+
+def test_a_run_tells_its_lineage_on_connect(
+    connect: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run on Connect tells its lineage as on a classic session: the places Spark reads and
+    writes come from the server; by hand (ROWS): positive fails -1 and 0, has_note the two
+    missing notes; 3 valid, 3 quarantined."""
+    pytest.importorskip("openlineage.client")
+    from quality_py import OpenLineage, run_quality
+    from tests.openlineage_schemas import event_errors
+    from tests.servers import http_server
+
+    folder = str(tmp_path / "orders")
+    connect.createDataFrame(ROWS, "amount INT, note STRING").write.parquet(folder)
+    suite = RuleSuite(Id(4, 1), [RuleSet(Id(40, 1), [
+        Rule(Id(401, 1), "amount > 0", name="positive", action_if_failed="drop"),
+        Rule(Id(402, 1), "note IS NOT NULL", name="has_note")])], name="orders")  # fmt: skip
+    with http_server() as (url, record):
+        monkeypatch.setenv("DQ_LINEAGE_URL", url)
+        setting = OpenLineage(namespace="sales", url_env="DQ_LINEAGE_URL")
+        run = run_quality(connect.read.parquet(folder), suite, notifiers=[setting])
+        summary = run.write(str(tmp_path / "valid"), str(tmp_path / "quarantine"))
+        events = [json.loads(r["body"]) for r in record.requests]
+    assert summary.undelivered == ()
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"]
+    assert [event_errors(e) for e in events] == [[], []]
+    (source,) = events[1]["inputs"]
+    assert (source["namespace"], source["name"]) == ("file", os.path.realpath(folder))
+    found = source["inputFacets"]["dataQualityAssertions"]["assertions"]
+    assert {a["name"]: (a["success"], a["actual"]) for a in found} == {
+        "positive": (False, "2"), "has_note": (False, "2")}  # fmt: skip
+    assert source["inputFacets"]["dataQualityMetrics"]["rowCount"] == len(ROWS)
+    outputs = {d["name"]: d["outputFacets"]["outputStatistics"]["rowCount"]
+               for d in events[1]["outputs"]}  # fmt: skip
+    assert outputs == {os.path.realpath(tmp_path / "valid"): VALID,
+                       os.path.realpath(tmp_path / "quarantine"): QUARANTINED}  # fmt: skip
