@@ -187,6 +187,23 @@ def test_spark_expectations_rules_keep_their_answers(spark: Any, tmp_path: Path)
     assert summary.status != "error"
 
 
+def test_spark_expectations_braces_reach_spark_as_written(spark: Any) -> None:
+    """utils/reader.py line 336 (Nike-Inc/spark-expectations at 22d5ef8): a row_dq expectation
+    is not formatted, so ``{5}`` is the regex's own. By hand: 12345 has five digits and is
+    kept; 1234 and 123456 do not and are dropped."""
+    from quality_py import run_quality
+
+    text = """\
+product_id: shop
+rules:
+  - {rule: zip5, rule_type: row_dq, action_if_failed: drop, expectation: "zip RLIKE '^[0-9]{5}$'"}
+"""
+    ruleset = loads_ruleset_file(import_text(text, "spark-expectations", "r.yaml").text,
+                                 variables={})  # fmt: skip
+    df = spark.createDataFrame([("12345",), ("1234",), ("123456",)], "zip string")
+    assert [r.zip for r in run_quality(df, ruleset.suite).valid.collect()] == ["12345"]
+
+
 def test_soda_metrics_of_an_empty_table(spark: Any) -> None:
     """derived_metric.py line 16: a percentage of no rows is 0; metric_check.py line 105: a
     metric without a value (the avg of no rows) is not evaluated, so the check does not fail."""

@@ -137,14 +137,17 @@ def test_spark_expectations_rules_file() -> None:
 
 def test_spark_expectations_rules_table_export() -> None:
     result, ruleset = imported("se_rules.csv", "spark-expectations")
+    # an action other than drop, ignore or fail: Spark-Expectations warns (validate_rules.py,
+    # validate_action_if_failed, logged only) and the rule neither drops nor fails a row
     assert rules_of(ruleset) == [
         ("customer_id_is_not_null", "customer_id is not null", "drop", None),
         ("sales_greater_than_zero", "sales > 2", "ignore", None),
+        ("discount_threshold", "discount*100 < 60", "ignore", None),
     ]
     (sql,) = ruleset.sql_checks  # source only: target validation is off
     assert (sql.sql, sql.on, sql.level) == ("sum(sales)>10000", "source", "warning")
-    assert [(u.line, u.reason) for u in result.unmapped] == [
-        (5, "the action 'remove' is not ignore, drop or fail"),
+    assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
+        (5, "Spark-Expectations matches drop, ignore and fail exactly"),
     ]
 
 
@@ -324,33 +327,91 @@ def test_the_import_command_of_the_docs(
     )
 
 
-def test_spark_expectations_tables_and_placeholders() -> None:
-    """utils/reader.py (Nike-Inc/spark-expectations): only the rules whose table_name is the
-    target table run, and each expectation is filled by str.format from se_dq_rules_params
-    (docs/configurations/configure_rules.md line 91: `from {table}`)."""
+def test_spark_expectations_tables_and_text_as_written() -> None:
+    """utils/reader.py (Nike-Inc/spark-expectations at 22d5ef8): only the rules whose
+    table_name is the target table run; an expectation is filled by str.format from
+    se_dq_rules_params only for query_dq rules (line 350 calls _process_rules_df, which formats
+    at line 257); row_dq and agg_dq keep row["expectation"] as written (line 336), so ``{4}``
+    in a regex and ``{{x}}`` reach Spark as they are."""
     text = """\
 product_id: shop
 rules:
-  - {rule: a, rule_type: row_dq, table_name: db.orders, expectation: "amount > {floor}"}
+  - {rule: a, rule_type: row_dq, table_name: db.orders, expectation: "zip RLIKE '^[0-9]{5}$'"}
   - {rule: b, rule_type: row_dq, table_name: db.lines, expectation: "qty > 0"}
   - {rule: c, rule_type: row_dq, table_name: db.orders, expectation: "note <> '{{x}}'"}
-  - {rule: d, rule_type: row_dq, table_name: db.orders, expectation: "x = '}'"}
-  - {rule: e, rule_type: agg_dq, table_name: db.orders, expectation: "count(*) > {rows:d}"}
+  - {rule: e, rule_type: agg_dq, table_name: db.orders, expectation: "count(*) > 0"}
 """
     with pytest.raises(RulesetFormatError, match=r"db\.lines, db\.orders: .*--se-table"):
         import_text(text, "spark-expectations", "r.yaml")
     result = import_text(text, "spark-expectations", "r.yaml", se_table="db.orders")
-    assert "amount > ${floor}" in result.text
-    ruleset = loads_ruleset_file(result.text, variables={"floor": "10"})
+    ruleset = loads_ruleset_file(result.text, variables={})
     assert [(r.name, r.expression) for _, r in ruleset.suite.iter_rules()] == [
-        ("a", "amount > 10"),
-        ("c", "note <> '{x}'"),
+        ("a", "zip RLIKE '^[0-9]{5}$'"),
+        ("c", "note <> '{{x}}'"),
     ]
-    assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
+    assert [s.sql for s in ruleset.sql_checks] == ["count(*) > 0", "count(*) > 0"]
+    assert [(u.line, u.reason) for u in result.unmapped] == [
         (4, "a rule of the table db.lines, not db.orders"),
-        (6, "its expectation is no format string Spark-Expectations fills"),
-        (7, "the placeholder {rows} is not a plain name"),
     ]
+
+
+def test_spark_expectations_reads_keys_as_its_loader_does() -> None:
+    """rules/plugins/_flatten.py at 22d5ef8: a rule's key overrides the file's defaults even
+    when empty (line 213), and an empty value is the built-in default (line 250); a boolean
+    string is true for true, 1, yes only (line 255: ``Y`` is false); error_drop_threshold is
+    int() (line 259: 2.5 is 2). validate_rules.py line 469: an action other than drop, ignore,
+    fail is only warned about, so the rule neither drops nor fails (runs as ignore)."""
+    text = """\
+product_id: shop
+table_name: db.orders
+defaults: {action_if_failed: drop, is_active: false}
+rules:
+  - {rule: empty_keys, rule_type: row_dq, expectation: a > 0, action_if_failed: null, is_active: null}
+  - {rule: defaults, rule_type: row_dq, expectation: b > 0}
+  - {rule: flags, rule_type: row_dq, expectation: c > 0, action_if_failed: drop, is_active: "Y"}
+  - {rule: yes_flag, rule_type: row_dq, expectation: d > 0, action_if_failed: drop, is_active: "YES"}
+  - {rule: cased, rule_type: row_dq, expectation: e > 0, action_if_failed: Drop, is_active: true}
+  - {rule: alert, rule_type: row_dq, expectation: f > 0, is_active: 1,
+     enable_error_drop_alert: "True", error_drop_threshold: 2.5}
+"""
+    result = import_text(text, "spark-expectations", "r.yaml")
+    ruleset = loads_ruleset_file(result.text, variables={})
+    got = [(r.name, str(r.action_if_failed), r.active) for _, r in ruleset.suite.iter_rules()]
+    assert got == [
+        ("empty_keys", "ignore", True),  # the built-in ignore and true, not the file's defaults
+        ("defaults", "drop", False),  # the file's defaults
+        ("flags", "drop", False),  # "Y" is false
+        ("yes_flag", "drop", True),
+        ("cased", "ignore", True),  # "Drop" is not drop
+        ("alert", "drop", True),
+    ]
+    assert ruleset.error_rates.rules == {str(id_from_name("alert")): 0.02}
+    assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
+        (9, "Spark-Expectations matches drop, ignore and fail exactly"),
+    ]
+
+
+def test_spark_expectations_checks_the_target_only_after_row_rules() -> None:
+    """core/expectations.py line 999 at 22d5ef8: the target's agg_dq rules run only when the
+    table has an active row_dq rule (``_row_dq``, from the active rules); the source's always."""
+    text = """\
+product_id: shop
+table_name: db.orders
+rules:
+  - {rule: rows, rule_type: agg_dq, expectation: count(*) > 0}
+  - {rule: off, rule_type: row_dq, expectation: a > 0, is_active: false}
+"""
+    result = import_text(text, "spark-expectations", "r.yaml")
+    ruleset = loads_ruleset_file(result.text, variables={})
+    assert [(c.name, c.on) for c in ruleset.sql_checks] == [("rows (source)", "source")]
+    assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
+        (4, "Spark-Expectations checks the target only after row_dq rules, and this table has "
+            "no active one"),
+    ]  # fmt: skip
+    active = text.replace("is_active: false", "is_active: true")
+    ruleset = loads_ruleset_file(import_text(active, "spark-expectations", "r.yaml").text,
+                                 variables={})  # fmt: skip
+    assert [c.on for c in ruleset.sql_checks] == ["source", "valid"]
 
 
 def test_a_dqx_reference_that_is_no_table_name_is_listed() -> None:

@@ -7,13 +7,26 @@ error rate of that rule (``error_drop_threshold`` read as a percentage). ``agg_d
 SQL checks over the source and/or the valid output (``enable_for_source_dq_validation`` /
 ``..._target_...``), of level ``error`` when their action is ``fail``. ``query_dq`` rules read
 tables by name and are listed, not mapped: write them as SQL checks over ``source``, ``valid``
-and ``quarantine``."""
+and ``quarantine``.
+
+Read as Spark-Expectations reads them (``rules/plugins/_flatten.py``, ``utils/reader.py``,
+``core/expectations.py``):
+
+* ``row_dq`` and ``agg_dq`` expectations reach Spark as written: only ``query_dq`` ones are
+  filled from ``se_dq_rules_params`` (``{4}`` in a regex is a regex's);
+* a file's key left empty takes the built-in default, not the file's ``defaults``; a boolean
+  is true for ``true``, ``1``, ``yes`` in any case and nothing else (``Y`` is false); a rules
+  table's empty cell is null, false wherever a flag is read;
+* ``action_if_failed`` is matched exactly: ``Drop`` is none of its actions (it warns and runs
+  the rule as ``ignore``);
+* ``error_drop_threshold`` is an integer (``2.5`` is 2);
+* ``agg_dq`` rules on the target run only after ``row_dq`` rules: a table without an active
+  ``row_dq`` rule runs none."""
 
 from __future__ import annotations
 
 import csv
 import io
-import string
 from functools import partial
 from typing import Any
 
@@ -36,13 +49,39 @@ from quality_py.io.imports.dqx_functions import Unmappable
 from quality_py.model.ids import id_from_name
 from quality_py.sql.windows import peer_windows
 
-_TRUE = ("true", "1", "yes", "y")
+#: what a rules file's boolean string means true (``_flatten.py``, ``_cast_value``)
+_TRUE = ("true", "1", "yes")
+#: the built-in value of each key a rule leaves empty (``_flatten.py``, ``COLUMN_DEFAULTS``)
+BUILT_IN: dict[str, Any] = {
+    "action_if_failed": "ignore",
+    "enable_for_source_dq_validation": True,
+    "enable_for_target_dq_validation": True,
+    "is_active": True,
+    "enable_error_drop_alert": False,
+    "error_drop_threshold": 0,
+    "enable_querydq_custom_output": False,
+    "priority": "medium",
+}
+#: the actions, matched exactly (``validate_rules.py``, ``ActionIfFailed``)
+_ACTIONS = ("ignore", "drop", "fail")
+#: a rules table's cells (a CSV export): an empty cell is a null
+_TABLE = "__table__"
 
 
-def _flag(v: Any, default: bool) -> bool:
-    if v is None or v == "":
-        return default
-    return v if isinstance(v, bool) else str(v).strip().lower() in _TRUE
+def _flag(rule: dict[str, Any], key: str) -> bool:
+    """A boolean key as Spark-Expectations reads it: a file's value by ``_cast_value``, a
+    table's cell as a boolean column (null: false wherever it is read)."""
+    v = rule.get(key)
+    if rule.get(_TABLE):
+        text = str(v if v is not None else "").strip().lower()
+        if text not in ("true", "false", ""):
+            raise Unmappable(f"{key} {v!r} is no boolean a rules table's column holds")
+        return text == "true"
+    if v is None:
+        return bool(BUILT_IN.get(key, False))
+    if isinstance(v, bool):
+        return v
+    return v.lower() in _TRUE if isinstance(v, str) else bool(v)
 
 
 #: The columns of Spark-Expectations' rules table (``rules/plugins/_flatten.py``,
@@ -108,7 +147,7 @@ def _rows(
                 rows.append((reader.line_num, dict(row)))
         except csv.Error as err:  # a field over the csv module's limit, a stray quote, ...
             raise malformed(origin, reader.line_num + 1, "this CSV row", str(err)) from None
-        return rows, {}, None, [], None
+        return rows, {_TABLE: True}, None, [], None
     root = nodes_with_lines(text, origin)
     doc = mapping(value(root), origin, 1, "the rules file")
     rules_node = next((v for k, v in getattr(root, "value", []) if k.value == "rules"), None)
@@ -125,35 +164,26 @@ def _rows(
             table)  # fmt: skip
 
 
-def placeholders(draft: Draft, text: str) -> str:
-    """``text`` with Spark-Expectations' ``{name}`` placeholders (filled from
-    ``se_dq_rules_params`` by ``str.format``: ``utils/reader.py``) as our ``${name}``
-    variables, given with ``--var name=value``; ``{{`` and ``}}`` are braces."""
-    out = []
-    try:
-        fields = list(string.Formatter().parse(text))
-    except ValueError as err:  # str.format fails on it in Spark-Expectations too
-        why = f"its expectation is no format string Spark-Expectations fills: {err}"
-        raise Unmappable(why) from None
-    for literal, name, spec, conversion in fields:
-        out.append(literal)
-        if name is None:
-            continue
-        if not name.isidentifier() or spec or conversion:
-            raise Unmappable(f"the placeholder {{{name}}} is not a plain name")
-        out.append(draft.variable(name))
-    return "".join(out)
+def _action(draft: Draft, rule: dict[str, Any], line: int) -> str:
+    """The rule's action, matched exactly; anything else (``Drop``) is listed and run as
+    ``ignore``, as Spark-Expectations warns and runs it (neither drops nor fails)."""
+    action = rule.get("action_if_failed")
+    if action is None or action == "":
+        return "ignore"
+    if action in _ACTIONS:
+        return str(action)
+    draft.skip(line, {"action_if_failed": action}, "Spark-Expectations matches drop, ignore "
+               "and fail exactly: it warns and runs this rule as ignore, as converted")  # fmt: skip
+    return "ignore"
 
 
 def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
     name = draft.name(str(rule.get("rule") or "rule"))
-    action = str(rule.get("action_if_failed") or "ignore").lower()
-    if action not in ("ignore", "drop", "fail"):
-        draft.skip(line, rule, f"the action {action!r} is not ignore, drop or fail")
-        return
+    action = _action(draft, rule, line)
     out: dict[str, Any] = {
         "name": name,
-        "expression": peer_windows(placeholders(draft, str(rule["expectation"]))),
+        # as written: Spark-Expectations fills placeholders in query_dq rules only (reader.py)
+        "expression": peer_windows(str(rule["expectation"])),
         "action_if_failed": action,
     }
     if rule.get("description"):
@@ -162,27 +192,42 @@ def _row_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
             for k in ("tag", "priority", "column_name") if rule.get(k)]  # fmt: skip
     if tags:
         out["tags"] = tags
-    if not _flag(rule.get("is_active"), True):
+    if not _flag(rule, "is_active"):
         out["active"] = False
     draft.rules.append(out)
-    if _flag(rule.get("enable_error_drop_alert"), False):
+    if _flag(rule, "enable_error_drop_alert"):
         # spark_expectations_notify.py: alerts when some row failed and the failed share (in
         # percent, rounded to 2 decimals) is >= the threshold: an inclusive error rate
-        threshold = rule.get("error_drop_threshold") or 0
+        threshold = _threshold(rule.get("error_drop_threshold"))
         share = number(threshold, name="error_drop_threshold", low=0, high=100) / 100
         draft.error_rates[id_from_name(name)] = share
         draft.inclusive_rates = True
 
 
+def _threshold(v: Any) -> int:
+    """``error_drop_threshold`` as ``_cast_value`` reads it, ``int()``: a number is truncated
+    (2.5 is 2), text must be a whole number (``"2.5"`` stops Spark-Expectations, and this rule
+    is malformed here).
+
+    >>> _threshold(2.5), _threshold("10"), _threshold(None)
+    (2, 10, 0)
+    """
+    if v is None or v == "":
+        return 0
+    if isinstance(v, str):
+        return int(number(v, name="error_drop_threshold", integer=True))
+    return int(number(v, name="error_drop_threshold"))
+
+
 def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
-    if not _flag(rule.get("is_active"), True):  # actions.py: an inactive agg_dq does not run
+    if not _flag(rule, "is_active"):  # actions.py: an inactive agg_dq does not run
         draft.skip(line, rule.get("rule"), "an inactive agg_dq rule does not run: not converted")
         return
-    level = "error" if str(rule.get("action_if_failed") or "").lower() == "fail" else "warning"
+    level = "error" if _action(draft, rule, line) == "fail" else "warning"
     sides = [
         side
         for side, key in (("source", "source"), ("valid", "target"))
-        if _flag(rule.get(f"enable_for_{key}_dq_validation"), True)
+        if _flag(rule, f"enable_for_{key}_dq_validation")
     ]
     if not sides:
         draft.skip(line, rule, "enabled for neither the source nor the target")
@@ -190,9 +235,10 @@ def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         draft.sql_checks.append(
             {
                 "name": f"{rule.get('rule') or 'agg'} ({side})",
-                "sql": placeholders(draft, str(rule["expectation"])),
+                "sql": str(rule["expectation"]),  # as written (reader.py)
                 "on": side,
                 "level": level,
+                "line": line,
             }
         )
 
@@ -204,22 +250,40 @@ def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
     if unknown:
         draft.skip(line, raw, f"the key(s) {', '.join(unknown)} are not Spark-Expectations'")
         return
-    rule = {**defaults, **{k: v for k, v in given.items() if v not in (None, "")}}
+    # a key the rule leaves empty takes the built-in default, not the file's (_flatten.py:
+    # the rule's None overrides ``defaults``, then _cast_value reads None as COLUMN_DEFAULTS)
+    rule = {**defaults, **given}
     kind = str(rule.get("rule_type") or "")
-    for key in _QUERY_ONLY:
-        if kind != "query_dq" and _flag(rule.get(key), False):
-            draft.skip(line, {key: rule[key]}, f"{key} applies to query_dq rules only")
-    if not str(rule.get("expectation") or "").strip():
-        draft.skip(line, raw, "a rule without an expectation")
-    elif kind in ("row_dq", "agg_dq"):
-        try:
+    try:
+        for key in _QUERY_ONLY:
+            if kind != "query_dq" and _flag(rule, key):
+                draft.skip(line, {key: rule[key]}, f"{key} applies to query_dq rules only")
+        if not str(rule.get("expectation") or "").strip():
+            draft.skip(line, raw, "a rule without an expectation")
+        elif kind in ("row_dq", "agg_dq"):
             (_row_rule if kind == "row_dq" else _agg_rule)(draft, rule, line)
-        except Unmappable as why:
-            draft.skip(line, raw, str(why))
-    elif kind == "query_dq":
-        draft.skip(line, raw, "query_dq reads tables by name: write it as a SQL check")
-    else:
-        draft.skip(line, raw, f"rule_type is row_dq, agg_dq or query_dq, not {kind!r}")
+        elif kind == "query_dq":
+            draft.skip(line, raw, "query_dq reads tables by name: write it as a SQL check")
+        else:
+            draft.skip(line, raw, f"rule_type is row_dq, agg_dq or query_dq, not {kind!r}")
+    except Unmappable as why:
+        draft.skip(line, raw, str(why))
+
+
+def _target_needs_row_rules(draft: Draft) -> None:
+    """Spark-Expectations checks the target (our valid output) only after its row_dq rules
+    (``core/expectations.py``: ``if _row_dq is True and _target_agg_dq is True``, ``_row_dq``
+    read from the active rules of the table): without an active one, no target agg_dq runs."""
+    active_rows = any(r.get("active", True) for r in draft.rules)
+    kept = []
+    for check in draft.sql_checks:
+        line = check.pop("line")
+        if check["on"] == "valid" and not active_rows:
+            draft.skip(line, check["name"], "Spark-Expectations checks the target only after "
+                       "row_dq rules, and this table has no active one: it never runs")  # fmt: skip
+        else:
+            kept.append(check)
+    draft.sql_checks[:] = kept
 
 
 def _chosen_table(
@@ -259,6 +323,7 @@ def read(text: str, origin: str, env: str | None = None, table: str | None = Non
         else:
             kept.append((line, raw))
     each_item(draft, kept, "this rule", partial(_rule, draft, defaults))
+    _target_needs_row_rules(draft)
     name = product or origin.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     result = assemble(draft, str(name) or "spark_expectations")
     return result.with_note(f"the rules of table {chosen}") if chosen else result
