@@ -246,3 +246,46 @@ def test_nan_and_empty_input_as_the_tools_define_them(spark: Any) -> None:
     sql = loads_ruleset_file(import_text(soda, "sodacl", "s.yml").text, variables={}).sql_checks
     metrics = run_sql_checks(sql, {"source": df}, RulePolicy())
     assert [m.status for m in metrics] == ["passed", "passed", "passed"]
+
+
+def _soda_sql_checks(spark: Any, text: str, df: Any) -> dict[str, str]:
+    ruleset = loads_ruleset_file(import_text(text, "sodacl", "c.yml").text, variables={})
+    return {m.entity: m.status for m in run_sql_checks(ruleset.sql_checks, {"source": df},
+                                                       RulePolicy())}  # fmt: skip
+
+
+def test_soda_percentages_are_rounded_as_python_rounds(spark: Any) -> None:
+    """soda-core v3 derived_metric.py lines 21 and 25: ``missing_count * 100 / row_count``,
+    then Python's ``round(..., 2)`` of that float. Spark's ``round`` rounds the shortest decimal
+    text half up, which differs exactly at the doubles whose text is a tie (0.995 % is the
+    double just below 0.995: Python 0.99, Spark 1.0). Every value below is Python's own."""
+    from quality_py.io.imports.soda_metrics import python_round2
+
+    pairs = [(c, r) for r in (3, 7, 8, 200, 400, 800, 1000, 8000, 20000, 123457, 200000)
+             for c in sorted({*range(0, min(r, 1200) + 1), *range(max(r - 300, 0), r + 1)})]  # fmt: skip
+    df = spark.createDataFrame(pairs, "c BIGINT, r BIGINT")
+    got = df.selectExpr(
+        "c", "r", f"{python_round2('c * 100 / r')} AS ours", "round(c * 100 / r, 2) AS sparks"
+    ).collect()
+    expected = {(c, r): round(c * 100 / r, 2) for c, r in pairs}
+    wrong = [(g.c, g.r, g.ours) for g in got if g.ours != expected[(g.c, g.r)]]
+    assert wrong == [] and len(got) == len(pairs)
+    # the cases have teeth: Spark's own round differs from Python's on some of them
+    assert sum(g.sparks != expected[(g.c, g.r)] for g in got) > 10
+    # a check at exactly 0.995 % passes < 1 %, as in Soda: 199 of 20,000 phones missing
+    phones = spark.range(20000).selectExpr("IF(id < 199, NULL, id) AS phone")
+    checks = "checks for t:\n  - missing_percent(phone) < 1 %\n  - missing_percent(phone) >= 1 %\n"
+    assert sorted(_soda_sql_checks(spark, checks, phones).values()) == ["failed", "passed"]
+    assert _soda_sql_checks(spark, "checks for t:\n  - missing_percent(phone) < 1 %\n", phones) == {
+        "missing_percent_phone_1": "passed"}  # fmt: skip
+
+
+def test_soda_duplicates_read_the_filter_as_soda_joins_it(spark: Any) -> None:
+    """soda-core v3 duplicates_query.py lines 18 and 25-28: the key's ``IS NOT NULL`` and the
+    filter joined by AND without parentheses, so ``k IS NOT NULL AND a = 1 OR b = 2`` keeps
+    the two rows of a null key with b = 2: one duplicated key, by hand (with parentheses the
+    null key would be left out and nothing duplicated)."""
+    rows = spark.createDataFrame([(None, 0, 2), (None, 0, 2), (1, 1, 0), (2, 1, 0)],
+                                 "k INT, a INT, b INT")  # fmt: skip
+    text = "checks for t:\n  - duplicate_count(k) = 0:\n      filter: a = 1 OR b = 2\n"
+    assert list(_soda_sql_checks(spark, text, rows).values()) == ["failed"]

@@ -11,6 +11,7 @@ import pytest
 
 from quality_py.errors import RulesetFormatError
 from quality_py.io.imports import import_text
+from quality_py.io.imports.soda_metrics import python_round2
 from quality_py.io.ruleset_file import loads_ruleset_file
 from quality_py.model.ids import id_from_name
 
@@ -196,7 +197,8 @@ rules:
 def test_sodacl_checks() -> None:
     """Each metric as the SQL soda-core v3.5.6 runs: numeric_query_metric.py (conditional
     counts line 60, missing line 150: IS NULL or in missing values or rlike missing regex),
-    derived_metric.py line 16 (percent over the row count, 0 without rows, 2 decimals),
+    derived_metric.py line 16 (percent over the row count, 0 without rows, Python's round to 2
+    decimals, line 25),
     data_source.py line 736 (duplicates: keys seen more than once, WHERE every key part is not
     null, duplicates_query.py line 18); failed rows are user_defined_failed_rows_expression_check
     .py line 84 (WHERE (condition)); reference_query.py line 63 (a part not null and no match)."""
@@ -222,10 +224,12 @@ def test_sodacl_checks() -> None:
         "COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (`country` IN ('DE', 'FR', 'US')) "
         "THEN 1 END)"
     )
+    # rounded as Python's round rounds the float (python_round2: tests/spark/test_imported_rules)
     missing_phone = (
-        "CASE WHEN COUNT(*) > 0 THEN round(COUNT(CASE WHEN `phone` IS NULL THEN 1 END) * 100 / "
-        "COUNT(*), 2) ELSE 0 END"
-    )
+        "(SELECT CASE WHEN qp_whole > 0 THEN " + python_round2("qp_part * 100 / qp_whole")
+        + " ELSE 0D END FROM (SELECT COUNT(CASE WHEN `phone` IS NULL THEN 1 END) AS qp_part, "
+        "COUNT(*) AS qp_whole FROM source) AS qp_counts)"
+    )  # fmt: skip
     missing_email = "COUNT(CASE WHEN `email` IS NULL THEN 1 END)"
 
     def passes(value: str, zone: str) -> str:  # NaN is in no zone; no value is not judged
@@ -243,7 +247,7 @@ def test_sodacl_checks() -> None:
         "max_age_120": (passes("MAX(`age`)", "MAX(`age`) <= 120"), "error"),
         "avg_age_between_20_and_60": (
             passes("AVG(`age`)", "AVG(`age`) BETWEEN 20 AND 60"), "error"),
-        "missing_percent_phone_5": (count_passes(f"{missing_phone} < 5"), "error"),
+        "missing_percent_phone_5": (f"SELECT {count_passes(f'{missing_phone} < 5')}", "error"),
         # threshold_cfg.py: a `fail:` / `warn:` alert names the zone where the value is bad
         "row_count_fail": ("(COUNT(*) < 5) IS NOT TRUE", "error"),
         "row_count_warn": ("(COUNT(*) < 10) IS NOT TRUE", "warning"),

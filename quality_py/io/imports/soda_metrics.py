@@ -8,10 +8,11 @@
   regex``), with ``include null``;
 * ``min`` / ``max`` / ``avg`` / ``sum`` / ``*_length`` over the values that are not missing and
   valid (when such configurations are given) and inside the filter;
-* ``*_percent``: the count times 100 over the row count, rounded to 2 decimals; **0 when the
-  table (or the filter) has no rows**;
+* ``*_percent``: the count times 100 over the row count, rounded to 2 decimals as Python rounds
+  a float (0.995 % is 0.99); **0 when the table (or the filter) has no rows**;
 * ``duplicate_count``: the number of distinct keys seen more than once among the rows whose key
-  has **no null part** (and inside the filter); ``duplicate_percent`` over the row count;
+  has **no null part** (and inside the filter, joined to those conditions without parentheses,
+  as Soda joins it); ``duplicate_percent`` over the row count;
 * ``stddev``, ``variance`` and the like: Spark's function of that name (``stddev`` is the
   *sample* deviation; Soda's own test reads ``stddev`` and ``stddev_samp`` alike:
   ``soda/core/tests/data_source/test_data_source_specific_aggregation_functions.py``, lines
@@ -143,12 +144,49 @@ def _count(condition: str | None, row_filter: str | None) -> str:
     return f"COUNT(CASE WHEN {condition} THEN 1 END)" if condition else "COUNT(*)"
 
 
+def python_round2(q: str) -> str:
+    """The SQL of Python's ``round(q, 2)`` for a double ``q`` >= 0, which Soda applies to a
+    percentage (``derived_metric.py``): the exact binary value rounded, ties to even. Spark's
+    ``round`` rounds the shortest decimal text half up, which differs only when that text is a
+    tie (``0.995``, the double just below 0.995): there the sign of ``q - tie`` is found
+    exactly (``q`` split in halves of 26 and 27 bits, so each product by 200 is exact).
+
+    >>> "round((q), 2)" in python_round2("q")
+    True
+    """
+    j = f"round(({q}) * 200D)"  # the nearest tie's numerator, when q is one (odd)
+    tie = f"(pmod({j}, 2D) = 1D AND ({q}) = {j} / 200D)"
+    split = f"(({q}) * 134217729D)"
+    hi = f"({split} - ({split} - ({q})))"
+    lo = f"(({q}) - {hi})"
+    # q * 200 - j, exactly signed: both products are exact and the first difference too
+    side = f"(({hi} * 200D - {j}) + {lo} * 200D)"
+    k = f"(({j} - 1D) / 2D)"
+    decided = (
+        f"CASE WHEN {side} < 0 THEN {k} / 100D WHEN {side} > 0 THEN ({k} + 1D) / 100D "
+        f"WHEN pmod({k}, 2D) = 0D THEN {k} / 100D ELSE ({k} + 1D) / 100D END"
+    )
+    return f"CASE WHEN {tie} THEN {decided} ELSE round(({q}), 2) END"
+
+
 def _percent(part: str, whole: str) -> str:
-    return f"CASE WHEN {whole} > 0 THEN round({part} * 100 / {whole}, 2) ELSE 0 END"
+    """A percentage as Soda derives it: ``part * 100 / whole`` as a float, rounded by Python's
+    ``round`` to 2 decimals; 0 without rows. A scalar subquery, so the counts are written once.
+
+    >>> _percent("COUNT(*)", "COUNT(*)").startswith("(SELECT CASE WHEN qp_whole > 0")
+    True
+    """
+    rounded = python_round2("qp_part * 100 / qp_whole")
+    return (
+        f"(SELECT CASE WHEN qp_whole > 0 THEN {rounded} ELSE 0D END "
+        f"FROM (SELECT {part} AS qp_part, {whole} AS qp_whole FROM source) AS qp_counts)"
+    )
 
 
 def _duplicates(columns: list[str], row_filter: str | None) -> str:
-    where = [f"{c} IS NOT NULL" for c in columns] + ([f"({row_filter})"] if row_filter else [])
+    # the filter joined without parentheses, as Soda writes it (duplicates_query.py: the
+    # clauses joined by AND): a top-level OR in it reads as SQL's precedence says
+    where = [f"{c} IS NOT NULL" for c in columns] + ([row_filter] if row_filter else [])
     inner = (
         f"SELECT COUNT(*) AS frequency FROM source WHERE {' AND '.join(where)} "
         f"GROUP BY {', '.join(columns)}"
@@ -175,7 +213,11 @@ def metric_sql(
         if metric == "duplicate_count":
             return dup, True
         rows = f"(SELECT {_count(None, row_filter)} FROM source)"
-        return _percent(dup, rows), True
+        rounded = python_round2("qp_part * 100 / qp_whole")
+        return (
+            f"(SELECT CASE WHEN qp_whole > 0 THEN {rounded} ELSE 0D END "
+            f"FROM (SELECT {dup} AS qp_part, {rows} AS qp_whole) AS qp_counts)"
+        ), True
     if metric != "row_count" and len(columns) != 1:
         raise Unmappable(f"{metric} takes one column")
     c = f"`{columns[0]}`" if columns else None
@@ -183,7 +225,7 @@ def metric_sql(
         return _count(counted(metric, c, cfg), row_filter), False
     if metric in PERCENTS:
         part = _count(counted(PERCENTS[metric], c, cfg), row_filter)
-        return _percent(part, _count(None, row_filter)), False
+        return _percent(part, _count(None, row_filter)), True
     assert c is not None
     if metric in STATISTICS:
         if row_filter or _configured(cfg):

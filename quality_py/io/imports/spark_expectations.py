@@ -230,7 +230,8 @@ def _agg_rule(draft: Draft, rule: dict[str, Any], line: int) -> None:
         if _flag(rule, f"enable_for_{key}_dq_validation")
     ]
     if not sides:
-        draft.skip(line, rule, "enabled for neither the source nor the target")
+        shown = {k: v for k, v in rule.items() if k != _TABLE}
+        draft.skip(line, shown, "enabled for neither the source nor the target")
     for side in sides:
         draft.sql_checks.append(
             {
