@@ -289,3 +289,27 @@ def test_soda_duplicates_read_the_filter_as_soda_joins_it(spark: Any) -> None:
                                  "k INT, a INT, b INT")  # fmt: skip
     text = "checks for t:\n  - duplicate_count(k) = 0:\n      filter: a = 1 OR b = 2\n"
     assert list(_soda_sql_checks(spark, text, rows).values()) == ["failed"]
+
+
+def test_dqx_table_aggregates_report_nothing_without_rows_in_scope(spark: Any) -> None:
+    """DQX (databrickslabs/dqx at 911f68f) flags the rows of a whole-table aggregate check
+    (check_funcs.py _is_aggr_compare: the metric cross-joined to every row) only where the
+    check's filter holds (manager.py line 219, F.when(filter_condition & ...)): on an empty
+    batch, or when no row is in the filter, nothing is flagged, though 0 rows is less than 1.
+    Each case worked out by hand beside it."""
+    checks = """\
+- check: {function: is_aggr_not_less_than, arguments: {column: '*', aggr_type: count, limit: 1}}
+- check: {function: is_aggr_not_less_than, arguments: {column: a, aggr_type: count, limit: 3}}
+  filter: b = 1
+"""
+    ruleset = loads_ruleset_file(import_text(checks, "dqx", "c.yml").text, variables={})
+
+    def statuses(rows: list[tuple[int | None, int]]) -> list[str]:
+        df = spark.createDataFrame(rows, "a int, b int")
+        return [m.status for m in run_sql_checks(ruleset.sql_checks, {"source": df}, RulePolicy())]
+
+    assert statuses([]) == ["passed", "passed"]  # no row: nothing flagged
+    assert statuses([(1, 0), (2, 0)]) == ["passed", "passed"]  # no row with b = 1 in scope
+    # two rows with b = 1 count 2 values of a, under 3: DQX flags them
+    assert statuses([(1, 1), (2, 1), (3, 0)]) == ["passed", "failed"]
+    assert statuses([(1, 1), (2, 1), (3, 1)]) == ["passed", "passed"]

@@ -67,7 +67,7 @@ def test_dqx_checks() -> None:
          "ignore", None),
     ]  # fmt: skip
     assert [(s.name, s.sql, s.level) for s in ruleset.sql_checks] == [
-        ("is_aggr_not_greater_than", "(count(*) > 1000) IS NOT TRUE", "warning")
+        ("is_aggr_not_greater_than", "count(*) = 0 OR (count(*) > 1000) IS NOT TRUE", "warning")
     ]
     assert [(u.line, u.reason) for u in result.unmapped] == [
         (21, "user_metadata is not kept (the check is converted)"),

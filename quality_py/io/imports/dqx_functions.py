@@ -346,7 +346,8 @@ AGGREGATE_COMPARISONS = {
 
 def aggregate(fn: str, a: dict[str, Any], ctx: Context) -> Mapped:
     """``is_aggr_*``: per group (``group_by``) a window over the group flags its rows; over the
-    whole table a SQL check (DQX flags every row then; the check fails the table)."""
+    whole table a SQL check (DQX flags every row in the check's scope then; the check fails the
+    table), which passes when no row is in scope (an empty batch), as DQX reports nothing."""
     _tolerance(a)
     if a.get("aggr_params"):
         raise Unmappable("aggr_params is not converted")
@@ -370,7 +371,10 @@ def aggregate(fn: str, a: dict[str, Any], ctx: Context) -> Mapped:
     metric = table[kind].format(value)
     condition = f"{metric} {AGGREGATE_COMPARISONS[fn]} {limit_sql(a.get('limit'))}"
     if not groups:
-        return Mapped(sql_check=f"({condition}) IS NOT TRUE")
+        # DQX flags the rows in the check's scope (its filter's, else every row: manager.py,
+        # F.when(filter_condition & ...)); with none, it reports nothing, as an empty batch
+        scope = f"count_if({ctx.filter})" if ctx.filter else "count(*)"
+        return Mapped(sql_check=f"{scope} = 0 OR ({condition}) IS NOT TRUE")
     keys = [wrap(g) for g in _key_list({"g": groups}, "g")]
     windowed = f"{metric} OVER (PARTITION BY {', '.join(keys)}) {AGGREGATE_COMPARISONS[fn]} "
     windowed += limit_sql(a.get("limit"))
