@@ -426,3 +426,29 @@ def test_a_dqx_reference_that_is_no_table_name_is_listed() -> None:
     )
     result = import_text(text, "dqx", "c.yml")
     assert result.rules == 0 and [u.line for u in result.unmapped] == [1]
+
+
+def test_dqx_placeholders_are_variables_filled_where_dqx_fills_them() -> None:
+    """DQX 0.14 and later (databrickslabs/dqx at 911f68f, utils.py lines 740-810: every
+    ``{{ key }}`` of a check's string values replaced from ``variables`` before the check is
+    read; a key that is no value is left as written). So a converted check holding ``${key}``
+    and read with ``--var key=value`` is the check DQX reads: the same ruleset as converting
+    the file with the values written in by hand. Before 0.14 braces are text."""
+    template = """\
+- check: {function: is_not_greater_than, arguments: {column: "{{ col }}", limit: "{{ max }}"}}
+  filter: "region = '{{region}}'"
+- check: {function: sql_expression, arguments: {expression: "amount < {{ max }}"}}
+"""
+    by_hand = """\
+- check: {function: is_not_greater_than, arguments: {column: "amount", limit: "10"}}
+  filter: "region = 'EU'"
+- check: {function: sql_expression, arguments: {expression: "amount < 10"}}
+"""
+    values = {"col": "amount", "max": "10", "region": "EU"}
+
+    def rules(text: str, **variables: str) -> list[tuple[str, str]]:
+        ruleset = loads_ruleset_file(import_text(text, "dqx", "c.yml").text, variables=variables)
+        return [(r.name or "", r.expression) for _, r in ruleset.suite.iter_rules()]
+
+    assert rules(template, **values) == rules(by_hand)
+    assert "{{ max }}" in import_text(template, "dqx", "c.yml", dqx_version="0.13").text

@@ -143,8 +143,39 @@ def _emit(
         )  # fmt: skip
 
 
+#: a DQX placeholder (utils.py, _UNRESOLVED_PLACEHOLDER_PATTERN; DQX 0.14 and later)
+_PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")
+VARIABLES_SINCE = (0, 14)
+
+
+def with_variables(draft: Draft, spec: Any) -> Any:
+    """``spec`` with each ``{{ name }}`` of its string values (not its keys) as our ``${name}``
+    variable, given with ``--var name=value`` where the ruleset is read, as DQX fills them from
+    its ``variables`` before it reads a check (utils.py, _substitute_variables). A placeholder
+    whose name is no plain name is left as written (DQX warns and leaves it too).
+
+    >>> spec = with_variables(Draft("c.yml"), {"check": {"arguments": {"limit": "{{ max }}"}}})
+    >>> spec["check"]["arguments"]["limit"].replace("QPVARIABLE9F2C", "|")
+    '|max|'
+    """
+    if isinstance(spec, str):
+
+        def named(m: re.Match[str]) -> str:
+            key = m.group(0).strip("{} \t")
+            return draft.variable(key) if key.isidentifier() else m.group(0)
+
+        return _PLACEHOLDER.sub(named, spec)
+    if isinstance(spec, dict):
+        return {k: with_variables(draft, v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [with_variables(draft, v) for v in spec]
+    return spec
+
+
 def _check(draft: Draft, version: tuple[int, int], line: int, spec: Any) -> None:
     """One DQX check."""
+    if version >= VARIABLES_SINCE:
+        spec = with_variables(draft, spec)
     if not isinstance(spec, dict) or not isinstance(spec.get("check"), dict):
         draft.skip(line, spec, "a check needs check: {function: ..., arguments: ...}")
         return
