@@ -313,3 +313,18 @@ def test_dqx_table_aggregates_report_nothing_without_rows_in_scope(spark: Any) -
     # two rows with b = 1 count 2 values of a, under 3: DQX flags them
     assert statuses([(1, 1), (2, 1), (3, 0)]) == ["passed", "failed"]
     assert statuses([(1, 1), (2, 1), (3, 1)]) == ["passed", "passed"]
+
+
+def test_dqx_decimal_limits_compare_exactly(spark: Any) -> None:
+    """DQX's ``{__decimal__: "10.50"}`` limit is the Decimal 10.50 (checks_serializer.py): by
+    hand, a price of 10.50 is not greater than it and passes; 10.51 fails."""
+    text = (
+        "- check: {function: is_not_greater_than,\n"
+        "          arguments: {column: price, limit: {__decimal__: '10.50'}}}\n"
+    )
+    ruleset = loads_ruleset_file(import_text(text, "dqx", "c.yml").text, variables={})
+    df = spark.createDataFrame([(1, "10.50"), (2, "10.51")], "i int, p string").selectExpr(
+        "i", "CAST(p AS DECIMAL(6, 2)) AS price"
+    )
+    checked = add_data_quality(df, ruleset.suite).orderBy("i").collect()
+    assert [r.DataQuality.overallResult == 100000 for r in checked] == [True, False]

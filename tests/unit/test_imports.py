@@ -452,3 +452,33 @@ def test_dqx_placeholders_are_variables_filled_where_dqx_fills_them() -> None:
 
     assert rules(template, **values) == rules(by_hand)
     assert "{{ max }}" in import_text(template, "dqx", "c.yml", dqx_version="0.13").text
+
+
+def test_documented_forms_that_were_listed_are_converted() -> None:
+    """DQX checks_serializer.py (ChecksNormalizer.denormalize_value): ``{__decimal__: "10.50"}``
+    is the Decimal 10.50, a decimal literal to F.lit. Soda v3: ``samples limit`` and ``samples
+    columns`` choose the failed rows kept as samples (the check converts; the keys are listed),
+    and a reference check's ``name`` names it."""
+    dqx = (
+        "- check: {function: is_not_greater_than,\n"
+        "          arguments: {column: price, limit: {__decimal__: '10.50'}}}\n"
+    )
+    result = import_text(dqx, "dqx", "c.yml")
+    ((_, rule),) = loads_ruleset_file(result.text, variables={}).suite.iter_rules()
+    assert rule.expression == "(price > 10.50BD) IS NOT TRUE" and result.unmapped == ()
+    soda = """\
+checks for orders:
+  - missing_count(email) = 0:
+      samples limit: 5
+      samples columns: [id, email]
+  - values in (country) must exist in dim_country (code):
+      name: Country exists
+"""
+    result = import_text(soda, "sodacl", "c.yml")
+    ruleset = loads_ruleset_file(result.text, variables={})
+    assert [r.name for _, r in ruleset.suite.iter_rules()] == ["Country_exists"]
+    assert [s.name for s in ruleset.sql_checks] == ["missing_count_email_0"]
+    assert [(u.line, u.reason.split(":")[0]) for u in result.unmapped] == [
+        (2, "samples columns, samples limit choose the failed rows Soda keeps as samples, not the "
+            "outcome"),
+    ]  # fmt: skip

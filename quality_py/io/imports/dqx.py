@@ -18,6 +18,7 @@ metadata are not kept).
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 from functools import partial
 from typing import Any
 
@@ -172,8 +173,31 @@ def with_variables(draft: Draft, spec: Any) -> Any:
     return spec
 
 
+def decimals(spec: Any) -> Any:
+    """``spec`` with each ``{__decimal__: "1.50"}`` as the Decimal DQX reads it
+    (checks_serializer.py, ``ChecksNormalizer.denormalize_value``: a mapping with that one key).
+
+    >>> decimals({"limit": {"__decimal__": "10.50"}, "other": {"__decimal__": 1, "x": 2}})
+    {'limit': Decimal('10.50'), 'other': {'__decimal__': 1, 'x': 2}}
+    """
+    if isinstance(spec, dict):
+        if set(spec) == {"__decimal__"}:
+            try:
+                number = Decimal(str(spec["__decimal__"]))
+            except InvalidOperation:
+                raise ValueError(f"{spec['__decimal__']!r} is not a decimal") from None
+            if not number.is_finite():
+                raise ValueError("a limit must be a finite number")
+            return number
+        return {k: decimals(v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [decimals(v) for v in spec]
+    return spec
+
+
 def _check(draft: Draft, version: tuple[int, int], line: int, spec: Any) -> None:
     """One DQX check."""
+    spec = decimals(spec)
     if version >= VARIABLES_SINCE:
         spec = with_variables(draft, spec)
     if not isinstance(spec, dict) or not isinstance(spec.get("check"), dict):

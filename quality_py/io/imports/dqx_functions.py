@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 #: The DQX version whose meaning is applied when the user names none (the newest read).
@@ -80,6 +81,8 @@ def plain_literal(v: object) -> str:
         if not math.isfinite(v):  # a malformed file (one error with its line), not a listing
             raise ValueError("a limit must be a finite number")
         return repr(v)
+    if isinstance(v, Decimal):  # F.lit of a Decimal: a decimal literal of its digits
+        return f"{format(v, 'f')}BD"
     if isinstance(v, dt.datetime):
         return f"TIMESTAMP '{v.isoformat(sep=' ')}'"
     if isinstance(v, dt.date):

@@ -49,6 +49,9 @@ _THRESHOLD = re.compile(
 _REFERENCE = re.compile(r"^values in \(([^)]*)\) must (not )?exist in (\S+) \(([^)]*)\)$")
 #: Configuration keys a metric check honours besides the missing and valid ones.
 METRIC_KEYS = frozenset({"filter", "name", "warn", "fail"})
+#: keys that choose Soda's sample rows of a failing check, not its outcome (listed, the check
+#: converted)
+SAMPLE_KEYS = frozenset({"samples limit", "samples columns"})
 
 
 def _columns(text: str | None) -> list[str]:
@@ -170,7 +173,7 @@ def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
     its key's parts is not null and the join found nothing (``must not exist``: found
     something). A key with a null part matches nothing, so it fails unless all parts are
     null."""
-    if config:
+    if set(config) - {"name"}:
         raise Unmappable("a reference check's configurations are not converted")
     inverse, table = bool(m.group(2)), m.group(3)
     refused = draft.reference(table)
@@ -188,10 +191,8 @@ def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
         found = (
             f"({none_null} AND {matched})" if not inverse else f"NOT ({none_null} AND {matched})"
         )
-    draft.rules.append(
-        {"name": draft.name(f"{'_'.join(columns)}_in_{table}"),
-         "expression": f"({all_null}) OR {found}"}
-    )  # fmt: skip
+    name = str(config.get("name") or f"{'_'.join(columns)}_in_{table}")
+    draft.rules.append({"name": draft.name(name), "expression": f"({all_null}) OR {found}"})
 
 
 def _one(draft: Draft, node: Any) -> None:
@@ -202,6 +203,9 @@ def _one(draft: Draft, node: Any) -> None:
     text, config = (spec, {}) if isinstance(spec, str) else next(iter(spec.items()))
     config = config if isinstance(config, dict) else {}
     text = str(text).strip()
+    samples = sorted(k for k in config if k in SAMPLE_KEYS)
+    config = {k: v for k, v in config.items() if k not in SAMPLE_KEYS}
+    before = len(draft.rules) + len(draft.sql_checks) + len(draft.constraints)
     try:
         if text == "failed rows":
             _failed_rows(draft, config)
@@ -213,6 +217,11 @@ def _one(draft: Draft, node: Any) -> None:
             _metric(draft, text, config)
     except Unmappable as why:
         draft.skip(line, spec, str(why))
+        return
+    if samples and len(draft.rules) + len(draft.sql_checks) + len(draft.constraints) > before:
+        kept = {k: spec[text][k] for k in samples} if isinstance(spec, dict) else samples
+        draft.skip(line, kept, f"{', '.join(samples)} choose the failed rows Soda keeps as "
+                   "samples, not the outcome: not kept (the check is converted)")  # fmt: skip
 
 
 def _node(draft: Draft, line: int, node: Any) -> None:
