@@ -42,12 +42,18 @@ REDOS = [
     "a?" * 32 + "a" * 32, "[\\s\\S]*x[\\s\\S]*y", ".{0,3000}a.{0,3000}b",
     "^a*a*a*a*a*a*a*a*a*a*b$", ".*a.*b", "\\d+\\d*x", "(?P<x>a)", "(?<=a)b", "a*+",
     "\\p{L}+", "\\Qa\\E", "x{", "(?i:a)+",
+    # a group whose last part is no delimiter: something else in it matches the same characters
+    "(a+a)+", "([a-z]+[.a])+", "(.*[.])+", "([0-9.]{1,3}[.]){3}",
+    # a delimited group repeated a varying number of times still competes with what follows
+    "([0-9]{1,3}[.]){1,3}[0-9]{1,3}", "([a-z]+-)*[a-z]+",
 ]  # fmt: skip
 #: Everyday patterns that stay allowed.
 LINEAR = [
     "^[A-Z]{3}$", "^[0-9]{5}(-[0-9]{4})?$", "^\\d+-\\d+$", "^\\w+@\\w+\\.[a-z]{2,6}$",
     "(?i)^abc", "^(ab)+$", "^(?:\\d{3})*$", "a.*", "^[^,]*,[^,]*$", "^\\s*$", "foo|bar",
     "^[A-Z][a-z]+( [A-Z][a-z]+)?$", "\\bword\\b", "^\\u00e9t\\x41$",
+    # groups ending with a delimiter nothing else in them matches (issue 58): IPv4, parts
+    "^([0-9]{1,3}[.]){3}[0-9]{1,3}$", "^([a-z]+-)*x$", "^(\\d{1,3},)*$",
 ]  # fmt: skip
 
 

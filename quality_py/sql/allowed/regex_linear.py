@@ -13,7 +13,11 @@ listing such shapes, a pattern must belong to a subset whose every match attempt
   (back-references, lookaround, named groups, possessive quantifiers, ``\\p{..}``, ``\\Q..\\E``,
   Python's ``(?P<x>..)``) is refused with the reason.
 * **A repeated group is a fixed sequence**: ``(ab)+`` and ``(?:\\d{3})*`` are fine; a group
-  holding a quantifier or an alternative cannot be repeated (``(a+)+``, ``(a|b)*``).
+  holding a quantifier or an alternative cannot be repeated (``(a+)+``, ``(a|b)*``), unless it
+  ends with a **delimiter**: a part of fixed length whose characters nothing else in the group
+  matches (``([0-9]{1,3}[.]){3}``, ``([a-z]+-)*``). Each repetition then ends at the first
+  delimiter character after its start: the repetitions split a text one way only. Repeated a
+  fixed number of times, such a group ends where it must and competes with nothing after it.
 * **No two variable parts compete for the same text**: two parts of variable length (a
   quantifier whose least and most differ, or an alternation) whose characters overlap are
   refused when the first can reach the second, i.e. everything between them is optional or
@@ -318,11 +322,31 @@ class _Parser:
             raise self.fail("possessive quantifiers are refused")
         if node.branches and node.most != 1:
             fixed = len(node.branches) == 1 and not _variable_seq(node.branches[0])
-            if not fixed:
+            if not fixed and not _delimited(node):
                 raise self.fail(
-                    "a repeated group must be a fixed sequence: a quantifier or an alternative "
-                    "inside it can match one text in many ways (catastrophic backtracking)"
+                    "a repeated group must be a fixed sequence, or end with a delimiter nothing "
+                    "else in it matches: a quantifier or an alternative inside it can match one "
+                    "text in many ways (catastrophic backtracking)"
                 )
+
+
+def _delimited(node: _Node) -> bool:
+    """Whether a group is one sequence ending in a **delimiter**: a part of fixed length, at
+    least one character, matching characters no other part of the group matches
+    (``([0-9]{1,3}[.])``, ``([a-z]+-)``). Each repetition then ends at the first delimiter
+    character after its start, so the repetitions split a text in exactly one way; inside one,
+    the sequence rules hold (checked with every sequence)."""
+    if len(node.branches) != 1 or not node.branches[0]:
+        return False
+    *body, last = node.branches[0]
+    closes = (
+        not last.zero_width
+        and not last.branches
+        and last.least == last.most
+        and last.least >= 1
+        and bool(last.chars)
+    )
+    return closes and not any(_overlap(n.chars, last.chars) for n in body)
 
 
 def _first_chars(node: _Node) -> Ranges:
@@ -346,8 +370,8 @@ def _seq_first(seq: list[_Node]) -> Ranges:
 def _check_sequence(seq: list[_Node]) -> None:
     """Refuse two variable parts of ``seq`` competing for the same text (see the module)."""
     for i, first in enumerate(seq):
-        if not first.variable:
-            continue
+        if not first.variable or (first.least == first.most and _delimited(first)):
+            continue  # a delimited group repeated a fixed number of times ends where it must
         for j in range(i + 1, len(seq)):
             other = seq[j]
             last = all(n.optional for n in seq[j + 1 :])
