@@ -149,13 +149,13 @@ _PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")
 VARIABLES_SINCE = (0, 14)
 
 
-def with_variables(draft: Draft, spec: Any) -> Any:
+def _with_variables(draft: Draft, spec: Any) -> Any:
     """``spec`` with each ``{{ name }}`` of its string values (not its keys) as our ``${name}``
     variable, given with ``--var name=value`` where the ruleset is read, as DQX fills them from
     its ``variables`` before it reads a check (utils.py, _substitute_variables). A placeholder
     whose name is no plain name is left as written (DQX warns and leaves it too).
 
-    >>> spec = with_variables(Draft("c.yml"), {"check": {"arguments": {"limit": "{{ max }}"}}})
+    >>> spec = _with_variables(Draft("c.yml"), {"check": {"arguments": {"limit": "{{ max }}"}}})
     >>> spec["check"]["arguments"]["limit"].replace("QPVARIABLE9F2C", "|")
     '|max|'
     """
@@ -167,17 +167,17 @@ def with_variables(draft: Draft, spec: Any) -> Any:
 
         return _PLACEHOLDER.sub(named, spec)
     if isinstance(spec, dict):
-        return {k: with_variables(draft, v) for k, v in spec.items()}
+        return {k: _with_variables(draft, v) for k, v in spec.items()}
     if isinstance(spec, list):
-        return [with_variables(draft, v) for v in spec]
+        return [_with_variables(draft, v) for v in spec]
     return spec
 
 
-def decimals(spec: Any) -> Any:
+def _decimals(spec: Any) -> Any:
     """``spec`` with each ``{__decimal__: "1.50"}`` as the Decimal DQX reads it
     (checks_serializer.py, ``ChecksNormalizer.denormalize_value``: a mapping with that one key).
 
-    >>> decimals({"limit": {"__decimal__": "10.50"}, "other": {"__decimal__": 1, "x": 2}})
+    >>> _decimals({"limit": {"__decimal__": "10.50"}, "other": {"__decimal__": 1, "x": 2}})
     {'limit': Decimal('10.50'), 'other': {'__decimal__': 1, 'x': 2}}
     """
     if isinstance(spec, dict):
@@ -189,17 +189,17 @@ def decimals(spec: Any) -> Any:
             if not number.is_finite():
                 raise ValueError("a limit must be a finite number")
             return number
-        return {k: decimals(v) for k, v in spec.items()}
+        return {k: _decimals(v) for k, v in spec.items()}
     if isinstance(spec, list):
-        return [decimals(v) for v in spec]
+        return [_decimals(v) for v in spec]
     return spec
 
 
 def _check(draft: Draft, version: tuple[int, int], line: int, spec: Any) -> None:
     """One DQX check."""
-    spec = decimals(spec)
+    spec = _decimals(spec)
     if version >= VARIABLES_SINCE:
-        spec = with_variables(draft, spec)
+        spec = _with_variables(draft, spec)
     if not isinstance(spec, dict) or not isinstance(spec.get("check"), dict):
         draft.skip(line, spec, "a check needs check: {function: ..., arguments: ...}")
         return

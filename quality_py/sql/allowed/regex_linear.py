@@ -321,6 +321,12 @@ class _Parser:
         elif self.peek() == "+":
             raise self.fail("possessive quantifiers are refused")
         if node.branches and node.most != 1:
+            if len(node.branches) == 1 and not _one_way(node.branches[0]):
+                raise self.fail(
+                    "a repeated group holds alternatives that can match the same text (like "
+                    "((a|a))+): each repetition doubles the ways to try (catastrophic "
+                    "backtracking); make the alternatives begin differently"
+                )
             fixed = len(node.branches) == 1 and not _variable_seq(node.branches[0])
             if not fixed and not _delimited(node):
                 raise self.fail(
@@ -328,6 +334,23 @@ class _Parser:
                     "else in it matches: a quantifier or an alternative inside it can match one "
                     "text in many ways (catastrophic backtracking)"
                 )
+
+
+def _one_way(seq: list[_Node]) -> bool:
+    """Whether every alternation inside ``seq`` (at any depth) chooses its alternative by the
+    next character: no alternative can be empty, and no two begin with the same character. A
+    repeated group's text then parses one way where its parts do not compete."""
+    for node in seq:
+        if len(node.branches) > 1:
+            firsts = [_seq_first(b) for b in node.branches]
+            if any(_can_be_empty(b) for b in node.branches):
+                return False
+            for i, a in enumerate(firsts):
+                if any(_overlap(a, b) for b in firsts[i + 1 :]):
+                    return False
+        if not all(_one_way(b) for b in node.branches):
+            return False
+    return True
 
 
 def _delimited(node: _Node) -> bool:
@@ -385,8 +408,38 @@ def _check_sequence(seq: list[_Node]) -> None:
             if not (other.optional or (other.chars and _subset(other.chars, first.chars))):
                 break  # ``other`` stops ``first``: nothing after it is reachable
     for node in seq:
-        for branch in node.branches:
+        for i, branch in enumerate(node.branches):
+            if any(_may_share_text(branch, other) for other in node.branches[i + 1 :]):
+                raise RegexRefused(
+                    "two alternatives of a group can match the same text (like (ab|ab) or "
+                    "(a.|.b)): a backtracking matcher tries both, and each such group in a row "
+                    "doubles the tries; write the text once"
+                )
             _check_sequence(branch)
+
+
+def _positions(seq: list[_Node]) -> list[Ranges] | None:
+    """The characters each position of ``seq`` may hold, when it is a fixed run of character
+    sets (no group, no varying count); else None."""
+    out: list[Ranges] = []
+    for n in seq:
+        if n.zero_width:
+            continue  # an anchor takes no text (ignoring it can only find more overlap)
+        if n.branches or n.least != n.most or len(out) + n.least > 256:
+            return None
+        out.extend([n.chars] * n.least)
+    return out
+
+
+def _may_share_text(a: list[_Node], b: list[_Node]) -> bool:
+    """Whether two alternatives may match one same text: compared position by position when
+    both are fixed runs of character sets, else (unproven) when they may begin alike."""
+    pa, pb = _positions(a), _positions(b)
+    if pa is not None and pb is not None:
+        return len(pa) == len(pb) and all(_overlap(x, y) for x, y in zip(pa, pb, strict=True))
+    if _can_be_empty(a) or _can_be_empty(b):
+        return True
+    return _overlap(_seq_first(a), _seq_first(b))
 
 
 def linear_reason(pattern: str) -> str | None:
