@@ -25,6 +25,12 @@ listing such shapes, a pattern must belong to a subset whose every match attempt
   ``a?a?a``). A part that can run to the end of the text and always succeed (``.*`` last) is no
   competitor. ``\\d+-\\d+`` is fine: ``-`` stops the first ``\\d+``.
 
+* **No two alternatives of a group match one same text** (``(ab|ab)``, ``(a.|.b)``): a
+  sequence of such groups doubles the tries with each one. Decided exactly, by walking the
+  product of the two alternatives' automata (bounded in states and steps: past the bound the
+  pattern is refused as unproven). In a repeated group the alternatives must moreover begin
+  with different characters.
+
 Each attempt is then linear; Spark's ``rlike`` tries every start position, so a failing search
 is at most quadratic in the value's length. (An automaton-based matcher would be linear
 overall; Java's is not, and that cost is bounded here by the value, never by the pattern.)
@@ -390,7 +396,7 @@ def _seq_first(seq: list[_Node]) -> Ranges:
     return _norm(out)
 
 
-def _check_sequence(seq: list[_Node]) -> None:
+def _check_sequence(seq: list[_Node], budget: list[int]) -> None:
     """Refuse two variable parts of ``seq`` competing for the same text (see the module)."""
     for i, first in enumerate(seq):
         if not first.variable or (first.least == first.most and _delimited(first)):
@@ -409,37 +415,113 @@ def _check_sequence(seq: list[_Node]) -> None:
                 break  # ``other`` stops ``first``: nothing after it is reachable
     for node in seq:
         for i, branch in enumerate(node.branches):
-            if any(_may_share_text(branch, other) for other in node.branches[i + 1 :]):
+            if any(_may_share_text(branch, other, budget) for other in node.branches[i + 1 :]):
                 raise RegexRefused(
                     "two alternatives of a group can match the same text (like (ab|ab) or "
                     "(a.|.b)): a backtracking matcher tries both, and each such group in a row "
                     "doubles the tries; write the text once"
                 )
-            _check_sequence(branch)
+            _check_sequence(branch, budget)
 
 
-def _positions(seq: list[_Node]) -> list[Ranges] | None:
-    """The characters each position of ``seq`` may hold, when it is a fixed run of character
-    sets (no group, no varying count); else None."""
-    out: list[Ranges] = []
-    for n in seq:
-        if n.zero_width:
-            continue  # an anchor takes no text (ignoring it can only find more overlap)
-        if n.branches or n.least != n.most or len(out) + n.least > 256:
-            return None
-        out.extend([n.chars] * n.least)
-    return out
+#: the most states an alternative's automaton may have, and pairs of states the products of a
+#: pattern's alternatives may visit in all, before they are left unproven (the check's own work
+#: stays bounded, whatever the pattern)
+MAX_STATES, MAX_PAIRS = 2000, 50_000
 
 
-def _may_share_text(a: list[_Node], b: list[_Node]) -> bool:
-    """Whether two alternatives may match one same text: compared position by position when
-    both are fixed runs of character sets, else (unproven) when they may begin alike."""
-    pa, pb = _positions(a), _positions(b)
-    if pa is not None and pb is not None:
-        return len(pa) == len(pb) and all(_overlap(x, y) for x, y in zip(pa, pb, strict=True))
-    if _can_be_empty(a) or _can_be_empty(b):
-        return True
-    return _overlap(_seq_first(a), _seq_first(b))
+class _Automaton:
+    """A nondeterministic automaton of a sequence (Thompson's construction): transitions on a
+    character set or on nothing (an anchor takes no text: ignoring it only finds more)."""
+
+    def __init__(self) -> None:
+        self.edges: list[list[tuple[Ranges | None, int]]] = []
+
+    def state(self) -> int:
+        if len(self.edges) >= MAX_STATES:
+            raise OverflowError
+        self.edges.append([])
+        return len(self.edges) - 1
+
+    def sequence(self, seq: list[_Node], start: int) -> int:
+        for node in seq:
+            start = self.node(node, start)
+        return start
+
+    def once(self, node: _Node, start: int) -> int:
+        end = self.state()
+        if node.zero_width:
+            self.edges[start].append((None, end))
+        elif not node.branches:
+            self.edges[start].append((node.chars, end))
+        for branch in node.branches:
+            self.edges[self.sequence(branch, start)].append((None, end))
+        return end
+
+    def node(self, node: _Node, start: int) -> int:
+        for _ in range(node.least):
+            start = self.once(node, start)
+        if node.most is None:
+            loop = self.state()
+            self.edges[start].append((None, loop))
+            self.edges[self.once(node, loop)].append((None, loop))
+            return loop
+        end = self.state()
+        self.edges[start].append((None, end))
+        for _ in range(node.most - node.least):
+            start = self.once(node, start)
+            self.edges[start].append((None, end))
+        return end
+
+    def closure(self, states: frozenset[int]) -> frozenset[int]:
+        out, todo = set(states), list(states)
+        while todo:
+            for chars, to in self.edges[todo.pop()]:
+                if chars is None and to not in out:
+                    out.add(to)
+                    todo.append(to)
+        return frozenset(out)
+
+
+def _automaton(seq: list[_Node]) -> tuple[_Automaton, int] | None:
+    machine = _Automaton()
+    try:
+        return machine, machine.sequence(seq, machine.state())
+    except OverflowError:
+        return None
+
+
+def _may_share_text(a: list[_Node], b: list[_Node], budget: list[int]) -> bool:
+    """Whether two alternatives can match one same text: the product of their automata reaches
+    both ends (exact for this subset); when an automaton would be too large, whether they may
+    begin alike (unproven, so refused)."""
+    built_a, built_b = _automaton(a), _automaton(b)
+    if built_a is None or built_b is None:
+        empty = _can_be_empty(a) or _can_be_empty(b)
+        return empty or _overlap(_seq_first(a), _seq_first(b))
+    (ma, end_a), (mb, end_b) = built_a, built_b
+    seen: set[tuple[int, int]] = set()
+    todo = [(0, 0)]
+    while todo:
+        pair = todo.pop()
+        if pair in seen:
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            return True  # the pattern's pairs of states are used up: unproven, refused
+        seen.add(pair)
+        here_a, here_b = ma.closure(frozenset([pair[0]])), mb.closure(frozenset([pair[1]]))
+        if end_a in here_a and end_b in here_b:
+            return True
+        for sa in here_a:
+            for chars_a, to_a in ma.edges[sa]:
+                if chars_a is None:
+                    continue
+                for sb in here_b:
+                    for chars_b, to_b in mb.edges[sb]:
+                        if chars_b is not None and _overlap(chars_a, chars_b):
+                            todo.append((to_a, to_b))
+    return False
 
 
 def linear_reason(pattern: str) -> str | None:
@@ -452,8 +534,9 @@ def linear_reason(pattern: str) -> str | None:
     """
     try:
         branches = _Parser(pattern).parse()
+        budget = [MAX_PAIRS]  # for the whole pattern
         for branch in branches:
-            _check_sequence(branch)
+            _check_sequence(branch, budget)
     except RegexRefused as err:
         return str(err)
     return None
@@ -484,7 +567,7 @@ def like_linear_reason(pattern: str) -> str | None:
             seq.append(_Node(chars=((ord(ch), ord(ch)),)))
         i += 1
     try:
-        _check_sequence(seq)
+        _check_sequence(seq, [MAX_PAIRS])
     except RegexRefused as err:
         return (
             f"{err}; a LIKE with two % around other text is quadratic: test the parts in "
