@@ -70,10 +70,16 @@ _TABLE = "__table__"
 
 def _flag(rule: dict[str, Any], key: str) -> bool:
     """A boolean key as Spark-Expectations reads it: a file's value by ``_cast_value``, a
-    table's cell as a boolean column (null: false wherever it is read)."""
+    table's cell as a boolean column (an empty cell is null: false wherever it is read).
+
+    >>> _flag({"is_active": "Y"}, "is_active"), _flag({"is_active": None}, "is_active")
+    (False, True)
+    >>> _flag({_TABLE: True, "is_active": ""}, "is_active"), _flag({_TABLE: True}, "is_active")
+    (False, True)
+    """
     v = rule.get(key)
-    if rule.get(_TABLE):
-        text = str(v if v is not None else "").strip().lower()
+    if rule.get(_TABLE) and v is not None:  # a column the export lacks: the built-in default
+        text = str(v).strip().lower()
         if text not in ("true", "false", ""):
             raise Unmappable(f"{key} {v!r} is no boolean a rules table's column holds")
         return text == "true"
