@@ -328,3 +328,22 @@ def test_dqx_decimal_limits_compare_exactly(spark: Any) -> None:
     )
     checked = add_data_quality(df, ruleset.suite).orderBy("i").collect()
     assert [r.DataQuality.overallResult == 100000 for r in checked] == [True, False]
+
+
+def test_dqx_ipv4_addresses_as_dqx_matches_them(spark: Any) -> None:
+    """DQX's is_valid_ipv4_address (check_funcs.py at 911f68f, _IPV4_OCTET and DQPattern):
+    four octets 0-255 without leading zeros; from 0.16 anchored by \\A and \\z, before by ^ and
+    $, which Java lets end before one final line break. By hand: 192.168.0.1 and 0.0.0.0 are
+    valid; 256.1.1.1, 01.2.3.4, 1.2.3 and 1.2.3.4.5 are not; '1.2.3.4' + a line break is valid
+    only before 0.16; a null is not checked."""
+    text = "- check: {function: is_valid_ipv4_address, arguments: {column: ip}}\n"
+    values = ["192.168.0.1", "0.0.0.0", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5",
+              "1.2.3.4\n", None]  # fmt: skip
+    df = spark.createDataFrame(list(enumerate(values)), "i int, ip string")
+    for version, newline_passes in (("0.16", False), ("0.15", True)):
+        suite = loads_ruleset_file(
+            import_text(text, "dqx", "c.yml", dqx_version=version).text, variables={}
+        ).suite
+        rows = add_data_quality(df, suite).orderBy("i").collect()
+        passed = [r.DataQuality.overallResult == 100000 for r in rows]
+        assert passed == [True, True, False, False, False, False, newline_passes, True], version

@@ -71,7 +71,7 @@ def test_dqx_checks() -> None:
     ]
     assert [(u.line, u.reason) for u in result.unmapped] == [
         (21, "user_metadata is not kept (the check is converted)"),
-        (74, "the function is_valid_ipv4_address has no counterpart here"),
+        (74, "the function is_valid_ipv6_address has no counterpart here"),
     ]
     assert "2 item(s) not mapped (DQX 0.16 meaning applied)" in result.summary()
 

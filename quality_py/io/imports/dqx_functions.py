@@ -187,6 +187,19 @@ def _regex(a: dict[str, Any], ctx: Context) -> str:
     return test if a.get("negate") else f"NOT ({test})"
 
 
+#: DQX's octet of an IPv4 address and the dotted quad (check_funcs.py, _IPV4_OCTET, DQPattern)
+IPV4_OCTET = r"(25[0-5]|2[0-4]\d|1\d{2}|[1-9]?\d)"
+IPV4_QUAD = r"\.".join([IPV4_OCTET] * 4)
+
+
+def _ipv4(a: dict[str, Any], ctx: Context) -> str:
+    """``is_valid_ipv4_address``: DQX's own pattern, anchored by ``\\A`` and ``\\z`` from 0.16
+    (no line break after the address) and by ``^`` and ``$`` before (one final line break
+    allowed, as Java reads ``$``)."""
+    pattern = rf"\A{IPV4_QUAD}\z" if ctx.version >= (0, 16) else rf"^{IPV4_QUAD}$"
+    return f"NOT ({_col(a)} RLIKE {text_literal(pattern)})"
+
+
 def _sql(a: dict[str, Any], ctx: Context) -> str:
     body = a.get("expression")
     if not isinstance(body, str) or not body.strip():
@@ -245,6 +258,7 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
     "is_equal_to": (_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
     "is_not_equal_to": (_not_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
     "regex_match": (_regex, frozenset({"regex", "negate"})),
+    "is_valid_ipv4_address": (_ipv4, frozenset()),
     "sql_expression": (_sql, frozenset({"expression", "negate", "msg", "name", "columns"})),
     "is_valid_date": (_timestamp("date_format"), frozenset({"date_format"})),
     "is_valid_timestamp": (_timestamp("timestamp_format"), frozenset({"timestamp_format"})),

@@ -7,7 +7,7 @@ listing such shapes, a pattern must belong to a subset whose every match attempt
 
 * **Syntax**: a subset that Java reads the way it is written here: literals, ``.``, classes
   (``[a-z0-9_]``, ``[^,]``; no nested classes or ``&&``), the escapes ``\\d \\w \\s \\D \\W \\S
-  \\b \\B \\t \\n \\r \\f \\xhh \\uhhhh`` and escaped punctuation, groups ``(...)`` and
+  \\b \\B \\A \\z \\t \\n \\r \\f \\xhh \\uhhhh`` and escaped punctuation, groups ``(...)`` and
   ``(?:...)``, alternation, anchors ``^ $``, quantifiers ``* + ? {n} {n,} {n,m}`` (greedy or
   lazy, bounds up to 1000), and inline flags ``(?i) (?m) (?s)`` at the start. Everything else
   (back-references, lookaround, named groups, possessive quantifiers, ``\\p{..}``, ``\\Q..\\E``,
@@ -232,7 +232,7 @@ class _Parser:
         if ch.lower() in sets:
             base = sets[ch.lower()]
             return _Node(chars=base if ch.islower() else _complement(base))
-        if ch in "bB" and not in_class:
+        if ch in "bBAz" and not in_class:  # word boundaries; the input's start and end
             return _Node(zero_width=True)
         if ch in _SIMPLE_ESCAPES:
             return self.literal(ord(_SIMPLE_ESCAPES[ch]))
@@ -247,7 +247,7 @@ class _Parser:
             return self.literal(ord(ch))
         shown = ch or "at the end"
         raise self.fail(
-            f"the escape \\{shown} is refused (back-references, \\p{{..}}, \\Q..\\E, \\A, \\z "
+            f"the escape \\{shown} is refused (back-references, \\p{{..}}, \\Q..\\E, \\Z "
             "and the like mean other things in Java or cannot be proven linear)"
         )
 
