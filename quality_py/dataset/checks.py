@@ -134,16 +134,14 @@ def as_predicate(assertion: Assertion) -> Callable[[Any], bool]:
     """
     if callable(assertion):
         return assertion
-    if m := _THRESHOLD.match(assertion):
-        op, bound = _OPS[m.group(1)], m.group(2)
+    op_text, bounds = split_assertion(assertion)
+    for bound in bounds:
         _parse_bound(bound)
-        return lambda v: op(v, _bound_for(v, bound))
-    if m := _BETWEEN.match(assertion):
-        lo, hi = m.group(1), m.group(2)
-        _parse_bound(lo)
-        _parse_bound(hi)
+    if op_text == "between":
+        lo, hi = bounds
         return lambda v: _bound_for(v, lo) <= v <= _bound_for(v, hi)
-    raise ModelError(f"cannot read the assertion {assertion!r}; use e.g. '>= 0.9' or a callable")
+    op, (bound,) = _OPS[op_text], bounds
+    return lambda v: op(v, _bound_for(v, bound))
 
 
 def split_assertion(assertion: str) -> tuple[str, tuple[str, ...]]:

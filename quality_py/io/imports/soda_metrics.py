@@ -169,9 +169,10 @@ def python_round2(q: str) -> str:
     return f"CASE WHEN {tie} THEN {decided} ELSE round(({q}), 2) END"
 
 
-def _percent(part: str, whole: str) -> str:
+def _percent(part: str, whole: str, source: str = " FROM source") -> str:
     """A percentage as Soda derives it: ``part * 100 / whole`` as a float, rounded by Python's
-    ``round`` to 2 decimals; 0 without rows. A scalar subquery, so the counts are written once.
+    ``round`` to 2 decimals; 0 without rows. A scalar subquery, so the counts are written once
+    (``source``: what they are counted over; empty when they are subqueries themselves).
 
     >>> _percent("COUNT(*)", "COUNT(*)").startswith("(SELECT CASE WHEN qp_whole > 0")
     True
@@ -179,7 +180,7 @@ def _percent(part: str, whole: str) -> str:
     rounded = python_round2("qp_part * 100 / qp_whole")
     return (
         f"(SELECT CASE WHEN qp_whole > 0 THEN {rounded} ELSE 0D END "
-        f"FROM (SELECT {part} AS qp_part, {whole} AS qp_whole FROM source) AS qp_counts)"
+        f"FROM (SELECT {part} AS qp_part, {whole} AS qp_whole{source}) AS qp_counts)"
     )
 
 
@@ -213,11 +214,7 @@ def metric_sql(
         if metric == "duplicate_count":
             return dup, True
         rows = f"(SELECT {_count(None, row_filter)} FROM source)"
-        rounded = python_round2("qp_part * 100 / qp_whole")
-        return (
-            f"(SELECT CASE WHEN qp_whole > 0 THEN {rounded} ELSE 0D END "
-            f"FROM (SELECT {dup} AS qp_part, {rows} AS qp_whole) AS qp_counts)"
-        ), True
+        return _percent(dup, rows, source=""), True
     if metric != "row_count" and len(columns) != 1:
         raise Unmappable(f"{metric} takes one column")
     c = f"`{columns[0]}`" if columns else None
