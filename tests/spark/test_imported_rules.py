@@ -347,3 +347,92 @@ def test_dqx_ipv4_addresses_as_dqx_matches_them(spark: Any) -> None:
         rows = add_data_quality(df, suite).orderBy("i").collect()
         passed = [r.DataQuality.overallResult == 100000 for r in rows]
         assert passed == [True, True, False, False, False, False, newline_passes, True], version
+
+
+def _soda_checks(spark: Any, text: str, df: Any, **variables: str) -> dict[str, str]:
+    ruleset = loads_ruleset_file(import_text(text, "sodacl", "c.yml").text, variables=variables)
+    return {m.entity: m.status for m in run_sql_checks(ruleset.sql_checks, {"source": df},
+                                                       RulePolicy())}  # fmt: skip
+
+
+def test_soda_value_lists_compare_as_spark_compares_sodas_sql(spark: Any) -> None:
+    """soda-core v3 writes ``c IN ('NA', 'n/a', 0)`` (data_source.py, ``literal_list``: text
+    quoted, numbers as written) and Spark 3 without ANSI mode compares the list as text when
+    the column or a value is text (``In``'s common type is then a string), else by value.
+    The counts below are by hand under that rule; Soda's own SQL gives them too with ANSI off
+    (the oracle run here), and the converted checks give them with ANSI on and off, where
+    Soda's SQL under ANSI aborts on the cast of 'NA'."""
+    df = spark.createDataFrame(
+        [("a@x", 1, 0.0, "0"), ("NA", 2, 1.0, "0.0"), ("n/a", 3, 2.5, "abc"),
+         ("0", None, None, None), (None, 10, 0.0, "x"), ("0.0", 2, 1.0, "0")],
+        "email STRING, code INT, v DOUBLE, s STRING",
+    )  # fmt: skip
+    cases = [  # (check, its options, Soda's SQL of the counted rows, hand count)
+        (
+            "missing_count(email)",
+            "missing values: [NA, n/a, 0]",
+            "email IS NULL OR email IN ('NA','n/a',0)",
+            4,
+        ),  # NA, n/a, '0', NULL; '0.0' is not
+        (
+            "invalid_count(code)",
+            'valid values: [1, 2, "x"]',
+            "NOT (code IS NULL) AND NOT (code IN (1,2,'x'))",
+            2,
+        ),  # 3 and 10
+        (
+            "invalid_count(code)",
+            'valid values: ["01", "2"]',
+            "NOT (code IS NULL) AND NOT (code IN ('01','2'))",
+            3,
+        ),  # '1' is not '01': 1, 3, 10
+        ("missing_count(v)", "missing values: [0]", "v IS NULL OR v IN (0)", 3),  # 0.0 twice
+        (
+            "missing_count(v)",
+            "missing values: [NA, 1]",
+            "v IS NULL OR v IN ('NA',1)",
+            1,
+        ),  # the NULL only: '1.0' is not '1'
+        ("missing_count(s)", "missing values: [0]", "s IS NULL OR s IN (0)", 3),  # '0' twice
+    ]
+    ansi = spark.conf.get("spark.sql.ansi.enabled")
+    try:
+        spark.conf.set("spark.sql.ansi.enabled", "false")
+        oracle = [df.where(sql).count() for _, _, sql, _ in cases]
+        assert oracle == [count for *_, count in cases]
+        for mode in ("false", "true"):
+            spark.conf.set("spark.sql.ansi.enabled", mode)
+            for check, option, _, count in cases:
+                text = f"checks for t:\n  - {check} = {count}:\n      {option}\n"
+                assert list(_soda_checks(spark, text, df).values()) == ["passed"], (mode, check)
+                wrong = f"checks for t:\n  - {check} = {count + 1}:\n      {option}\n"
+                assert list(_soda_checks(spark, wrong, df).values()) == ["failed"], (mode, check)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", ansi)
+
+
+def test_soda_variables_and_quoted_columns(spark: Any) -> None:
+    """soda-core v3 fills ``${ NAME }`` with Jinja in every check text, threshold and query
+    (common/jinja.py, scan.py ``jinja_resolve``): ours are the ruleset's variables. A quoted
+    column names the column (5 rows, 2 of them without an e-mail address, by hand)."""
+    df = spark.createDataFrame(
+        [("a", 1), (None, 5), ("c", 9), (None, 2), ("e", 7)], "`Email Address` STRING, n INT"
+    )
+    text = (
+        "checks for t:\n  - row_count > ${ MIN }\n"
+        '  - missing_count("Email Address") = 2\n'
+        "  - failed rows:\n      name: big\n      fail condition: n > ${LIMIT}\n"
+    )
+    assert list(_soda_checks(spark, text, df, MIN="4", LIMIT="0").values()) == ["passed"] * 2
+    assert list(_soda_checks(spark, text, df, MIN="5", LIMIT="0").values()) == [
+        "failed", "passed"]  # fmt: skip
+    ruleset = loads_ruleset_file(
+        import_text(text, "sodacl", "c.yml").text, variables={"MIN": "0", "LIMIT": "6"}
+    )
+    (rule_id,) = [r.id.packed for _, r in ruleset.suite.iter_rules()]
+    (set_id,) = [rs.id.packed for rs in ruleset.suite.rule_sets]
+    rows = df.transform(lambda d: add_data_quality(d, ruleset.suite)).collect()
+    failed = sorted(
+        r.n for r in rows if r.DataQuality.ruleSetResults[set_id].ruleResults[rule_id] == 0
+    )
+    assert failed == [7, 9]  # n > 6 by hand

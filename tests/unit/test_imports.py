@@ -221,7 +221,7 @@ def test_sodacl_checks() -> None:
         "'[^@]+@[^@]+') THEN 1 END)"
     )
     invalid_country = (
-        "COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (`country` IN ('DE', 'FR', 'US')) "
+        "COUNT(CASE WHEN NOT (`country` IS NULL) AND NOT (CAST(`country` AS STRING) IN ('DE', 'FR', 'US')) "
         "THEN 1 END)"
     )
     # rounded as Python's round rounds the float (python_round2: tests/spark/test_imported_rules)

@@ -20,6 +20,8 @@ from quality_py.model.yaml_text import dump_yaml
 
 #: Marks a variable's name in a converted text until the document is written.
 _VARIABLE = "QPVARIABLE9F2C"
+#: a variable's place in a converted text, as :meth:`Draft.variable` marks it
+VARIABLE_MARK = rf"{_VARIABLE}\w+{_VARIABLE}"
 #: The formats ``convert --from`` reads.
 FORMATS = ("dqx", "spark-expectations", "sodacl")
 

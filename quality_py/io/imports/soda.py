@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from quality_py.io.imports.common import (
+    VARIABLE_MARK,
     Draft,
     ImportResult,
     assemble,
@@ -35,9 +36,10 @@ from quality_py.io.imports.common import (
     value,
 )
 from quality_py.io.imports.dqx_functions import Unmappable, text_literal
-from quality_py.io.imports.soda_metrics import COUNTED, MISSING_VALID_KEYS, metric_sql
+from quality_py.io.imports.soda_metrics import COUNTED, MISSING_VALID_KEYS, column_sql, metric_sql
 
-_NUM = r"-?\d+(?:\.\d+)?"
+#: a number in a threshold, or a ``${NAME}`` variable Soda fills before it reads one
+_NUM = rf"(?:-?\d+(?:\.\d+)?|{VARIABLE_MARK})"
 _CHECK = re.compile(r"^(?P<metric>\w+)(?:\((?P<args>[^)]*)\))?\s*(?P<threshold>.*)$")
 #: SodaCL's threshold (``sodacl_parser.py``, ``__antlr_parse_threshold_condition``): a
 #: comparison, or ``[not] between`` whose ends are included unless written ``(`` / ``)``.
@@ -54,8 +56,32 @@ METRIC_KEYS = frozenset({"filter", "name", "warn", "fail"})
 SAMPLE_KEYS = frozenset({"samples limit", "samples columns"})
 
 
+#: one column of a metric's or reference's list: plain, "double-quoted" or `backticked`
+_COLUMN = re.compile(r'\s*(?:"((?:[^"]|"")+)"|`((?:[^`]|``)+)`|([^,"`]+?))\s*(?:,|$)')
+
+
 def _columns(text: str | None) -> list[str]:
-    return [c.strip() for c in (text or "").split(",") if c.strip()]
+    """The column names of a metric's (or a reference's) arguments, unquoted. Soda writes a
+    quoted name into its SQL as given, for data sources where double quotes name a column;
+    Spark reads ``"Email Address"`` as text, so Soda's check there measures a constant. The
+    name the file quotes is the column it means: it is read as that column (a stated
+    difference, docs/migrating.md).
+
+    >>> _columns('a, "Email Address", `b``c`')
+    ['a', 'Email Address', 'b`c']
+    """
+    text, names, at = (text or "").strip(), [], 0
+    while at < len(text):
+        m = _COLUMN.match(text, at)
+        if m is None or m.end() == at:
+            raise Unmappable(f"the column list ({text}) is not one we read")
+        quoted, ticked, plain = m.groups()
+        names.append(
+            quoted.replace('""', '"') if quoted else ticked.replace("``", "`") if ticked
+            else plain.strip()
+        )  # fmt: skip
+        at = m.end()
+    return names
 
 
 def zone(threshold: str, metric: str, value: str) -> str:
@@ -182,11 +208,13 @@ def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
     columns, refs = _columns(m.group(1)), _columns(m.group(4))
     if len(columns) != len(refs) or not columns:
         raise Unmappable("the reference's columns differ in number")
-    pairs = ", ".join(f"{text_literal(r)}, `{c}`" for c, r in zip(columns, refs, strict=True))
+    pairs = ", ".join(
+        f"{text_literal(r)}, {column_sql(c)}" for c, r in zip(columns, refs, strict=True)
+    )
     found = f"{'not_' if inverse else ''}in_reference({text_literal(table)}, {pairs})"
-    all_null = " AND ".join(f"`{c}` IS NULL" for c in columns)
+    all_null = " AND ".join(f"{column_sql(c)} IS NULL" for c in columns)
     if len(columns) > 1:
-        none_null = " AND ".join(f"`{c}` IS NOT NULL" for c in columns)
+        none_null = " AND ".join(f"{column_sql(c)} IS NOT NULL" for c in columns)
         matched = f"in_reference({text_literal(table)}, {pairs})"
         found = (
             f"({none_null} AND {matched})" if not inverse else f"NOT ({none_null} AND {matched})"
@@ -195,8 +223,38 @@ def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
     draft.rules.append({"name": draft.name(name), "expression": f"({all_null}) OR {found}"})
 
 
+#: a Jinja placeholder naming one variable, as soda-core v3 fills it (``common/jinja.py``:
+#: ``${`` and ``}`` delimit Jinja's variables, in every check text, key and query)
+_PLACEHOLDER = re.compile(r"\$\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
+
+
+def _with_variables(draft: Draft, spec: Any) -> Any:
+    """``spec`` with each ``${ name }`` of its texts and keys as our ``${name}`` variable,
+    given with ``--var name=value`` where the ruleset runs. Any other Jinja (``${
+    env_var('X') }``, filters) is listed.
+
+    >>> _with_variables(Draft("c.yml"), {"row_count > ${ MIN }": {"name": "n"}})
+    {'row_count > QPVARIABLE9F2CMINQPVARIABLE9F2C': {'name': 'n'}}
+    """
+    if isinstance(spec, str):
+        text = _PLACEHOLDER.sub(lambda m: draft.variable(m.group(1)), spec)
+        if "${" in text:
+            raise Unmappable("only ${NAME} placeholders map (onto our variables), not Jinja")
+        return text
+    if isinstance(spec, dict):
+        return {_with_variables(draft, k): _with_variables(draft, v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_with_variables(draft, v) for v in spec]
+    return spec
+
+
 def _one(draft: Draft, node: Any) -> None:
     spec, line = value(node), line_of(node)
+    try:
+        spec = _with_variables(draft, spec)
+    except Unmappable as why:
+        draft.skip(line, value(node), str(why))
+        return
     if isinstance(spec, dict) and len(spec) != 1:
         draft.skip(line, spec, "a check is one key")
         return

@@ -23,6 +23,7 @@ Formats (``valid format: email``) are Soda's own regexes, not converted: such a 
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
@@ -59,10 +60,54 @@ def _number(v: object, key: str) -> str:
     return plain_literal(v)
 
 
-def _values(v: object, key: str) -> str:
+def column_sql(name: str) -> str:
+    """A column's name quoted for Spark.
+
+    >>> column_sql("a`b")
+    '`a``b`'
+    """
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _list_literal(x: object, key: str) -> str:
+    """One value of a list as Soda writes it (``data_source.py``, ``literal``)."""
+    if x is None:
+        return "NULL"
+    if isinstance(x, bool | dt.datetime):
+        # YAML reads unquoted yes/no/on/off/true/false as booleans, which Soda writes as
+        # True/False; Soda writes a timestamp as text: neither is what the file meant
+        raise Unmappable(f"{key}: {x!r} is read by YAML as a boolean or timestamp; quote it")
+    if not isinstance(x, int | float | str | dt.date):
+        raise Unmappable(f"{key}: {x!r} is not a number, date or text")
+    return plain_literal(x)
+
+
+def in_list(c: str, v: object, key: str) -> str:
+    """``c IN (values)`` as Soda writes it (``literal_list``) and Spark compares it without
+    ANSI mode (the default of the Spark 3 releases soda-core v3 runs on), whatever the
+    column's type: as text when the column or any value is text (``In``'s widest common type
+    is then a string: ``1 IN ('01')`` is false), else as the values' own type. ANSI mode would
+    instead cast text to the number and abort on ``'NA'``, so the comparison is written out.
+
+    >>> in_list("c", ["NA", 0], "missing values")
+    "CAST(c AS STRING) IN ('NA', CAST(0 AS STRING))"
+    >>> in_list("c", [0, 1.5], "valid values")
+    "CASE WHEN typeof(c) LIKE 'string%' THEN c IN (CAST(0 AS STRING), CAST(1.5 AS STRING)) \
+ELSE c IN (0, 1.5) END"
+    """
     if not isinstance(v, list) or not v:
         raise Unmappable(f"{key} must be a non-empty list")
-    return "(" + ", ".join(plain_literal(x) for x in v) + ")"
+    literals = [_list_literal(x, key) for x in v]
+    texts = ", ".join(
+        lit if isinstance(x, str) or x is None else f"CAST({lit} AS STRING)"
+        for x, lit in zip(v, literals, strict=True)
+    )
+    if any(isinstance(x, str) for x in v):
+        return f"CAST({c} AS STRING) IN ({texts})"
+    return (
+        f"CASE WHEN typeof({c}) LIKE 'string%' THEN {c} IN ({texts}) "
+        f"ELSE {c} IN ({', '.join(literals)}) END"
+    )
 
 
 def missing(c: str, cfg: dict[str, Any]) -> str:
@@ -71,7 +116,7 @@ def missing(c: str, cfg: dict[str, Any]) -> str:
         raise Unmappable("missing format (Soda's named formats) is not converted")
     clauses = [f"{c} IS NULL"]
     if cfg.get("missing values"):
-        clauses.append(f"{c} IN {_values(cfg['missing values'], 'missing values')}")
+        clauses.append(in_list(c, cfg["missing values"], "missing values"))
     if cfg.get("missing regex"):
         clauses.append(f"{c} RLIKE {text_literal(str(cfg['missing regex']))}")
     return " OR ".join(clauses)
@@ -83,7 +128,7 @@ def valid(c: str, cfg: dict[str, Any]) -> str | None:
         raise Unmappable("valid format (Soda's named formats) is not converted")
     clauses = []
     if cfg.get("valid values"):
-        clauses.append(f"{c} IN {_values(cfg['valid values'], 'valid values')}")
+        clauses.append(in_list(c, cfg["valid values"], "valid values"))
     if cfg.get("valid regex") is not None:
         clauses.append(f"{c} RLIKE {text_literal(str(cfg['valid regex']))}")
     for key, test in (("valid length", "="), ("valid min length", ">="),
@@ -102,7 +147,7 @@ def invalid(c: str, cfg: dict[str, Any]) -> str | None:
         raise Unmappable("invalid format (Soda's named formats) is not converted")
     clauses = []
     if cfg.get("invalid values"):
-        clauses.append(f"{c} IN {_values(cfg['invalid values'], 'invalid values')}")
+        clauses.append(in_list(c, cfg["invalid values"], "invalid values"))
     if cfg.get("invalid regex") is not None:
         clauses.append(f"{c} RLIKE {text_literal(str(cfg['invalid regex']))}")
     return " OR ".join(clauses) if clauses else None
@@ -210,14 +255,14 @@ def metric_sql(
     if metric in DUPLICATES:
         if not columns or _configured(cfg):
             raise Unmappable(f"{metric} needs columns and takes no missing or valid settings")
-        dup = _duplicates([f"`{c}`" for c in columns], row_filter)
+        dup = _duplicates([column_sql(c) for c in columns], row_filter)
         if metric == "duplicate_count":
             return dup, True
         rows = f"(SELECT {_count(None, row_filter)} FROM source)"
         return _percent(dup, rows, source=""), True
     if metric != "row_count" and len(columns) != 1:
         raise Unmappable(f"{metric} takes one column")
-    c = f"`{columns[0]}`" if columns else None
+    c = column_sql(columns[0]) if columns else None
     if metric in COUNTS:
         return _count(counted(metric, c, cfg), row_filter), False
     if metric in PERCENTS:
