@@ -349,6 +349,47 @@ def test_dqx_ipv4_addresses_as_dqx_matches_them(spark: Any) -> None:
         assert passed == [True, True, False, False, False, False, newline_passes, True], version
 
 
+def _dqx_passes(spark: Any, check: str, values: list[Any], version: str) -> list[bool]:
+    text = f"- check: {check}\n"
+    df = spark.createDataFrame(list(enumerate(values)), "i int, v string")
+    suite = loads_ruleset_file(
+        import_text(text, "dqx", "c.yml", dqx_version=version).text, variables={}
+    ).suite
+    rows = add_data_quality(df, suite).orderBy("i").collect()
+    return [r.DataQuality.overallResult == 100000 for r in rows]
+
+
+def test_dqx_format_validators_as_dqx_reads_them(spark: Any) -> None:
+    """DQX's is_valid_email (0.15), is_valid_uuid (0.16), is_ipv4_address_in_cidr and
+    is_valid_json (check_funcs.py at 911f68f; the languages are tested against DQX's patterns
+    in tests/spark/test_validators.py). By hand: before 0.16 the patterns end with ``$``, which
+    Java lets a value end one line break early; a quoted local part takes no bare space (DQX's
+    qtext); a null is not checked."""
+    emails = ["a.b@example.com", "a..b@example.com", "a@b.com\n", "a@b.com\r\n",
+              "a@b.com\n\n", '"x@y"@example.org', None]  # fmt: skip
+    email = "{function: is_valid_email, arguments: {column: v}}"
+    assert _dqx_passes(spark, email, emails, "0.16") == [True, False, False, False, False,
+                                                         True, True]  # fmt: skip
+    assert _dqx_passes(spark, email, emails, "0.15") == [True, False, True, True, False,
+                                                         True, True]  # fmt: skip
+    ips = ["10.1.2.3", "11.0.0.1", "10.1.2.3\n", "010.1.2.3", None]
+    block = "{function: is_ipv4_address_in_cidr, arguments: {column: v, cidr_block: 10.0.0.0/8}}"
+    assert _dqx_passes(spark, block, ips, "0.16") == [True, False, False, False, True]
+    assert _dqx_passes(spark, block, ips, "0.15") == [True, False, True, False, True]
+    uuids = ["123e4567-e89b-12d3-a456-426614174000", "123e4567-e89b-92d3-a456-426614174000",
+             "123e4567e89b12d3a456426614174000", None]  # fmt: skip
+    for strict, expected in (
+        ("true", [True, False, False, True]),
+        ("false", [True, True, False, True]),
+    ):
+        uuid = f"{{function: is_valid_uuid, arguments: {{column: v, strict: {strict}}}}}"
+        assert _dqx_passes(spark, uuid, uuids, "0.16") == expected, strict
+    if int(__import__("pyspark").__version__.split(".")[0]) >= 4:  # try_parse_json is Spark 4's
+        json = "{function: is_valid_json, arguments: {column: v}}"
+        assert _dqx_passes(spark, json, ['{"a": [1]}', "{a: 1}", "", None], "0.16") == [
+            True, False, False, True]  # fmt: skip
+
+
 def _soda_checks(spark: Any, text: str, df: Any, **variables: str) -> dict[str, str]:
     ruleset = loads_ruleset_file(import_text(text, "sodacl", "c.yml").text, variables=variables)
     return {m.entity: m.status for m in run_sql_checks(ruleset.sql_checks, {"source": df},

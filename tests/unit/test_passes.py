@@ -225,3 +225,13 @@ def test_function_arguments_survive_generation(case) -> None:  # type: ignore[no
     # the contained forms)
     policy = RulePolicy(contain_errors=False)
     assert to_sql(compile_expression(case.input, policy=policy)) == case.expected
+
+
+def test_the_validators_patterns_are_proved_linear() -> None:
+    """Each pattern the format validators match is one the regex check accepts (linear per
+    match attempt), with DQX's e-mail language split into such parts (sql/library/validators.py)."""
+    from quality_py.sql.allowed.regex_safety import unsafe_reason
+    from quality_py.sql.library.validators import PATTERNS
+
+    assert len(PATTERNS) == 9
+    assert {p: unsafe_reason(p) for p in PATTERNS} == dict.fromkeys(PATTERNS)

@@ -200,6 +200,54 @@ def _ipv4(a: dict[str, Any], ctx: Context) -> str:
     return f"NOT ({_col(a)} RLIKE {text_literal(pattern)})"
 
 
+#: one final line break, which Java's ``$`` lets a value end with (DQX before 0.16, #1454)
+FINAL_BREAK = r"(?:\r\n|[\n\r\u0085\u2028\u2029])\z"
+#: DQX's CIDR block (check_funcs.py, ``IPV4_CIDR_BLOCK``): DQX refuses any other block
+_CIDR_BLOCK = re.compile(rf"{IPV4_QUAD}/(3[0-2]|[12]?\d)", re.ASCII)
+
+
+def _since(fn: str, ctx: Context, version: tuple[int, int]) -> None:
+    if ctx.version < version:
+        raise Unmappable(f"{fn} is DQX {version[0]}.{version[1]}'s (the file is read as "
+                         f"{ctx.version[0]}.{ctx.version[1]})")  # fmt: skip
+
+
+def _anchored(a: dict[str, Any], ctx: Context) -> str:
+    """The column as DQX's ``\\A...\\z`` patterns of 0.16 see it: before 0.16 they were
+    anchored by ``^...$``, which accept one final line break, so it is removed first."""
+    if ctx.version >= (0, 16):
+        return _col(a)
+    return f"regexp_replace({_col(a)}, {text_literal(FINAL_BREAK)}, '')"
+
+
+def _uuid(a: dict[str, Any], ctx: Context) -> str:
+    """``is_valid_uuid`` (DQX 0.16): our function of the name, DQX's patterns."""
+    _since("is_valid_uuid", ctx, (0, 16))
+    strict = a.get("strict", False)
+    if not isinstance(strict, bool):
+        raise Unmappable("strict must be true or false")
+    return f"NOT is_valid_uuid({_col(a)}, {'true' if strict else 'false'})"
+
+
+def _email(a: dict[str, Any], ctx: Context) -> str:
+    """``is_valid_email`` (DQX 0.15): our function of the name, DQX's language."""
+    _since("is_valid_email", ctx, (0, 15))
+    return f"NOT is_valid_email({_anchored(a, ctx)})"
+
+
+def _in_cidr(a: dict[str, Any], ctx: Context) -> str:
+    """``is_ipv4_address_in_cidr``: an invalid address, or one outside the block, is flagged."""
+    block = a.get("cidr_block")
+    if not isinstance(block, str) or not _CIDR_BLOCK.fullmatch(block):
+        raise Unmappable(f"the CIDR block {block!r} is one DQX refuses")
+    return f"NOT is_ipv4_address_in_cidr({_anchored(a, ctx)}, {text_literal(block)})"
+
+
+def _json(a: dict[str, Any], ctx: Context) -> str:
+    """``is_valid_json``: text Spark's ``try_parse_json`` cannot read (Spark 4)."""
+    return f"NOT is_valid_json({_col(a)})"
+
+
 def _sql(a: dict[str, Any], ctx: Context) -> str:
     body = a.get("expression")
     if not isinstance(body, str) or not body.strip():
@@ -259,6 +307,10 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
     "is_not_equal_to": (_not_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
     "regex_match": (_regex, frozenset({"regex", "negate"})),
     "is_valid_ipv4_address": (_ipv4, frozenset()),
+    "is_valid_uuid": (_uuid, frozenset({"strict"})),
+    "is_valid_email": (_email, frozenset()),
+    "is_ipv4_address_in_cidr": (_in_cidr, frozenset({"cidr_block"})),
+    "is_valid_json": (_json, frozenset()),
     "sql_expression": (_sql, frozenset({"expression", "negate", "msg", "name", "columns"})),
     "is_valid_date": (_timestamp("date_format"), frozenset({"date_format"})),
     "is_valid_timestamp": (_timestamp("timestamp_format"), frozenset({"timestamp_format"})),

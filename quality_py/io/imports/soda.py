@@ -36,7 +36,8 @@ from quality_py.io.imports.common import (
     value,
 )
 from quality_py.io.imports.dqx_functions import Unmappable, text_literal
-from quality_py.io.imports.soda_metrics import COUNTED, MISSING_VALID_KEYS, column_sql, metric_sql
+from quality_py.io.imports.soda_metrics import COUNTED, MISSING_VALID_KEYS, metric_sql
+from quality_py.sql.snippets import quoted as column_sql
 
 #: a number in a threshold, or a ``${NAME}`` variable Soda fills before it reads one
 _NUM = rf"(?:-?\d+(?:\.\d+)?|{VARIABLE_MARK})"

@@ -27,6 +27,7 @@ import datetime as dt
 from typing import Any
 
 from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
+from quality_py.sql.snippets import quoted as column_sql
 
 #: Configuration keys of missing and valid values (``missing_and_valid_cfg.py``).
 MISSING_VALID_KEYS = frozenset(
@@ -58,15 +59,6 @@ def _number(v: object, key: str) -> str:
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise Unmappable(f"{key} must be a number")
     return plain_literal(v)
-
-
-def column_sql(name: str) -> str:
-    """A column's name quoted for Spark.
-
-    >>> column_sql("a`b")
-    '`a``b`'
-    """
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _list_literal(x: object, key: str) -> str:

@@ -339,6 +339,7 @@ rng rng_bytes rng_id unique_id rng_uuid provided_id za_hash_with za_hash_with_st
 za_hash_longs_with za_hash_longs_with_struct za_field_based_id za_longs_field_based_id
 map_contains agg_expr is_unique is_unique_nulls_equal in_reference in_reference_null_safe
 not_in_reference not_in_reference_null_safe
+is_valid_uuid is_valid_ipv4_address is_ipv4_address_in_cidr is_valid_email is_valid_json
 """
 _LIBRARY_SCALED = """
 soft_fail print_expr print_code rule_suite_result_details flatten_results

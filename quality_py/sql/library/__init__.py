@@ -14,6 +14,7 @@ from quality_py.sql.library import (
     lookups,
     random,
     rows,
+    validators,
     za,
 )
 from quality_py.sql.library.registry import (
@@ -28,7 +29,9 @@ from quality_py.sql.library.registry import (
 )
 
 #: The families, in the order they register.
-FAMILIES = (core, ids, digests, lookups, blooms, aggregates, expressions, random, rows, za)
+FAMILIES = (
+    core, ids, digests, lookups, blooms, aggregates, expressions, random, rows, validators, za,
+)  # fmt: skip
 
 __all__ = [
     "FAMILIES",

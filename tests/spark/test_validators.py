@@ -1,0 +1,139 @@
+"""The format validators (``is_valid_email``, ``is_valid_uuid``, ``is_valid_ipv4_address``,
+``is_ipv4_address_in_cidr``, ``is_valid_json``) mean what DQX's checks of those names mean.
+
+The oracles are independent of our code: DQX's own patterns (databricks/labs/dqx/check_funcs.py
+at 911f68f, ``DQPattern.EMAIL_ADDRESS``, ``UUID``, ``UUID_STRICT``, ``_IPV4_OCTET``, read as
+facts and matched with Python's ``re`` as DQX's ``_pattern_for_python_re`` matches them, with
+``\\z`` as Python's ``\\Z`` and ASCII digits as Java's), Python's ``ipaddress`` for CIDR blocks,
+and JSON texts judged by hand (RFC 8259). Each corpus holds hand cases and a bounded number of
+generated ones (a fixed seed)."""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+import re
+from typing import Any
+
+import pytest
+
+from quality_py import LibraryFunctionError
+from quality_py import functions as Q
+
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+SPARK4 = int(__import__("pyspark").__version__.split(".")[0]) >= 4
+
+_AT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_QT = r"[\x21\x23-\x5B\x5D-\x7E]"
+_QP = r"\\[\x09\x20-\x7E]"
+_OCT = r"(25[0-5]|2[0-4]\d|1\d{2}|[1-9]?\d)"
+DQX_EMAIL = re.compile(
+    rf"\A(?=.{{1,254}}\Z)(?=[^@]{{1,64}}@)(?:{_AT}+(?:\.{_AT}+)*|\"(?:{_QT}|{_QP})*\")@"
+    rf"(?:(?:{_LABEL}\.)+[A-Za-z]{{2,63}}|\[(?:{_OCT}(?:\.{_OCT}){{3}}|IPv6:[A-Fa-f0-9:]+)\])\Z",
+    re.ASCII,
+)
+DQX_UUID = re.compile(
+    r"\A[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
+)
+DQX_UUID_STRICT = re.compile(
+    r"\A[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[1-8][0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}\Z"
+)
+
+EMAILS = [
+    "a@b.co", "first.last@example.com", "x@sub.example.org", "a..b@example.com",
+    ".a@example.com", "a.@example.com", "a@example", "a@example.c", "a@example.c0m",
+    "a@-x.com", "a@x-.com", "a@x--y.com", '"john doe"@example.com', '"a\\"b"@example.com',
+    '"a@b"@example.com', '"a\\\\"@x.io', '"a\\"@x.io', '""@x.io', '"@x.io', "a@[192.168.1.1]",
+    "a@[192.168.1.256]", "a@[IPv6:2001:db8::1]", "a@[IPv6:zz]", "a@b.com\n", "a@b.com\r",
+    "a b@c.com", "@example.com", "a@", "a@@b.com", "a@b@c.com", "é@x.com", "a@é.com",
+    "a" * 64 + "@x.com", "a" * 65 + "@x.com", "a@" + "b" * 63 + ".com", "a@" + "b" * 64 + ".com",
+    "a@" + ".".join(["b" * 60] * 4) + ".com", "a@" + ".".join(["b" * 61] * 4) + ".com",
+    "a@x." + "c" * 63, "a@x." + "c" * 64, "", "{|}~@x.org", "a@x.y.z.travel", "a@1.2.3.4",
+]  # fmt: skip
+UUIDS = [
+    "123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000",
+    "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+    "123e4567-e89b-92d3-a456-426614174000", "123e4567-e89b-12d3-c456-426614174000",
+    "123e4567e89b12d3a456426614174000", "{123e4567-e89b-12d3-a456-426614174000}",
+    "123e4567-e89b-12d3-a456-42661417400", "123e4567-e89b-12d3-a456-426614174000\n",
+    "g23e4567-e89b-12d3-a456-426614174000", "",
+]  # fmt: skip
+
+
+def _generated(seed: int, alphabet: str, count: int, longest: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, longest)))
+            for _ in range(count)]  # fmt: skip
+
+
+def _evaluate(spark: Any, values: list[str | None], *exprs: str) -> list[tuple[Any, ...]]:
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i INT, s STRING")
+    cols = [Q.expr(e, over=df).alias(f"c{n}") for n, e in enumerate(exprs)]
+    rows = df.select("i", *cols).orderBy("i").collect()
+    assert len(rows) == len(values)
+    return [tuple(r)[1:] for r in rows]
+
+
+def test_emails_as_dqx_matches_them(spark: Any) -> None:
+    corpus = EMAILS + _generated(1, 'ab.@"\\[]-1:eIPv6 \n', 1500, 14)
+    corpus += ["x" + g + "@ex.com" for g in _generated(2, 'a."\\@ -', 300, 6)]
+    got = [r[0] for r in _evaluate(spark, [*corpus, None], "is_valid_email(s)")]
+    expected = [DQX_EMAIL.search(v) is not None for v in corpus]
+    wrong = [(v, g) for v, g, e in zip(corpus, got, expected, strict=False) if g != e]
+    assert wrong == [] and got[-1] is None
+    assert 30 < sum(expected) < len(corpus) - 30  # both answers are exercised
+
+
+def test_uuids_as_dqx_matches_them(spark: Any) -> None:
+    corpus = UUIDS + ["-".join(g[i:j] for i, j in ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32)))
+                      for g in _generated(3, "0123456789abcdefABCDEFg", 400, 33)]  # fmt: skip
+    rows = _evaluate(spark, [*corpus, None], "is_valid_uuid(s)", "is_valid_uuid(s, true)",
+                     "is_valid_uuid(s, false)")  # fmt: skip
+    for v, (loose, strict, loose2) in zip(corpus, rows, strict=False):
+        assert (loose, strict, loose2) == (
+            DQX_UUID.search(v) is not None, DQX_UUID_STRICT.search(v) is not None,
+            DQX_UUID.search(v) is not None), v  # fmt: skip
+    assert rows[-1] == (None, None, None)
+
+
+def test_ipv4_addresses_and_blocks_as_python_reads_them(spark: Any) -> None:
+    rng = random.Random(4)
+    corpus = ["0.0.0.0", "255.255.255.255", "10.1.2.3", "10.255.0.1", "11.0.0.0", "192.168.1.77",
+              "192.168.2.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1.2.3.4\n", " 1.2.3.4",
+              "1.2.3.٤", "", "a.b.c.d"]  # fmt: skip
+    corpus += [".".join(str(rng.choice([0, 1, 9, 10, 99, 127, 192, 255, 256, rng.randint(0, 300)]))
+                        for _ in range(4)) for _ in range(300)]  # fmt: skip
+    blocks = ["10.0.0.0/8", "192.168.1.77/24", "0.0.0.0/0", "255.255.255.255/32", "10.128.0.0/9"]
+
+    def valid(v: str) -> bool:
+        try:
+            ipaddress.IPv4Address(v)
+        except ValueError:
+            return False
+        return True
+
+    exprs = ["is_valid_ipv4_address(s)"] + [f"is_ipv4_address_in_cidr(s, '{b}')" for b in blocks]
+    rows = _evaluate(spark, [*corpus, None], *exprs)
+    for v, got in zip(corpus, rows, strict=False):
+        inside = [valid(v) and ipaddress.IPv4Address(v) in ipaddress.ip_network(b, strict=False)
+                  for b in blocks]  # fmt: skip
+        assert got == (valid(v), *inside), v
+    assert set(rows[-1]) == {None}
+    assert sum(r[1] for r in rows[:-1]) > 10  # some addresses are in 10.0.0.0/8
+
+
+@pytest.mark.parametrize("block", ["10.0.0.0", "10.0.0.00/8", "10.0.0.0/33", "x/8", "1.2.3.4/ 8"])
+def test_a_malformed_cidr_block_is_refused_when_the_rule_compiles(spark: Any, block: str) -> None:
+    df = spark.createDataFrame([("1.2.3.4",)], "s STRING")
+    with pytest.raises(LibraryFunctionError, match="CIDR block"):
+        Q.expr(f"is_ipv4_address_in_cidr(s, '{block}')", over=df)
+
+
+@pytest.mark.skipif(not SPARK4, reason="try_parse_json is Spark 4's")
+def test_json_texts(spark: Any) -> None:
+    cases = {'{"a": 1}': True, "[1, 2]": True, "1": True, '"x"': True, "null": True,
+             "true": True, '{"a": 1': False, "[1, 2": False, "abc": False, "{a: 1}": False,
+             "'x'": False}  # fmt: skip
+    rows = _evaluate(spark, [*cases, None], "is_valid_json(s)")
+    assert [r[0] for r in rows] == [*cases.values(), None]
