@@ -390,6 +390,52 @@ def test_dqx_format_validators_as_dqx_reads_them(spark: Any) -> None:
             True, False, False, True]  # fmt: skip
 
 
+def test_dqx_dates_against_the_clock_as_dqx_reads_them(spark: Any) -> None:
+    """DQX's is_older_than_n_days, is_older_than_col2_for_n_days, is_not_in_future,
+    is_not_in_near_future and is_data_fresh (check_funcs.py at 911f68f; the same from 0.13):
+    the rows are built from the query's own clock, so the data and the rules read one instant.
+    By hand, with today T and now N: a date fails ``days: 3`` when it is on or after T-3;
+    column1 fails when on or after column2 - 2; a timestamp is in the future past N + 1 h, in
+    the near future between N and N + 1 h, stale before N - 90 min; nulls are not checked."""
+    df = spark.range(5).selectExpr(
+        "id",
+        "try_element_at(array(date_sub(current_date(), 5), date_sub(current_date(), 3), "
+        "date_sub(current_date(), 2), current_date()), CAST(id AS INT) + 1) AS d",
+        "try_element_at(array(current_date(), date_sub(current_date(), 1), current_date(), "
+        "current_date()), CAST(id AS INT) + 1) AS d2",
+        "try_element_at(array(current_timestamp() - INTERVAL 3 HOURS, current_timestamp() - INTERVAL"
+        " 1 HOURS, current_timestamp() + INTERVAL 30 MINUTES, current_timestamp() + INTERVAL 2 "
+        "HOURS), CAST(id AS INT) + 1) AS ts",
+        "try_element_at(array(current_date(), date_add(current_date(), 1), date_add(current_date()"
+        ", 2), date_add(current_date(), 3)), CAST(id AS INT) + 1) AS dd",
+    )
+    checks = {  # check: which of the five rows pass, by hand
+        "{function: is_older_than_n_days, arguments: {column: d, days: 3}}":
+            [True, False, False, False, True],
+        "{function: is_older_than_n_days, arguments: {column: d, days: 3, negate: true}}":
+            [False, True, True, True, True],
+        "{function: is_older_than_col2_for_n_days, arguments: {column1: d, column2: d2, days: 2}}":
+            [True, False, False, False, True],
+        "{function: is_not_in_future, arguments: {column: ts, offset: 3600}}":
+            [True, True, True, False, True],
+        "{function: is_not_in_near_future, arguments: {column: ts, offset: 3600}}":
+            [True, True, False, True, True],
+        # a date meets DQX's text as a date: T+2 is not before the date of N + 2 days
+        "{function: is_not_in_near_future, arguments: {column: dd, offset: 172800}}":
+            [True, False, True, True, True],
+        "{function: is_data_fresh, arguments: {column: ts, max_age_minutes: 90}}":
+            [False, True, True, True, True],
+        "{function: is_data_fresh, arguments: {column: ts, max_age_minutes: 90, "
+        "base_timestamp: '2024-01-01 10:00:00'}}": [True] * 5,
+    }  # fmt: skip
+    for check, expected in checks.items():
+        suite = loads_ruleset_file(
+            import_text(f"- check: {check}\n", "dqx", "c.yml").text, variables={}
+        ).suite
+        rows = add_data_quality(df, suite).orderBy("id").collect()
+        assert [r.DataQuality.overallResult == 100000 for r in rows] == expected, check
+
+
 def _soda_checks(spark: Any, text: str, df: Any, **variables: str) -> dict[str, str]:
     ruleset = loads_ruleset_file(import_text(text, "sodacl", "c.yml").text, variables=variables)
     return {m.entity: m.status for m in run_sql_checks(ruleset.sql_checks, {"source": df},

@@ -248,6 +248,53 @@ def _json(a: dict[str, Any], ctx: Context) -> str:
     return f"NOT is_valid_json({_col(a)})"
 
 
+def _whole(a: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = a.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Unmappable(f"{key} must be a whole number")
+    return value
+
+
+def _clock(a: dict[str, Any], key: str) -> None:
+    if a.get(key) is not None:
+        raise Unmappable(f"{key} is a column in DQX's Python API; a file cannot give one")
+
+
+def _older_than(a: dict[str, Any], ctx: Context) -> str:
+    """``is_older_than_n_days``: the date is not before ``days`` days ago (the query's clock)."""
+    _clock(a, "curr_date")
+    test = f"to_date({_col(a)}) >= date_sub(current_date(), {_whole(a, 'days')})"
+    return f"NOT ({test})" if a.get("negate") else test
+
+
+def _older_than_col2(a: dict[str, Any], ctx: Context) -> str:
+    """``is_older_than_col2_for_n_days``: column1's date not ``days`` before column2's."""
+    one, two = ({**a, "column": a.get(k)} for k in ("column1", "column2"))
+    test = f"to_date({_col(one)}) >= date_sub(to_date({_col(two)}), {_whole(a, 'days', 0)})"
+    return f"NOT ({test})" if a.get("negate") else test
+
+
+def _before_ahead(a: dict[str, Any], op: str) -> str:
+    """The column ``op`` DQX's ``from_unixtime(unix_timestamp(now) + offset)``, a text to the
+    second that Spark casts to the column's type for the comparison: a date for a date column,
+    else a timestamp (the cast is written, as the rule policy asks)."""
+    _clock(a, "curr_timestamp")
+    ahead = f"from_unixtime(unix_timestamp(current_timestamp()) + {_whole(a, 'offset', 0)})"
+    c = _col(a)
+    return (
+        f"CASE WHEN typeof({c}) = 'date' THEN {c} {op} CAST({ahead} AS DATE) "
+        f"ELSE {c} {op} CAST({ahead} AS TIMESTAMP) END"
+    )
+
+
+def _fresh(a: dict[str, Any], ctx: Context) -> str:
+    """``is_data_fresh``: older than ``max_age_minutes`` before the base (the clock, or a value
+    read as DQX's ``get_limit_expr`` reads it)."""
+    base = a.get("base_timestamp")
+    base_sql = "current_timestamp()" if base is None else limit_sql(base)
+    return f"{_col(a)} < {base_sql} - INTERVAL {_whole(a, 'max_age_minutes')} MINUTES"
+
+
 def _sql(a: dict[str, Any], ctx: Context) -> str:
     body = a.get("expression")
     if not isinstance(body, str) or not body.strip():
@@ -311,6 +358,15 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
     "is_valid_email": (_email, frozenset()),
     "is_ipv4_address_in_cidr": (_in_cidr, frozenset({"cidr_block"})),
     "is_valid_json": (_json, frozenset()),
+    "is_older_than_n_days": (_older_than, frozenset({"days", "curr_date", "negate"})),
+    "is_older_than_col2_for_n_days": (
+        _older_than_col2, frozenset({"column1", "column2", "days", "negate"})),
+    "is_not_in_future": (lambda a, c: _before_ahead(a, ">"),
+                         frozenset({"offset", "curr_timestamp"})),
+    "is_not_in_near_future": (
+        lambda a, c: f"{_col(a)} > current_timestamp() AND {_before_ahead(a, '<')}",
+        frozenset({"offset", "curr_timestamp"})),
+    "is_data_fresh": (_fresh, frozenset({"max_age_minutes", "base_timestamp"})),
     "sql_expression": (_sql, frozenset({"expression", "negate", "msg", "name", "columns"})),
     "is_valid_date": (_timestamp("date_format"), frozenset({"date_format"})),
     "is_valid_timestamp": (_timestamp("timestamp_format"), frozenset({"timestamp_format"})),
