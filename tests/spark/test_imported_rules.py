@@ -436,6 +436,46 @@ def test_dqx_dates_against_the_clock_as_dqx_reads_them(spark: Any) -> None:
         assert [r.DataQuality.overallResult == 100000 for r in rows] == expected, check
 
 
+def _dqx_case_form(text: str, case: str) -> str:
+    """DQX's normal form (check_funcs.py at 911f68f, has_valid_string_case), in Python."""
+    if case == "title":
+        return " ".join(w[:1].upper() + w[1:] for w in text.split(" "))
+    parts = []
+    for part in text.split("."):
+        lead = len(part) - len(part.lstrip(" \t\n\x0b\f\r"))  # Java's \s
+        parts.append(part[:lead] + part[lead : lead + 1].upper() + part[lead + 1 :])
+    return ".".join(parts)
+
+
+def test_dqx_string_case_json_keys_and_empty_arrays(spark: Any) -> None:
+    """DQX's has_valid_string_case (0.16), has_json_keys and is_not_null_and_not_empty_array
+    (check_funcs.py at 911f68f): a text fails its case when DQX's normal form of it (computed
+    here in Python) differs; JSON keys by hand; a null is not checked."""
+    texts = ["Hello World", "hello World", "Hello  world", "HELLO", "", " Hi", "Hi. there",
+             "Hi. There.", "  ok.", ".A", "a.B", "x\t. y", None]  # fmt: skip
+    for case in ("title", "sentence", "upper", "lower"):
+        check = f"{{function: has_valid_string_case, arguments: {{column: v, case: {case}}}}}"
+        expected = [v is None or v == (v.upper() if case == "upper" else v.lower()
+                                       if case == "lower" else _dqx_case_form(v, case))
+                    for v in texts]  # fmt: skip
+        assert _dqx_passes(spark, check, texts, "0.16") == expected, case
+        assert False in expected and True in expected[:-1]
+    if int(__import__("pyspark").__version__.split(".")[0]) >= 4:  # try_parse_json is Spark 4's
+        docs = ['{"a": 1, "b": 2}', '{"a": 1}', '{"c": {"a": 1}}', "not json", None]
+        keys = "{function: has_json_keys, arguments: {column: v, keys: [a, b]}}"
+        assert _dqx_passes(spark, keys, docs, "0.16") == [True, False, False, False, True]
+        anyone = (
+            "{function: has_json_keys, arguments: {column: v, keys: [a, b], require_all: false}}"
+        )
+        assert _dqx_passes(spark, anyone, docs, "0.16") == [True, True, False, False, True]
+    df = spark.createDataFrame([(0, [1]), (1, []), (2, None)], "i int, v array<int>")
+    suite = loads_ruleset_file(import_text(
+        "- check: {function: is_not_null_and_not_empty_array, arguments: {column: v}}\n", "dqx",
+        "c.yml").text, variables={}).suite  # fmt: skip
+    rows = add_data_quality(df, suite).orderBy("i").collect()
+    assert [r.DataQuality.overallResult == 100000 for r in rows] == [True, False, False]
+
+
 def _soda_checks(spark: Any, text: str, df: Any, **variables: str) -> dict[str, str]:
     ruleset = loads_ruleset_file(import_text(text, "sodacl", "c.yml").text, variables=variables)
     return {m.entity: m.status for m in run_sql_checks(ruleset.sql_checks, {"source": df},

@@ -295,6 +295,42 @@ def _fresh(a: dict[str, Any], ctx: Context) -> str:
     return f"{_col(a)} < {base_sql} - INTERVAL {_whole(a, 'max_age_minutes')} MINUTES"
 
 
+def _string_case(a: dict[str, Any], ctx: Context) -> str:
+    """``has_valid_string_case`` (0.16): the text differs from DQX's normalised form of it. For
+    ``title`` (``sentence``) DQX upper-cases the first character (the first after the leading
+    white space) of each part split at spaces (periods) and joins them again, which changes the
+    text exactly when some part's such character changes: that is what is tested, so no new
+    text is built."""
+    _since("has_valid_string_case", ctx, (0, 16))
+    case, text = a.get("case"), f"CAST({_col(a)} AS STRING)"
+    first = "substring(s, length(regexp_extract(s, '^(\\\\s*)', 1)) + 1, 1)"
+    forms = {
+        "upper": f"{text} <> upper({text})",
+        "lower": f"{text} <> lower({text})",
+        "title": f"exists(split({text}, ' '), w -> upper(substring(w, 1, 1)) <> "
+        "substring(w, 1, 1))",
+        "sentence": f"exists(split({text}, '\\\\.'), s -> upper({first}) <> {first})",
+    }
+    if case not in forms:
+        raise Unmappable(f"the case {case!r} is not one DQX accepts: {', '.join(forms)}")
+    return forms[str(case)]
+
+
+def _json_keys(a: dict[str, Any], ctx: Context) -> str:
+    """``has_json_keys``: a value that is not JSON, or whose outermost object lacks the keys
+    (all of them, or any with ``require_all: false``), is flagged; a null is not."""
+    keys = a.get("keys")
+    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+        raise Unmappable("keys must be a non-empty list of texts, as DQX requires")
+    c, wanted = _col(a), f"array_distinct(array({', '.join(text_literal(k) for k in keys)}))"
+    if a.get("require_all", True):
+        present = f"size(array_except({wanted}, json_object_keys({c}))) = 0"
+    else:
+        present = f"arrays_overlap(json_object_keys({c}), {wanted})"
+    invalid = f"coalesce(NOT is_valid_json({c}), false)"
+    return f"NOT ({c} IS NULL OR CASE WHEN {invalid} THEN false ELSE {present} END)"
+
+
 def _sql(a: dict[str, Any], ctx: Context) -> str:
     body = a.get("expression")
     if not isinstance(body, str) or not body.strip():
@@ -358,6 +394,10 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
     "is_valid_email": (_email, frozenset()),
     "is_ipv4_address_in_cidr": (_in_cidr, frozenset({"cidr_block"})),
     "is_valid_json": (_json, frozenset()),
+    "has_valid_string_case": (_string_case, frozenset({"case"})),
+    "has_json_keys": (_json_keys, frozenset({"keys", "require_all"})),
+    "is_not_null_and_not_empty_array": (
+        lambda a, c: f"{_col(a)} IS NULL OR size({_col(a)}) = 0", frozenset()),
     "is_older_than_n_days": (_older_than, frozenset({"days", "curr_date", "negate"})),
     "is_older_than_col2_for_n_days": (
         _older_than_col2, frozenset({"column1", "column2", "days", "negate"})),
