@@ -45,6 +45,7 @@ from quality_py.io.imports.dqx_functions import (
     dataset_check,
     row_rule,
 )
+from quality_py.io.imports.dqx_unmapped import UNMAPPED_FUNCTIONS
 
 #: The keys of a check (DQX's ``checks_serializer.py``) and of its ``check`` mapping.
 CHECK_KEYS = frozenset({"criticality", "check", "name", "filter", "user_metadata", "message_expr"})
@@ -214,7 +215,8 @@ def _check(draft: Draft, version: tuple[int, int], line: int, spec: Any) -> None
     fn = str(spec["check"].get("function", ""))
     fn = RENAMED.get(fn, fn)
     if fn not in ROW_FUNCTIONS and fn not in DATASET_FUNCTIONS:
-        draft.skip(line, spec, f"the function {fn} has no counterpart here")
+        why = UNMAPPED_FUNCTIONS.get(fn, "not a DQX function we know")
+        draft.skip(line, spec, f"the function {fn} does not convert: {why}")
         return
     items = spec["check"].get("for_each_column")
     if items is not None and not isinstance(items, list):

@@ -360,6 +360,17 @@ def _max(a: dict[str, Any]) -> str:
     return limit_sql(a.get("max_limit"))
 
 
+def _within(bound: float) -> Callable[[dict[str, Any], Context], str]:
+    """``is_latitude`` / ``is_longitude`` (DQX's geo module): the value read as a double is
+    outside [-bound, bound] (a text that is no number is not checked, as DQX's ``try_cast``)."""
+
+    def condition(a: dict[str, Any], ctx: Context) -> str:
+        c = _col(a)
+        return f"NOT (TRY_CAST({c} AS DOUBLE) BETWEEN {-bound} AND {bound})"
+
+    return condition
+
+
 #: Each row-level function: its failure condition (``check_funcs.py`` of DQX, the function of
 #: the same name) and the arguments it reads.
 ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozenset[str]]] = {
@@ -394,6 +405,8 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
     "is_valid_email": (_email, frozenset()),
     "is_ipv4_address_in_cidr": (_in_cidr, frozenset({"cidr_block"})),
     "is_valid_json": (_json, frozenset()),
+    "is_latitude": (_within(90.0), frozenset()),
+    "is_longitude": (_within(180.0), frozenset()),
     "has_valid_string_case": (_string_case, frozenset({"case"})),
     "has_json_keys": (_json_keys, frozenset({"keys", "require_all"})),
     "is_not_null_and_not_empty_array": (
