@@ -388,9 +388,9 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "--from",
         dest="from_format",
         choices=IMPORT_FORMATS,
-        help="SOURCE is another tool's rules (DQX checks YAML, Spark-Expectations rules YAML/JSON "
-        "or CSV, a SodaCL file): write them as our YAML ruleset, list what did not map and "
-        "validate the result (exit 1 when validate would refuse something converted)",
+        help="SOURCE is another tool's rules (DQX, Spark-Expectations YAML/JSON/CSV, SodaCL, a "
+        "GX suite's JSON): write them as our YAML ruleset, list what did not map and validate "
+        "the result (exit 1 when validate would refuse something converted)",
     )
     c.add_argument(
         "--dqx-version",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
 import yaml
@@ -52,6 +53,12 @@ SODA_KEYS = ["checks for orders", "row_count > 0", "missing_count(id) = 0", "fai
              "values in (c) must exist in d (k)", "invalid_count(c) = 0"]  # fmt: skip
 
 
+GX_KEYS = ["name", "expectations", "type", "expectation_type", "kwargs", "column", "mostly",
+           "min_value", "max_value", "strict_min", "value_set", "regex", "value",
+           "row_condition", "condition_parser", "meta", "expect_column_values_to_be_between",
+           "expect_table_row_count_to_equal", "expect_column_values_to_be_unique"]  # fmt: skip
+
+
 def _read(text: str, kind: str, origin: str) -> None:
     try:
         import_text(text, kind, origin)
@@ -81,6 +88,25 @@ def test_spark_expectations_files_of_any_shape(doc: object) -> None:
 @given(_values(SODA_KEYS))
 def test_soda_files_of_any_shape(doc: object) -> None:
     _read(yaml.safe_dump(doc), "sodacl", "checks.yml")
+
+
+@SETTINGS
+@given(
+    _values(GX_KEYS),
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "type": st.sampled_from([*GX_KEYS[-3:], "expect_x"]),
+                "kwargs": st.dictionaries(st.sampled_from(GX_KEYS), SCALARS),
+            }
+        )
+        | _values(GX_KEYS),
+        max_size=3,
+    ),
+)
+def test_gx_suites_of_any_shape(doc: object, expectations: list[object]) -> None:
+    _read(yaml.safe_dump(doc), "gx", "suite.json")
+    _read(json.dumps({"name": "s", "expectations": expectations}), "gx", "suite.json")
 
 
 @SETTINGS

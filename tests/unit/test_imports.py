@@ -530,3 +530,29 @@ def test_every_dqx_function_converts_or_is_listed_with_its_reason() -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "migrating.md").read_text()
     dqx = docs.split("## DQX (`--from dqx`)", 1)[1].split("\n## ", 1)[0]
     assert [f for f in DQX_REGISTERED if f"`{f}`" not in dqx] == []
+
+
+def test_gx_what_does_not_convert_is_listed() -> None:
+    import json
+
+    suite = json.dumps({"name": "s", "expectations": [
+        {"type": "expect_column_values_to_be_increasing", "kwargs": {"column": "id"}},
+        {"type": "expect_column_values_to_be_in_set", "kwargs": {
+            "column": "s", "value_set": ["a"], "row_condition": 'col("a")>5',
+            "condition_parser": "great_expectations"}},
+        {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "s", "x": 1}},
+    ]})  # fmt: skip
+    result = import_text(suite, "gx", "s.json")
+    assert [u.reason for u in result.unmapped] == [
+        "the expectation expect_column_values_to_be_increasing has no counterpart here",
+        "a row_condition maps with condition_parser: spark (Spark SQL) only",
+        "x not converted",
+    ]
+
+
+def test_the_gx_section_names_every_expectation_converted() -> None:
+    from quality_py.io.imports.gx import EXPECTATIONS
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "migrating.md").read_text()
+    gx = docs.split("## Great Expectations (`--from gx`)", 1)[1].split("\n## ", 1)[0]
+    assert [e for e in EXPECTATIONS if f"`{e}`" not in gx] == []

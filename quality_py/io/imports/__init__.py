@@ -1,5 +1,6 @@
 """Rulesets of other tools read into ours: DQX checks YAML, Spark-Expectations rules (their YAML
-file or a CSV export of their rules table) and SodaCL ``checks for`` files.
+file or a CSV export of their rules table), SodaCL ``checks for`` files and Great Expectations
+expectation suites (JSON).
 
 Each reader maps what has a faithful counterpart (row rules, dataset checks, SQL checks) and
 lists what does not, with the line it is on, so nothing is dropped silently. The result is our
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 
 from quality_py.errors import QualityError, RulesetFormatError
-from quality_py.io.imports import dqx, soda, spark_expectations
+from quality_py.io.imports import dqx, gx, soda, spark_expectations
 from quality_py.io.imports.common import FORMATS, SHAPE_ERRORS, ImportResult, Unmapped, malformed
 
 __all__ = ["FORMATS", "ImportResult", "Unmapped", "import_text"]
@@ -43,6 +44,7 @@ def import_text(
         "dqx": partial(dqx.read, version=dqx.parse_version(dqx_version)),
         "spark-expectations": partial(spark_expectations.read, env=dq_env, table=se_table),
         "sodacl": soda.read,
+        "gx": gx.read,
     }
     if kind not in readers:
         raise RulesetFormatError(

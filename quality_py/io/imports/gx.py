@@ -1,0 +1,253 @@
+"""Great Expectations expectation suites (the JSON GX 1.x saves; ``convert --from gx``), with
+the meaning GX 1.2 gives them on Spark.
+
+Every expectation becomes a SQL check over ``source`` computing GX's own verdict, an ``error``
+check (GX fails the validation):
+
+* **column map expectations** (``expect_column_values_to_be_between`` ...): GX leaves the null
+  values out and counts the unexpected ones among the rest; it succeeds when there is no row or
+  no non-null value, else when ``(non-null - unexpected) / non-null >= mostly``
+  (``expectation.py``, ``ColumnMapExpectation._validate`` and ``_mostly_success``).
+  ``expect_column_values_to_(not_)be_null`` count over every row instead. Each also becomes a
+  rule failing the rows GX reports unexpected, with the action ``ignore``: GX removes no row.
+* **aggregate expectations** (``expect_column_mean_to_be_between`` ...): the metric between
+  ``min_value`` and ``max_value`` (``strict_min`` / ``strict_max`` exclude the bound); a metric
+  that is null or NaN fails (``_validate_metric_value_between``).
+* **table expectations**: the row count between two bounds, or equal to a value.
+
+``row_condition`` with ``condition_parser: spark`` restricts every count to the rows where it
+is true (GX filters the batch with it). Anything else (another parser, ``catch_exceptions``
+set, an expectation without a counterpart) is listed with its line.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import yaml
+
+from quality_py.io.imports.common import (
+    Draft,
+    ImportResult,
+    assemble,
+    each_item,
+    line_of,
+    malformed,
+    nodes_with_lines,
+    value,
+)
+from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
+from quality_py.sql.snippets import quoted
+
+#: keys of an expectation that decide nothing about its verdict (kept or ignored)
+_QUIET = frozenset({"meta", "id", "notes", "rendered_content", "description", "severity"})
+#: kwargs that every expectation reads besides its own
+_COMMON = frozenset({"column", "mostly", "row_condition", "condition_parser", "result_format",
+                     "include_config", "catch_exceptions", "meta"})  # fmt: skip
+
+
+def _number(v: object, key: str) -> str:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise Unmappable(f"{key} must be a number (a text bound is parsed by GX only for dates)")
+    return plain_literal(v)
+
+
+def _between(
+    metric: str, k: dict[str, Any], low: str = "min_value", high: str = "max_value"
+) -> str:
+    """``metric`` within GX's bounds (either may be missing; strict bounds excluded)."""
+    tests = []
+    if k.get(low) is not None:
+        tests.append(f"{metric} {'>' if k.get('strict_min') else '>='} {_number(k[low], low)}")
+    if k.get(high) is not None:
+        tests.append(f"{metric} {'<' if k.get('strict_max') else '<='} {_number(k[high], high)}")
+    if not tests:
+        raise Unmappable(f"it needs {low} or {high}")
+    return " AND ".join(tests)
+
+
+def _values(k: dict[str, Any]) -> str:
+    values = k.get("value_set")
+    if not isinstance(values, list) or not values:
+        raise Unmappable("value_set must be a non-empty list")
+    if any(isinstance(v, bool | dict | list) or v is None for v in values):
+        raise Unmappable("value_set holds booleans, nulls or nested values")
+    return ", ".join(plain_literal(v) for v in values)
+
+
+def _regex(k: dict[str, Any], key: str = "regex") -> str:
+    if not isinstance(k.get(key), str):
+        raise Unmappable(f"{key} must be a text")
+    return text_literal(k[key])
+
+
+#: column map expectations: the test a non-null value ``{c}`` passes (GX's Spark map metric)
+MAP_TESTS: dict[str, Any] = {
+    "expect_column_values_to_be_between": (lambda c, k: _between(c, k),
+                                           {"min_value", "max_value", "strict_min", "strict_max"}),
+    "expect_column_values_to_be_in_set": (lambda c, k: f"{c} IN ({_values(k)})", {"value_set"}),
+    "expect_column_values_to_not_be_in_set": (lambda c, k: f"NOT ({c} IN ({_values(k)}))",
+                                              {"value_set"}),
+    "expect_column_values_to_match_regex": (lambda c, k: f"{c} RLIKE {_regex(k)}", {"regex"}),
+    "expect_column_values_to_not_match_regex": (lambda c, k: f"NOT ({c} RLIKE {_regex(k)})",
+                                                {"regex"}),
+    "expect_column_values_to_match_like_pattern": (
+        lambda c, k: f"{c} LIKE {_regex(k, 'like_pattern')}", {"like_pattern"}),
+    "expect_column_values_to_not_match_like_pattern": (
+        lambda c, k: f"NOT ({c} LIKE {_regex(k, 'like_pattern')})", {"like_pattern"}),
+    "expect_column_value_lengths_to_be_between": (
+        lambda c, k: _between(f"length({c})", k),
+        {"min_value", "max_value", "strict_min", "strict_max"}),
+    "expect_column_value_lengths_to_equal": (
+        lambda c, k: f"length({c}) = {_number(k.get('value'), 'value')}", {"value"}),
+}  # fmt: skip
+#: aggregate expectations: GX's Spark metric of the column
+AGGREGATES = {
+    "expect_column_mean_to_be_between": "AVG({})",
+    "expect_column_min_to_be_between": "MIN({})",
+    "expect_column_max_to_be_between": "MAX({})",
+    "expect_column_sum_to_be_between": "SUM({})",
+    "expect_column_stdev_to_be_between": "STDDEV_SAMP({})",
+    "expect_column_unique_value_count_to_be_between": "COUNT(DISTINCT {})",
+    "expect_column_proportion_of_unique_values_to_be_between":
+        "COUNT(DISTINCT {0}) / COUNT({0})",
+}  # fmt: skip
+
+
+def _condition(k: dict[str, Any]) -> str | None:
+    rc = k.get("row_condition")
+    if rc is None or rc == "":
+        return None
+    if k.get("condition_parser") != "spark" or not isinstance(rc, str):
+        raise Unmappable("a row_condition maps with condition_parser: spark (Spark SQL) only")
+    return f"({rc})"
+
+
+def _mostly(k: dict[str, Any]) -> str:
+    m = k.get("mostly", 1.0)
+    if isinstance(m, bool) or not isinstance(m, int | float) or not 0 <= m <= 1:
+        raise Unmappable("mostly must be a number from 0 to 1")
+    return f"{float(m)!r}D"
+
+
+def _count(*conditions: str | None) -> str:
+    kept = [c for c in conditions if c]
+    return f"COUNT(CASE WHEN {' AND '.join(kept)} THEN 1 END)" if kept else "COUNT(*)"
+
+
+def _share(rows: str, considered: str, unexpected: str, mostly: str) -> str:
+    """GX's verdict: vacuously true without rows or considered values, else the expected share
+    of the considered values at least ``mostly`` (divided only when there is something to
+    divide by)."""
+    return (
+        f"CASE WHEN {rows} = 0 OR {considered} = 0 THEN true ELSE ({considered} - {unexpected}) "
+        f"/ {considered} >= {mostly} END"
+    )
+
+
+def _map(draft: Draft, kind: str, k: dict[str, Any]) -> None:
+    c, rc = quoted(str(k["column"])), _condition(k)
+    if kind in ("expect_column_values_to_not_be_null", "expect_column_values_to_be_null"):
+        bad = f"{c} IS {'' if kind.endswith('not_be_null') else 'NOT '}NULL"
+        total, unexpected = _count(rc), _count(rc, bad)
+        verdict = _share(total, total, unexpected, _mostly(k))
+        rule = f"({rc + ' AND ' if rc else ''}{bad}) IS NOT TRUE"
+    elif kind == "expect_column_values_to_be_unique":
+        inside = f"{rc + ' AND ' if rc else ''}{c} IS NOT NULL"
+        repeated = (f"(SELECT COALESCE(SUM(k), 0) FROM (SELECT COUNT(*) AS k FROM source WHERE "
+                    f"{inside} GROUP BY {c} HAVING COUNT(*) > 1))")  # fmt: skip
+        rows, nonnull = (f"(SELECT {_count(rc)} FROM source)",
+                         f"(SELECT {_count(inside)} FROM source)")  # fmt: skip
+        verdict = f"SELECT {_share(rows, nonnull, repeated, _mostly(k))}"
+        over = f"count_if({inside}) OVER (PARTITION BY {c})"
+        rule = f"is_unique({c})" if rc is None else f"({inside} AND {over} > 1) IS NOT TRUE"
+    else:
+        test = MAP_TESTS[kind][0](c, k)
+        inside = f"{rc + ' AND ' if rc else ''}{c} IS NOT NULL"
+        total, nonnull = _count(rc), _count(inside)
+        unexpected = _count(inside, f"NOT ({test})")
+        verdict = _share(total, nonnull, unexpected, _mostly(k))
+        rule = f"({inside} AND NOT ({test})) IS NOT TRUE"
+    name = draft.name(f"{k['column']}_{kind.removeprefix('expect_')}")
+    draft.rules.append({"name": name, "expression": rule, "action_if_failed": "ignore"})
+    draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
+
+
+def _aggregate(draft: Draft, kind: str, k: dict[str, Any]) -> None:
+    rc = _condition(k)
+    c = quoted(str(k["column"]))
+    if rc:
+        c = f"CASE WHEN {rc} THEN {c} END"
+    metric = AGGREGATES[kind].format(c)
+    nan = f"CASE WHEN typeof({metric}) IN ('double', 'float') THEN isnan({metric}) ELSE false END"
+    verdict = f"{metric} IS NOT NULL AND NOT ({nan}) AND {_between(metric, k)}"
+    name = draft.name(f"{k['column']}_{kind.removeprefix('expect_')}")
+    draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
+
+
+def _table(draft: Draft, kind: str, k: dict[str, Any]) -> None:
+    rows = _count(_condition(k))
+    if kind == "expect_table_row_count_to_equal":
+        verdict = f"{rows} = {_number(k.get('value'), 'value')}"
+    else:
+        verdict = _between(rows, k)
+    draft.sql_checks.append(
+        {"name": draft.name(kind.removeprefix("expect_")), "sql": verdict, "on": "source",
+         "level": "error"}
+    )  # fmt: skip
+
+
+_NULLS = {"expect_column_values_to_not_be_null", "expect_column_values_to_be_null"}
+_TABLE = {"expect_table_row_count_to_be_between": {"min_value", "max_value", "strict_min",
+                                                   "strict_max"},
+          "expect_table_row_count_to_equal": {"value"}}  # fmt: skip
+#: every expectation converted, with the kwargs it reads besides :data:`_COMMON`
+EXPECTATIONS: dict[str, frozenset[str]] = {
+    **{kind: frozenset(keys) for kind, (_, keys) in MAP_TESTS.items()},
+    **dict.fromkeys((*_NULLS, "expect_column_values_to_be_unique"), frozenset()),
+    **dict.fromkeys(AGGREGATES, frozenset({"min_value", "max_value", "strict_min",
+                                           "strict_max"})),
+    **{kind: frozenset(keys) for kind, keys in _TABLE.items()},
+}  # fmt: skip
+
+
+def _one(draft: Draft, line: int, node: Any) -> None:
+    spec = value(node)
+    kind = spec.get("type", spec.get("expectation_type"))
+    k = spec.get("kwargs") or {}
+    try:
+        if kind not in EXPECTATIONS:
+            raise Unmappable(f"the expectation {kind} has no counterpart here")
+        unknown = sorted(set(k) - _COMMON - EXPECTATIONS[kind])
+        unknown += sorted(set(spec) - _QUIET - {"type", "expectation_type", "kwargs"})
+        if unknown:
+            raise Unmappable(f"{', '.join(unknown)} not converted")
+        if k.get("catch_exceptions"):
+            raise Unmappable("catch_exceptions turns an error into a failed result")
+        if kind in _TABLE:
+            _table(draft, kind, k)
+        elif not isinstance(k.get("column"), str) or not k["column"]:
+            raise Unmappable("it names no column")
+        elif kind in AGGREGATES:
+            _aggregate(draft, kind, k)
+        else:
+            _map(draft, kind, k)
+    except Unmappable as why:
+        draft.skip(line, kind, str(why))
+
+
+def read(text: str, origin: str) -> ImportResult:
+    """Our ruleset from a GX expectation suite (JSON)."""
+    root = nodes_with_lines(text, origin)
+    doc = value(root)
+    if not isinstance(doc, dict) or not isinstance(doc.get("expectations"), list):
+        raise malformed(origin, 1, "the suite", "it has no list of expectations")
+    draft = Draft(origin)
+    items = next(v for key, v in root.value if key.value == "expectations")  # type: ignore[union-attr]
+    if not isinstance(items, yaml.SequenceNode):
+        raise malformed(origin, line_of(items), "expectations", "not a list")
+    each_item(draft, ((line_of(n), n) for n in items.value), "this expectation",
+              lambda line, n: _one(draft, line, n))  # fmt: skip
+    name = doc.get("name") or doc.get("expectation_suite_name") or "gx"
+    return assemble(draft, str(name)).with_note("great_expectations 1.2 meaning applied")

@@ -1,0 +1,102 @@
+"""Great Expectations suites converted keep GX's verdicts (great_expectations 1.2 read as facts:
+expectations/expectation.py, ``ColumnMapExpectation._validate`` and ``_mostly_success``, the
+null expectations' own ``_validate``, ``_validate_metric_value_between``). Every verdict below
+is worked out by hand from the five rows."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from quality_py import RulePolicy, add_data_quality
+from quality_py.actions.sql_checks import run_sql_checks
+from quality_py.io.imports import import_text
+from quality_py.io.ruleset_file import loads_ruleset_file
+
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+
+ROWS = [  # i, id, amount, status, code
+    (0, 1, 5.0, "a", "ABC"),
+    (1, 2, 150.0, "b", "AB"),
+    (2, 2, None, "c", None),
+    (3, None, 50.0, "a", "XYZ"),
+    (4, 5, -1.0, "z", "abc"),
+]
+SCHEMA = "i int, id int, amount double, status string, code string"
+# (type, kwargs, verdict on ROWS, verdict on no rows), by hand
+CASES = [
+    ("expect_column_values_to_not_be_null", {"column": "id"}, False, True),  # 4/5 < 1
+    ("expect_column_values_to_not_be_null", {"column": "id", "mostly": 0.8}, True, True),
+    ("expect_column_values_to_be_null", {"column": "code", "mostly": 0.2}, True, True),  # 1/5
+    ("expect_column_values_to_be_null", {"column": "code", "mostly": 0.21}, False, True),
+    # non-null amounts 5, 150, 50, -1: two outside [0, 100], 2/4 expected
+    ("expect_column_values_to_be_between",
+     {"column": "amount", "min_value": 0, "max_value": 100, "mostly": 0.5}, True, True),
+    ("expect_column_values_to_be_between",
+     {"column": "amount", "min_value": 0, "max_value": 100, "mostly": 0.51}, False, True),
+    ("expect_column_values_to_be_between",
+     {"column": "amount", "min_value": -1, "strict_min": True, "mostly": 0.75}, True, True),
+    # only the rows where amount > 0 count: a, b, a
+    ("expect_column_values_to_be_in_set",
+     {"column": "status", "value_set": ["a", "b"], "row_condition": "amount > 0",
+      "condition_parser": "spark"}, True, True),
+    ("expect_column_values_to_be_in_set", {"column": "status", "value_set": ["a", "b"]},
+     False, True),
+    ("expect_column_values_to_not_be_in_set",
+     {"column": "status", "value_set": ["z"], "mostly": 0.8}, True, True),  # 4/5
+    # ids 1, 2, 2, 5: the two 2s are unexpected, 2/4
+    ("expect_column_values_to_be_unique", {"column": "id"}, False, True),
+    ("expect_column_values_to_be_unique", {"column": "id", "mostly": 0.5}, True, True),
+    # codes ABC, AB, XYZ, abc: AB and abc do not match
+    ("expect_column_values_to_match_regex", {"column": "code", "regex": "^[A-Z]{3}$"},
+     False, True),
+    ("expect_column_values_to_match_regex",
+     {"column": "code", "regex": "^[A-Z]{3}$", "mostly": 0.5}, True, True),
+    ("expect_column_value_lengths_to_equal", {"column": "code", "value": 3, "mostly": 0.75},
+     True, True),
+    # the mean of 5, 150, 50, -1 is 51; a mean of no rows is null and fails
+    ("expect_column_mean_to_be_between", {"column": "amount", "min_value": 51}, True, False),
+    ("expect_column_mean_to_be_between",
+     {"column": "amount", "min_value": 51, "strict_min": True}, False, False),
+    ("expect_column_max_to_be_between", {"column": "amount", "max_value": 150}, True, False),
+    ("expect_column_unique_value_count_to_be_between",
+     {"column": "id", "min_value": 3, "max_value": 3}, True, False),  # 1, 2, 5; none: 0
+    ("expect_table_row_count_to_be_between", {"min_value": 1, "max_value": 4}, False, False),
+    ("expect_table_row_count_to_be_between", {"min_value": 5, "max_value": 5}, True, False),
+    ("expect_table_row_count_to_equal", {"value": 5}, True, False),
+]  # fmt: skip
+
+
+def _suite(cases: list[tuple[str, dict[str, Any], bool, bool]]) -> str:
+    return json.dumps({"name": "s", "expectations": [{"type": t, "kwargs": k}
+                                                     for t, k, *_ in cases]})  # fmt: skip
+
+
+def test_gx_verdicts_on_rows_and_on_none(spark: Any) -> None:
+    result = import_text(_suite(CASES), "gx", "suite.json")
+    assert result.unmapped == ()
+    ruleset = loads_ruleset_file(result.text, variables={})
+    assert len(ruleset.sql_checks) == len(CASES)
+    for rows, column in ((ROWS, 2), ([], 3)):
+        df = spark.createDataFrame(rows, SCHEMA)
+        metrics = run_sql_checks(ruleset.sql_checks, {"source": df}, RulePolicy())
+        got = [m.status == "passed" for m in metrics]
+        assert got == [case[column] for case in CASES], [
+            (c[0], c[1]) for c, g in zip(CASES, got, strict=True) if g != c[column]]  # fmt: skip
+
+
+def test_gx_rules_flag_the_rows_gx_reports_unexpected(spark: Any) -> None:
+    cases = [CASES[4], CASES[7], CASES[10], CASES[12]]
+    ruleset = loads_ruleset_file(import_text(_suite(cases), "gx", "s.json").text, variables={})
+    suite = ruleset.suite
+    ids = [r.id.packed for _, r in suite.iter_rules()]
+    (set_id,) = [rs.id.packed for rs in suite.rule_sets]
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    rows = add_data_quality(df, suite).orderBy("i").collect()
+    failed = [[r.i for r in rows if r.DataQuality.ruleSetResults[set_id].ruleResults[i] == 0]
+              for i in ids]  # fmt: skip
+    # amount outside [0, 100]; status not in the set where amount > 0 (none); the repeated
+    # id; a code not of three capitals
+    assert failed == [[1, 4], [], [1, 2], [1, 4]]
