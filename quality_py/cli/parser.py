@@ -388,8 +388,8 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "--from",
         dest="from_format",
         choices=IMPORT_FORMATS,
-        help="SOURCE is another tool's rules (DQX, Spark-Expectations YAML/JSON/CSV, SodaCL, a "
-        "GX suite's JSON): write them as our YAML ruleset, list what did not map and validate "
+        help="SOURCE is another tool's rules (DQX, Spark-Expectations, SodaCL, a GX suite, an "
+        "ODCS contract): write them as our YAML ruleset, list what did not map and validate "
         "the result (exit 1 when validate would refuse something converted)",
     )
     c.add_argument(

@@ -1,0 +1,251 @@
+"""Open Data Contract Standard v3 contracts (``convert --from odcs``): what a contract declares
+about one schema object, as rules, SQL checks and a schema check.
+
+* **Per property** (column): ``required: true`` is a rule ``c IS NOT NULL``; ``unique: true`` a
+  rule ``is_unique(c)``; ``logicalTypeOptions`` ``pattern`` (a find, as every engine of the
+  standard reads a pattern), ``minimum`` / ``maximum`` (``exclusiveMinimum`` /
+  ``exclusiveMaximum`` exclude the bound), ``minLength`` / ``maxLength`` are rules a null
+  passes (``required`` is what refuses a null).
+* **Schema**: the properties' ``physicalType`` (when every one is a Spark type) is a
+  ``has_schema`` check of those columns.
+* **Quality entries** (``quality:`` of a property or of the object), ``error`` SQL checks unless
+  ``severity`` says warning: the library metrics ``nullValues``, ``missingValues`` (the listed
+  values; a null only when the list holds one), ``invalidValues`` (non-null values outside
+  ``validValues`` or not matching ``pattern``), ``duplicateValues`` (non-null values, or key
+  combinations without a null part, beyond the first of each), ``rowCount``; ``unit: percent``
+  divides by the row count (0 without rows); ``type: sql`` runs its ``query`` with ``{object}``
+  as the data and ``{property}`` as the column, a null value failing. The operators: ``mustBe``,
+  ``mustNotBe``, ``mustBeGreaterThan``, ``mustBeGreaterOrEqualTo``, ``mustBeLessThan``,
+  ``mustBeLessOrEqualTo``, and ``mustBeBetween`` / ``mustNotBeBetween`` whose bounds are
+  **excluded**, as the standard defines them (``docs/data-quality.md``: "equivalent to
+  mustBeGreaterThan and mustBeLessThan"); several operators must all hold.
+
+``text`` entries (for people), ``custom`` entries (another engine's code), nested properties and
+further schema objects are listed with their lines. Our own export (:mod:`odcs_export`) marks
+each entry with the rule or check it came from, and such an entry reads back as that item.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quality_py.io.imports.common import (
+    Draft,
+    ImportResult,
+    assemble,
+    each_item,
+    line_of,
+    malformed,
+    nodes_with_lines,
+    value,
+)
+from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
+from quality_py.io.imports.soda_metrics import in_list
+from quality_py.sql.snippets import quoted
+
+#: the custom property our export puts on an entry: the item it came from, read back as it is
+OWN = "quality_py"
+_OPERATORS = {"mustBe": "=", "mustNotBe": "<>", "mustBeGreaterThan": ">",
+              "mustBeGreaterOrEqualTo": ">=", "mustBeLessThan": "<",
+              "mustBeLessOrEqualTo": "<="}  # fmt: skip
+_RANGES = ("mustBeBetween", "mustNotBeBetween")
+_ENTRY_KEYS = frozenset({*_OPERATORS, *_RANGES, "id", "name", "description", "type", "metric",
+                         "rule", "arguments", "unit", "query", "severity", "dimension", "tags",
+                         "businessImpact", "method", "scheduler", "schedule", "customProperties",
+                         "authoritativeDefinitions", "engine", "implementation"})  # fmt: skip
+_WARNINGS = frozenset({"warning", "warn", "minor", "low", "info"})
+
+
+def _number(v: object, key: str) -> str:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise Unmappable(f"{key} must be a number")
+    return plain_literal(v)
+
+
+def judged(metric: str, entry: dict[str, Any]) -> str:
+    """``metric`` under every operator of ``entry`` (all must hold).
+
+    >>> judged("m", {"mustBeBetween": [0, 10], "mustNotBe": 5})
+    'm <> 5 AND (m > 0 AND m < 10)'
+    """
+    tests = [f"{metric} {op} {_number(entry[k], k)}" for k, op in _OPERATORS.items() if k in entry]
+    for key in _RANGES:
+        if key in entry:
+            ends = entry[key]
+            if not isinstance(ends, list) or len(ends) != 2:
+                raise Unmappable(f"{key} takes two numbers")
+            inside = f"{metric} > {_number(ends[0], key)} AND {metric} < {_number(ends[1], key)}"
+            tests.append(f"({inside})" if key == "mustBeBetween" else f"NOT ({inside})")
+    if not tests:
+        raise Unmappable("it has no operator (mustBe, mustBeLessThan, ...)")
+    return " AND ".join(tests)
+
+
+def _library(entry: dict[str, Any], column: str | None) -> tuple[str, bool]:
+    """The metric's SQL and whether it is a query."""
+    metric, args = entry.get("metric") or entry.get("rule"), entry.get("arguments") or {}
+    c = quoted(column) if column else None
+    if metric == "rowCount":
+        return "COUNT(*)", False
+    if metric == "duplicateValues":
+        keys = [quoted(str(k)) for k in args.get("properties") or []] or ([c] if c else [])
+        if not keys:
+            raise Unmappable("duplicateValues of an object names its properties")
+        complete = " AND ".join(f"{k} IS NOT NULL" for k in keys)
+        distinct = f"COUNT(DISTINCT {', '.join(keys)})" if len(keys) == 1 else (
+            f"(SELECT COUNT(*) FROM (SELECT DISTINCT {', '.join(keys)} FROM source WHERE "
+            f"{complete}))")  # fmt: skip
+        if len(keys) == 1:
+            return f"COUNT({keys[0]}) - {distinct}", False
+        return f"(SELECT COUNT(*) FROM source WHERE {complete}) - {distinct}", True
+    if c is None:
+        raise Unmappable(f"the metric {metric} is a property's")
+    if metric == "nullValues":
+        return f"COUNT(CASE WHEN {c} IS NULL THEN 1 END)", False
+    if metric == "missingValues":
+        listed = args.get("missingValues")
+        if not isinstance(listed, list) or not listed:
+            raise Unmappable("missingValues needs the list of values that are missing")
+        rest = [v for v in listed if v is not None]
+        parts = ([f"{c} IS NULL"] if None in listed else []) + (
+            [in_list(c, rest, "missingValues")] if rest else [])  # fmt: skip
+        return f"COUNT(CASE WHEN {' OR '.join(parts)} THEN 1 END)", False
+    if metric == "invalidValues":
+        valid = []
+        if args.get("validValues") is not None:
+            valid.append(in_list(c, args["validValues"], "validValues"))
+        if args.get("pattern") is not None:
+            valid.append(f"{c} RLIKE {text_literal(str(args['pattern']))}")
+        if not valid:
+            raise Unmappable("invalidValues needs validValues or pattern")
+        return f"COUNT(CASE WHEN {c} IS NOT NULL AND NOT ({' AND '.join(valid)}) THEN 1 END)", False
+    raise Unmappable(f"the metric {metric!r} is not one of the standard's library")
+
+
+def _entry(draft: Draft, entry: dict[str, Any], column: str | None) -> None:
+    kind = entry.get("type") or ("library" if entry.get("metric") or entry.get("rule") else None)
+    unknown = sorted(set(entry) - _ENTRY_KEYS)
+    if unknown:
+        raise Unmappable(f"{', '.join(unknown)} not converted")
+    if kind in ("text", "custom") or kind is None:
+        raise Unmappable(f"a {kind or 'typeless'} entry has nothing to run here")
+    if kind == "sql":
+        query = entry.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise Unmappable("an sql entry needs its query")
+        for name in ("{object}", "{table}"):
+            query = query.replace(name, "source")
+        if column:
+            for name in ("{property}", "{column}"):
+                query = query.replace(name, quoted(column))
+        sql, is_query = f"({query.strip().rstrip(';')})", True
+    elif kind == "library":
+        sql, is_query = _library(entry, column)
+    else:
+        raise Unmappable(f"the type {kind!r} is not one of the standard's")
+    if entry.get("unit", "rows") == "percent":
+        sql = f"CASE WHEN COUNT(*) = 0 THEN 0 ELSE {sql} * 100.0D / COUNT(*) END"
+        sql, is_query = (f"(SELECT {sql} FROM source)", True) if is_query else (sql, False)
+    elif entry.get("unit", "rows") != "rows":
+        raise Unmappable(f"the unit {entry['unit']!r} is not rows or percent")
+    test = f"coalesce({judged(sql, entry)}, false)"
+    what = entry.get("metric") or entry.get("rule") or kind
+    label = entry.get("id") or entry.get("name") or f"{column or 'object'}_{what}"
+    level = "warning" if str(entry.get("severity", "")).lower() in _WARNINGS else "error"
+    draft.sql_checks.append({"name": draft.name(str(label)), "sql": f"SELECT {test}" if is_query
+                             else test, "on": "source", "level": level})  # fmt: skip
+
+
+def _column_rules(draft: Draft, prop: dict[str, Any]) -> None:
+    name = str(prop["name"])
+    c, opts = quoted(name), prop.get("logicalTypeOptions") or {}
+    tests = []
+    if prop.get("required") is True:
+        tests.append(("required", f"{c} IS NOT NULL"))
+    if prop.get("unique") is True:
+        tests.append(("unique", f"is_unique({c})"))
+    if isinstance(opts.get("pattern"), str):
+        tests.append(("pattern", f"{c} IS NULL OR {c} RLIKE {text_literal(opts['pattern'])}"))
+    for key, op, strict in (("minimum", ">=", "exclusiveMinimum"),
+                            ("maximum", "<=", "exclusiveMaximum")):  # fmt: skip
+        if opts.get(key) is not None:
+            bound = opts[key]
+            test = op.rstrip("=") if opts.get(strict) is True else op
+            tests.append((key, f"{c} IS NULL OR {c} {test} {_number(bound, key)}"))
+    for key, op in (("minLength", ">="), ("maxLength", "<=")):
+        if opts.get(key) is not None:
+            tests.append((key, f"{c} IS NULL OR length({c}) {op} {_number(opts[key], key)}"))
+    for what, test in tests:
+        draft.rules.append({"name": draft.name(f"{name}_{what}"), "expression": test})
+
+
+def _schema_check(draft: Draft, props: list[dict[str, Any]], line: int) -> None:
+    from quality_py.sql.spark_types import is_text, parse_type
+
+    expected = {}
+    for prop in props:
+        kind = prop.get("physicalType")
+        try:
+            parsed = parse_type(str(kind)) if isinstance(kind, str) else None
+        except ValueError:
+            parsed = None
+        if parsed is None or (is_text(parsed) and parsed.expressions):
+            draft.skip(line, f"{prop.get('name')}: {kind}", "not a Spark type: no schema check "
+                       "of this object")  # fmt: skip
+            return
+        expected[str(prop["name"])] = str(kind)
+    if expected:
+        draft.check("error", "has_schema", {"expected": expected})
+
+
+def _object(draft: Draft, node: Any) -> str:
+    obj = value(node)
+    fields = {str(k.value): v for k, v in node.value}
+    props_node = fields.get("properties")
+    props = obj.get("properties") or []
+    for prop_node, prop in zip(getattr(props_node, "value", []) or [], props, strict=False):
+        line = line_of(prop_node)
+        if not isinstance(prop, dict) or not isinstance(prop.get("name"), str):
+            raise malformed(draft.origin, line, "a property", "it has no name")
+        if prop.get("properties"):
+            draft.skip(line, prop["name"], "nested properties are not converted")
+        try:
+            _column_rules(draft, prop)
+        except Unmappable as why:
+            draft.skip(line, prop["name"], str(why))
+        own = {str(k.value): v for k, v in prop_node.value}
+        _entries(draft, own.get("quality"), prop["name"])
+    if props and props_node is not None:
+        _schema_check(draft, props, line_of(props_node))
+    _entries(draft, fields.get("quality"), None)
+    return str(obj.get("name") or obj.get("physicalName") or "odcs")
+
+
+def _entries(draft: Draft, node: Any, column: str | None) -> None:
+    def one(line: int, item: Any) -> None:
+        entry = value(item)
+        try:
+            _entry(draft, entry, column)
+        except Unmappable as why:
+            draft.skip(line, entry.get("id") or entry.get("metric") or entry.get("type"), str(why))
+
+    each_item(draft, ((line_of(n), n) for n in getattr(node, "value", []) or []), "this quality "
+              "entry", one)  # fmt: skip
+
+
+def read(text: str, origin: str) -> ImportResult:
+    """Our ruleset from an ODCS v3 contract (YAML or JSON)."""
+    root = nodes_with_lines(text, origin)
+    doc = value(root)
+    if not isinstance(doc, dict) or not str(doc.get("apiVersion", "")).startswith("v3"):
+        raise malformed(origin, 1, "the contract", "it is no ODCS v3 contract (apiVersion v3.x)")
+    draft = Draft(origin)
+    fields = {str(k.value): v for k, v in root.value}  # type: ignore[union-attr]
+    objects = getattr(fields.get("schema"), "value", []) or []
+    if not objects:
+        raise malformed(origin, 1, "the contract", "it declares no schema object")
+    name = _object(draft, objects[0])
+    for other in objects[1:]:
+        draft.skip(line_of(other), value(other).get("name"), "one schema object per ruleset: "
+                   "convert each object's own contract")  # fmt: skip
+    return assemble(draft, name).with_note("ODCS v3 meaning applied")

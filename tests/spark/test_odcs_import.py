@@ -1,0 +1,105 @@
+"""ODCS v3 contracts converted: what the contract declares holds on data as the standard
+defines it (bitol-io/open-data-contract-standard, docs/data-quality.md and docs/schema.md read
+as facts). Every value below is worked out by hand from the five rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from quality_py import RulePolicy, add_data_quality
+from quality_py.actions.sql_checks import run_sql_checks
+from quality_py.dataset.checks import verify
+from quality_py.io.imports import import_text
+from quality_py.io.ruleset_file import loads_ruleset_file
+
+pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
+
+ROWS = [(0, 1, "a@x", 10.0), (1, 2, None, 60.0), (2, 2, "N/A", 100.0), (3, 3, "", None),
+        (4, 4, "b@y", 70.0)]  # fmt: skip
+SCHEMA = "i int, order_id bigint, email string, amount double"
+CONTRACT = """
+apiVersion: v3.0.2
+kind: DataContract
+id: orders
+version: 1.0.0
+status: active
+schema:
+  - name: orders
+    properties:
+      - {name: i, physicalType: int}
+      - {name: order_id, physicalType: bigint, required: true, unique: true}
+      - name: email
+        physicalType: string
+        logicalTypeOptions: {pattern: '^[^@]+@[^@]+$', maxLength: 20}
+        quality:
+%s
+      - name: amount
+        physicalType: double
+        logicalTypeOptions: {minimum: 0, maximum: 100, exclusiveMaximum: true}
+    quality:
+%s
+"""
+# (entry, verdict on ROWS, verdict without rows), by hand; the first five are the e-mail's
+ENTRIES = [
+    # one null e-mail of five: 20 %
+    ("{metric: nullValues, unit: percent, mustBeLessThan: 1}", False, True),
+    ("{metric: nullValues, unit: percent, mustBeLessThan: 20.5}", True, True),
+    # null, 'N/A' and '' are missing: 3
+    ("{metric: missingValues, arguments: {missingValues: [null, '', 'N/A']}, mustBeLessOrEqualTo: 1}",
+     False, True),
+    ("{metric: missingValues, arguments: {missingValues: ['', 'N/A']}, mustBe: 2}", True, False),
+    # 'N/A' and '' are not in the valid list (the null is not invalid)
+    ("{metric: invalidValues, arguments: {validValues: [a@x, b@y]}, mustBe: 2}", True, False),
+    # ids 1, 2, 2, 3, 4: one duplicate, 20 %
+    ("{metric: duplicateValues, arguments: {properties: [order_id]}, mustBe: 0}", False, True),
+    ("{metric: duplicateValues, arguments: {properties: [order_id]}, unit: percent, "
+     "mustBeLessThan: 25}", True, True),
+    ("{metric: duplicateValues, arguments: {properties: [order_id, email]}, mustBe: 0}", True, True),
+    ("{metric: rowCount, mustBeGreaterThan: 2}", True, False),
+    # 60, 100, 70 are over 50: 3, outside the open interval (0, 3), inside (0, 4)
+    ("{type: sql, query: 'SELECT COUNT(*) FROM {object} WHERE amount > 50', mustBeBetween: [0, 3]}",
+     False, False),
+    ("{type: sql, query: 'SELECT COUNT(*) FROM {object} WHERE amount > 50', mustBeBetween: [0, 4]}",
+     True, False),
+    ("{type: sql, query: 'SELECT COUNT(*) FROM {object} WHERE amount > 50', "
+     "mustNotBeBetween: [0, 3]}", True, True),
+]  # fmt: skip
+
+
+def _ruleset(entries: list[str]) -> Any:
+    own = "\n".join(f"          - {e}" for e in entries[:5]) or "          []"
+    text = CONTRACT % (own, "\n".join(f"      - {e}" for e in entries[5:]) or "      []")
+    result = import_text(text, "odcs", "orders.odcs.yaml")
+    assert result.unmapped == ()
+    return loads_ruleset_file(result.text, variables={})
+
+
+def test_odcs_quality_entries_as_the_standard_defines_them(spark: Any) -> None:
+    ruleset = _ruleset([e for e, *_ in ENTRIES])
+    for rows, column in ((ROWS, 1), ([], 2)):
+        df = spark.createDataFrame(rows, SCHEMA)
+        got = [m.status == "passed" for m in
+               run_sql_checks(ruleset.sql_checks, {"source": df}, RulePolicy())]  # fmt: skip
+        assert got == [e[column] for e in ENTRIES], [
+            e[0] for e, g in zip(ENTRIES, got, strict=True) if g != e[column]]  # fmt: skip
+
+
+def test_odcs_properties_are_rules_and_a_schema_check(spark: Any) -> None:
+    ruleset = _ruleset([])
+    suite = ruleset.suite
+    names = [r.name for _, r in suite.iter_rules()]
+    assert names == ["order_id_required", "order_id_unique", "email_pattern", "email_maxLength",
+                     "amount_minimum", "amount_maximum"]  # fmt: skip
+    ids = [r.id.packed for _, r in suite.iter_rules()]
+    (set_id,) = [rs.id.packed for rs in suite.rule_sets]
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    rows = add_data_quality(df, suite).orderBy("i").collect()
+    failed = [[r.i for r in rows if r.DataQuality.ruleSetResults[set_id].ruleResults[i] == 0]
+              for i in ids]  # fmt: skip
+    # the repeated id 2; 'N/A' and '' do not match the pattern; 100 is not under 100
+    assert failed == [[], [1, 2], [2, 3], [], [], [2]]
+    assert verify(df, ruleset.checks).status == "success"
+    wrong = spark.createDataFrame([(1, 1, "x", 1)], "i int, order_id int, email string, amount int")
+    assert verify(wrong, ruleset.checks).status == "error"
