@@ -12,6 +12,7 @@ from quality_py.cli.common import job_of
 from quality_py.errors import QualityError, RulesetFormatError, item_text
 from quality_py.gate import files
 from quality_py.io.imports import import_text
+from quality_py.io.odcs_export import export_odcs
 from quality_py.io.ruleset_file import is_yaml
 from quality_py.io.tables import (
     lambdas_dataframe,
@@ -19,6 +20,7 @@ from quality_py.io.tables import (
     outputs_dataframe,
     rules_dataframe,
 )
+from quality_py.io.variables import parse_assignments
 from quality_py.io.yaml_checks import refuse_aliases
 from quality_py.io.yaml_rulesets import dumps_ruleset
 from quality_py.jobs.prepare import open_session
@@ -109,6 +111,8 @@ def convert_command(args: argparse.Namespace) -> int:
     beside it when the suite has them); with ``--from``, another tool's rules into YAML."""
     if args.from_format:
         return _import(args)
+    if getattr(args, "to_format", None) == "odcs":
+        return _export_odcs(args)
     prepared = job_of(args).prepare(compile=False)
     spark = prepared.spark or open_session(prepared.job.spark)  # the tables are Spark's
     suite = prepared.suite
@@ -143,6 +147,28 @@ def convert_command(args: argparse.Namespace) -> int:
                     _write_csv(frame, target)
             else:
                 frame.write.mode("overwrite").parquet(str(dest / name))
+    print(f"wrote {args.dest}")
+    return 0
+
+
+def _export_odcs(args: argparse.Namespace) -> int:
+    """``convert --to odcs RULESET.yaml DEST.yaml``: the ruleset as an ODCS v3 contract."""
+    if not is_yaml(args.source) or not is_yaml(args.dest):
+        raise RulesetFormatError(
+            f"--to odcs writes a YAML ruleset ({args.source}) as a contract (.yaml): "
+            f"convert rule tables to YAML first", item_kind="ruleset"
+        )  # fmt: skip
+    views = [str(v).split("=", 1)[0] for v in getattr(args, "view", None) or []]
+    if getattr(args, "views", None):  # the names only: the export reads no reference data
+        declared = files.yaml_value(files.read_text(args.views)) or {}
+        views += [str(v.get("name")) for v in declared.get("views") or [] if isinstance(v, dict)]
+    text = files.read_text(args.source)
+    contract, left = export_odcs(
+        text, str(args.source), views, parse_assignments(getattr(args, "var", None) or [])
+    )
+    Path(args.dest).write_text(contract, encoding="utf-8")
+    for item in left:
+        print(f"no ODCS form (kept for reading back): {item}")
     print(f"wrote {args.dest}")
     return 0
 

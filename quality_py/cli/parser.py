@@ -369,6 +369,10 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     _spark(e)
     e.set_defaults(func=explain_command)
+    _convert_parser(sub)
+
+
+def _convert_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c = _command(
         sub,
         "convert",
@@ -392,12 +396,11 @@ def _rule_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         "ODCS contract): write them as our YAML ruleset, list what did not map and validate "
         "the result (exit 1 when validate would refuse something converted)",
     )
-    c.add_argument(
-        "--dqx-version",
-        help="with --from dqx: the DQX version whose meaning applies (default 0.16: a bare "
-        "string is an expression, a text literal is quoted, e.g. \"'active'\"; before 0.16 the "
-        "entries of allowed/forbidden lists were literals)",
-    )
+    c.add_argument("--to", dest="to_format", choices=("odcs",),
+                   help="write the YAML ruleset SOURCE as an ODCS v3 contract DEST (read back "
+                   "by --from odcs); what has no ODCS form is listed")  # fmt: skip
+    c.add_argument("--dqx-version", help="with --from dqx: the DQX version whose meaning "
+                   "applies (default 0.16; before 0.16 list entries were literals)")  # fmt: skip
     c.add_argument(
         "--dq-env",
         help="with --from spark-expectations: the dq_env environment whose defaults apply",

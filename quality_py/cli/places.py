@@ -34,7 +34,7 @@ NOT_PLACES = (
     "output_format", "sample", "rule", "analyse", "samples", "rules_only", "print", "evaluate",
     "dqx_version", "dq_env", "se_table",
     "max_categories", "since", "until", "title", "dataset_tag", "site_url", "site_dataset",
-    "from_format", "mode", "help",
+    "from_format", "to_format", "mode", "help",
     # lineage names a job and sends events through the client's transport (no place of ours)
     "openlineage", "no_openlineage", "openlineage_namespace", "openlineage_job",
 )  # fmt: skip

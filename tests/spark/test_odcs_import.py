@@ -103,3 +103,37 @@ def test_odcs_properties_are_rules_and_a_schema_check(spark: Any) -> None:
     assert verify(df, ruleset.checks).status == "success"
     wrong = spark.createDataFrame([(1, 1, "x", 1)], "i int, order_id int, email string, amount int")
     assert verify(wrong, ruleset.checks).status == "error"
+
+
+def test_exported_queries_count_what_the_rules_fail(spark: Any) -> None:
+    """The contract's queries, run as a tool of the standard runs them (``{object}`` as the
+    table), count the rows each rule fails, by hand: one amount is null (not > 0), two rows
+    share the id 2; the SQL check's value is 1 (five rows, more than three)."""
+    import yaml
+
+    from quality_py.io.odcs_export import export_odcs
+
+    ruleset = """
+suite: {id: 1, name: orders}
+rule_sets:
+  - id: 2
+    rules:
+      - {id: 3, name: positive, expression: "amount > 0"}
+      - {id: 4, name: unique_id, expression: "is_unique(order_id)"}
+      - {id: 5, name: few_failures, expression: "amount > 50", fail_if: "> 2"}
+sql_checks:
+  - {name: enough, sql: "count(*) > 3"}
+  - {name: big, sql: "SELECT max(amount) FROM source", assertion: ">= 100"}
+"""
+    contract, left = export_odcs(ruleset, "r.yaml")
+    assert left == []
+    spark.createDataFrame(ROWS, SCHEMA).createOrReplaceTempView("odcs_orders")
+    entries = yaml.safe_load(contract)["schema"][0]["quality"]
+    got = {e["id"]: spark.sql(e["query"].replace("{object}", "odcs_orders")).first()[0]
+           for e in entries}  # fmt: skip
+    # amounts 10, 60, 100, null, 70: 10 and the null are not over 50
+    assert got == {"positive": 1, "unique_id": 2, "few_failures": 2, "enough": 1, "big": 100.0}
+    judged = {e["id"]: {k: v for k, v in e.items() if k.startswith("must")} for e in entries}
+    assert judged == {"positive": {"mustBe": 0}, "unique_id": {"mustBe": 0},
+                      "few_failures": {"mustBeLessOrEqualTo": 2}, "enough": {"mustBe": 1},
+                      "big": {"mustBeGreaterOrEqualTo": 100}}  # fmt: skip

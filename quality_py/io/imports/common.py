@@ -50,6 +50,8 @@ class Draft:
     unmapped: list[Unmapped] = field(default_factory=list)
     inclusive_rates: bool = False
     variables: set[str] = field(default_factory=set)
+    #: items kept as they were written (quality_py's own export, read back)
+    kept: list[dict[str, Any]] = field(default_factory=list)
     _names: set[str] = field(default_factory=set)
 
     def name(self, wanted: str) -> str:

@@ -21,13 +21,18 @@ about one schema object, as rules, SQL checks and a schema check.
   mustBeGreaterThan and mustBeLessThan"); several operators must all hold.
 
 ``text`` entries (for people), ``custom`` entries (another engine's code), nested properties and
-further schema objects are listed with their lines. Our own export (:mod:`odcs_export`) marks
-each entry with the rule or check it came from, and such an entry reads back as that item.
+further schema objects are listed with their lines. Our own export
+(:mod:`quality_py.io.odcs_export`) keeps each rule or check on its entry and the rest of the
+ruleset on the contract: such a contract reads back as that ruleset, any entry added since
+converted as above.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import yaml
 
 from quality_py.io.imports.common import (
     Draft,
@@ -41,7 +46,10 @@ from quality_py.io.imports.common import (
 )
 from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
 from quality_py.io.imports.soda_metrics import in_list
+from quality_py.io.ruleset_file import loads_ruleset_file
+from quality_py.model.yaml_text import dump_yaml
 from quality_py.sql.snippets import quoted
+from quality_py.sql.spark_types import is_text, parse_type
 
 #: the custom property our export puts on an entry: the item it came from, read back as it is
 OWN = "quality_py"
@@ -180,8 +188,6 @@ def _column_rules(draft: Draft, prop: dict[str, Any]) -> None:
 
 
 def _schema_check(draft: Draft, props: list[dict[str, Any]], line: int) -> None:
-    from quality_py.sql.spark_types import is_text, parse_type
-
     expected = {}
     for prop in props:
         kind = prop.get("physicalType")
@@ -221,9 +227,21 @@ def _object(draft: Draft, node: Any) -> str:
     return str(obj.get("name") or obj.get("physicalName") or "odcs")
 
 
+def _ours(entry: Any) -> dict[str, Any] | None:
+    """The item our export kept on an entry (or on the contract), if any."""
+    for prop in (entry.get("customProperties") if isinstance(entry, dict) else None) or []:
+        if isinstance(prop, dict) and prop.get("property") == OWN:
+            kept = prop.get("value")
+            return kept if isinstance(kept, dict) else None
+    return None
+
+
 def _entries(draft: Draft, node: Any, column: str | None) -> None:
-    def one(line: int, item: Any) -> None:
-        entry = value(item)
+    def one(line: int, item: object) -> None:
+        entry = value(item if isinstance(item, yaml.Node) else None)
+        if column is None and (kept := _ours(entry)) is not None:
+            draft.kept.append(kept)
+            return
         try:
             _entry(draft, entry, column)
         except Unmappable as why:
@@ -248,4 +266,40 @@ def read(text: str, origin: str) -> ImportResult:
     for other in objects[1:]:
         draft.skip(line_of(other), value(other).get("name"), "one schema object per ruleset: "
                    "convert each object's own contract")  # fmt: skip
+    own = _ours(doc)
+    if own is not None:
+        return _restored(draft, own)
     return assemble(draft, name).with_note("ODCS v3 meaning applied")
+
+
+def _restored(draft: Draft, own: dict[str, Any]) -> ImportResult:
+    """The ruleset our export wrote, from the items its entries kept (in the contract's order),
+    with whatever was added to the contract since converted as any contract is."""
+    groups = own.get("groups") or {}
+    doc = {k: v for k, v in own.items() if k != "groups"}
+    doc["rule_sets"] = [dict(g, rules=[]) for g in groups.get("rule_sets") or []]
+    checks = [dict(g, constraints=[]) for g in groups.get("checks") or []]
+    sql_checks: list[Any] = []
+    for kept in draft.kept:
+        if "rule" in kept:
+            doc["rule_sets"][kept["group"]]["rules"].append(kept["rule"])
+        elif "constraint" in kept:
+            checks[kept["group"]]["constraints"].append(kept["constraint"])
+        elif "sql_check" in kept:
+            sql_checks.append(kept["sql_check"])
+    if draft.rules:
+        doc["rule_sets"].append({"name": "imported", "version": 1, "rules": draft.rules})
+    for level, constraint, _ in draft.constraints:
+        checks.append({"level": level, "description": "imported", "constraints": [constraint]})
+    if checks:
+        doc["checks"] = checks
+    if sql_checks + draft.sql_checks:
+        doc["sql_checks"] = sql_checks + draft.sql_checks
+    text = dump_yaml(doc)
+    named = dict.fromkeys(re.findall(r"(?<!\$)\$\{(\w+)\}", text), "0")
+    loads_ruleset_file(text, f"{draft.origin} (read back)", variables=named)
+    count = sum(len(c["constraints"]) for c in checks) + len(doc.get("sql_checks") or [])
+    rules = sum(len(rs["rules"]) for rs in doc["rule_sets"])
+    return ImportResult(text, tuple(draft.unmapped), rules, count).with_note(
+        "read back from quality_py's export"
+    )
