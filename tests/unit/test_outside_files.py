@@ -44,6 +44,10 @@ SE_JSON = json.dumps({"rules": [{"product_id": "p", "table_name": "t", "rule_typ
                                  "rule": "r", "column_name": "a", "expectation": "a > 0",
                                  "action_if_failed": "drop"}]})  # fmt: skip
 SODA_YAML = "checks for orders:\n  - row_count > 0\n"
+GX_JSON = json.dumps({"name": "s", "expectations": [
+    {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "a"}}]})  # fmt: skip
+ODCS_YAML = ("apiVersion: v3.0.2\nkind: DataContract\nid: c\nversion: 1.0.0\nstatus: active\n"
+             "schema:\n  - name: t\n    properties:\n      - {name: a, required: true}\n")  # fmt: skip
 JOB_YAML = "ruleset: rules.yaml\ninput: {path: in.parquet}\noutputs: {valid: out/valid}\n"
 SAMPLE_CSV = "amount,note\n1,a\n"
 SAMPLE_JSON = '{"amount": 1, "note": "a"}\n'
@@ -103,6 +107,12 @@ def _commands(tmp: Path) -> dict[str, tuple[str, bytes, list[str]]]:
         ),
         "convert --from sodacl": ("bad.yaml", SODA_YAML.encode(),
                                   ["convert", "--from", "sodacl", "{f}", "out.yaml"]),
+        "convert --from gx": ("bad.json", GX_JSON.encode(),
+                              ["convert", "--from", "gx", "{f}", "out.yaml"]),
+        "convert --from odcs": ("bad.yaml", ODCS_YAML.encode(),
+                                ["convert", "--from", "odcs", "{f}", "out.yaml"]),
+        "convert --to odcs": ("bad.yaml", RULES_YAML.encode(),
+                              ["convert", "{f}", "out.yaml", "--to", "odcs"]),
         "job": ("bad.yaml", JOB_YAML.encode(), ["job", "{f}"]),
         "run's ruleset": ("bad.yaml", RULES_YAML.encode(),
                           ["run", "{f}", "--input", "in.parquet", "--valid", "out/valid"]),
