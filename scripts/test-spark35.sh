@@ -37,4 +37,4 @@ export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
 # `semantics`, tests/unit/test_test_matrix.py keeps every file marked); the `wiring` files (the
 # command line, outputs, history, report, jobs) run on the newest Spark alone.
 "$venv/bin/python" -m pytest tests/spark -q -p no:cacheprovider -m "semantics and not long and not slow" \
-  -n 2 --dist loadfile --durations=0 --durations-min=0
+  -n 2 --dist loadfile --max-worker-restart=0 --durations=0 --durations-min=0

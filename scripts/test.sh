@@ -72,9 +72,11 @@ ready() {  # a venv prepared in the background, or its log and a failure
 # installed from a tag with pip, ~60 s; the wheel and sdist built and twine-checked, ~20 s)
 step "crash, fuzz and release (no JVM)" 110 $py -m pytest tests/unit -q -p no:cacheprovider -m "long" --hypothesis-profile=ci -n 4 "${durations[@]}"
 # two workers, each with its own local Spark; a file's tests stay on one worker; the doctests
-# whose examples use the session
+# whose examples use the session; a worker that dies ends the step naming its test (replacing it
+# once left xdist's file scheduling waiting forever, 2026-11-30)
 step "spark + doctests" 1250 $py -m pytest tests/spark quality_py --doctest-modules -q -p no:cacheprovider \
-  -m "not slow and not no_spark" --hypothesis-profile=ci -n 2 --dist loadfile "${durations[@]}"
+  -m "not slow and not no_spark" --hypothesis-profile=ci -n 2 --dist loadfile \
+  --max-worker-restart=0 "${durations[@]}"
 # the cluster waits on JVMs starting and uses one core per worker, the Connect-only client runs its
 # tests in one process: side by side they share the two cores (one after the other: ~280 s)
 cluster_and_client() {

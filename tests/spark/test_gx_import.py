@@ -63,6 +63,9 @@ CASES = [
     ("expect_column_max_to_be_between", {"column": "amount", "max_value": 150}, True, False),
     ("expect_column_unique_value_count_to_be_between",
      {"column": "id", "min_value": 3, "max_value": 3}, True, False),  # 1, 2, 5; none: 0
+    # 3 distinct ids of 4 non-null: 0.75; without a value the proportion is none, and fails
+    ("expect_column_proportion_of_unique_values_to_be_between",
+     {"column": "id", "min_value": 0.7, "max_value": 0.8}, True, False),
     ("expect_table_row_count_to_be_between", {"min_value": 1, "max_value": 4}, False, False),
     ("expect_table_row_count_to_be_between", {"min_value": 5, "max_value": 5}, True, False),
     ("expect_table_row_count_to_equal", {"value": 5}, True, False),

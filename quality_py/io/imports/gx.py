@@ -111,7 +111,7 @@ AGGREGATES = {
     "expect_column_stdev_to_be_between": "STDDEV_SAMP({})",
     "expect_column_unique_value_count_to_be_between": "COUNT(DISTINCT {})",
     "expect_column_proportion_of_unique_values_to_be_between":
-        "COUNT(DISTINCT {0}) / COUNT({0})",
+        "CASE WHEN COUNT({0}) > 0 THEN COUNT(DISTINCT {0}) / COUNT({0}) END",
 }  # fmt: skip
 
 
