@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from quality_py import RulePolicy, add_data_quality
+from quality_py import RulePolicy
 from quality_py.actions.sql_checks import run_sql_checks
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import loads_ruleset_file
+from tests.spark.rule_rows import failing_rows
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
 
@@ -94,12 +95,8 @@ def test_gx_rules_flag_the_rows_gx_reports_unexpected(spark: Any) -> None:
     cases = [CASES[4], CASES[7], CASES[10], CASES[12]]
     ruleset = loads_ruleset_file(import_text(_suite(cases), "gx", "s.json").text, variables={})
     suite = ruleset.suite
-    ids = [r.id.packed for _, r in suite.iter_rules()]
-    (set_id,) = [rs.id.packed for rs in suite.rule_sets]
     df = spark.createDataFrame(ROWS, SCHEMA)
-    rows = add_data_quality(df, suite).orderBy("i").collect()
-    failed = [[r.i for r in rows if r.DataQuality.ruleSetResults[set_id].ruleResults[i] == 0]
-              for i in ids]  # fmt: skip
+    failed = failing_rows(suite, df, "i")
     # amount outside [0, 100]; status not in the set where amount > 0 (none); the repeated
     # id; a code not of three capitals
     assert failed == [[1, 4], [], [1, 2], [1, 4]]

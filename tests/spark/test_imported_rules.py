@@ -18,6 +18,7 @@ from quality_py.actions.sql_checks import run_sql_checks
 from quality_py.dataset.checks import verify
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import loads_ruleset_file
+from tests.spark.rule_rows import failing_rows
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
 
@@ -556,10 +557,4 @@ def test_soda_variables_and_quoted_columns(spark: Any) -> None:
     ruleset = loads_ruleset_file(
         import_text(text, "sodacl", "c.yml").text, variables={"MIN": "0", "LIMIT": "6"}
     )
-    (rule_id,) = [r.id.packed for _, r in ruleset.suite.iter_rules()]
-    (set_id,) = [rs.id.packed for rs in ruleset.suite.rule_sets]
-    rows = df.transform(lambda d: add_data_quality(d, ruleset.suite)).collect()
-    failed = sorted(
-        r.n for r in rows if r.DataQuality.ruleSetResults[set_id].ruleResults[rule_id] == 0
-    )
-    assert failed == [7, 9]  # n > 6 by hand
+    assert failing_rows(ruleset.suite, df, "n") == [[7, 9]]  # n > 6 by hand

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from quality_py import RulePolicy, add_data_quality
+from quality_py import RulePolicy
 from quality_py.actions.sql_checks import run_sql_checks
 from quality_py.dataset.checks import verify
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import loads_ruleset_file
+from tests.spark.rule_rows import failing_rows
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes or refuses
 
@@ -92,12 +93,8 @@ def test_odcs_properties_are_rules_and_a_schema_check(spark: Any) -> None:
     names = [r.name for _, r in suite.iter_rules()]
     assert names == ["order_id_required", "order_id_unique", "email_pattern", "email_maxLength",
                      "amount_minimum", "amount_maximum"]  # fmt: skip
-    ids = [r.id.packed for _, r in suite.iter_rules()]
-    (set_id,) = [rs.id.packed for rs in suite.rule_sets]
     df = spark.createDataFrame(ROWS, SCHEMA)
-    rows = add_data_quality(df, suite).orderBy("i").collect()
-    failed = [[r.i for r in rows if r.DataQuality.ruleSetResults[set_id].ruleResults[i] == 0]
-              for i in ids]  # fmt: skip
+    failed = failing_rows(suite, df, "i")
     # the repeated id 2; 'N/A' and '' do not match the pattern; 100 is not under 100
     assert failed == [[], [1, 2], [2, 3], [], [], [2]]
     assert verify(df, ruleset.checks).status == "success"

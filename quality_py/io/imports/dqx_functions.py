@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from quality_py.sql.library.validators import ipv4_block
+
 #: The DQX version whose meaning is applied when the user names none (the newest read).
 DEFAULT_VERSION = (0, 16)
 #: The oldest version whose value rules the converter reproduces (DQX #997, in 0.13.0, made
@@ -187,23 +189,14 @@ def _regex(a: dict[str, Any], ctx: Context) -> str:
     return test if a.get("negate") else f"NOT ({test})"
 
 
-#: DQX's octet of an IPv4 address and the dotted quad (check_funcs.py, _IPV4_OCTET, DQPattern)
-IPV4_OCTET = r"(25[0-5]|2[0-4]\d|1\d{2}|[1-9]?\d)"
-IPV4_QUAD = r"\.".join([IPV4_OCTET] * 4)
-
-
 def _ipv4(a: dict[str, Any], ctx: Context) -> str:
-    """``is_valid_ipv4_address``: DQX's own pattern, anchored by ``\\A`` and ``\\z`` from 0.16
-    (no line break after the address) and by ``^`` and ``$`` before (one final line break
-    allowed, as Java reads ``$``)."""
-    pattern = rf"\A{IPV4_QUAD}\z" if ctx.version >= (0, 16) else rf"^{IPV4_QUAD}$"
-    return f"NOT ({_col(a)} RLIKE {text_literal(pattern)})"
+    """``is_valid_ipv4_address``: our function of the name, DQX's pattern (see
+    :func:`_anchored` for the versions before 0.16)."""
+    return f"NOT is_valid_ipv4_address({_anchored(a, ctx)})"
 
 
 #: one final line break, which Java's ``$`` lets a value end with (DQX before 0.16, #1454)
 FINAL_BREAK = r"(?:\r\n|[\n\r\u0085\u2028\u2029])\z"
-#: DQX's CIDR block (check_funcs.py, ``IPV4_CIDR_BLOCK``): DQX refuses any other block
-_CIDR_BLOCK = re.compile(rf"{IPV4_QUAD}/(3[0-2]|[12]?\d)", re.ASCII)
 
 
 def _since(fn: str, ctx: Context, version: tuple[int, int]) -> None:
@@ -238,7 +231,7 @@ def _email(a: dict[str, Any], ctx: Context) -> str:
 def _in_cidr(a: dict[str, Any], ctx: Context) -> str:
     """``is_ipv4_address_in_cidr``: an invalid address, or one outside the block, is flagged."""
     block = a.get("cidr_block")
-    if not isinstance(block, str) or not _CIDR_BLOCK.fullmatch(block):
+    if not isinstance(block, str) or ipv4_block(block) is None:  # DQX's own pattern
         raise Unmappable(f"the CIDR block {block!r} is one DQX refuses")
     return f"NOT is_ipv4_address_in_cidr({_anchored(a, ctx)}, {text_literal(block)})"
 

@@ -44,15 +44,14 @@ from quality_py.io.imports.common import (
     nodes_with_lines,
     value,
 )
-from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
-from quality_py.io.imports.soda_metrics import in_list
+from quality_py.io.imports.dqx_functions import Unmappable, text_literal
+from quality_py.io.imports.soda_metrics import in_list, number_literal
+from quality_py.io.odcs_export import OWN
 from quality_py.io.ruleset_file import loads_ruleset_file
 from quality_py.model.yaml_text import dump_yaml
 from quality_py.sql.snippets import quoted
 from quality_py.sql.spark_types import is_text, parse_type
 
-#: the custom property our export puts on an entry: the item it came from, read back as it is
-OWN = "quality_py"
 _OPERATORS = {"mustBe": "=", "mustNotBe": "<>", "mustBeGreaterThan": ">",
               "mustBeGreaterOrEqualTo": ">=", "mustBeLessThan": "<",
               "mustBeLessOrEqualTo": "<="}  # fmt: skip
@@ -64,25 +63,22 @@ _ENTRY_KEYS = frozenset({*_OPERATORS, *_RANGES, "id", "name", "description", "ty
 _WARNINGS = frozenset({"warning", "warn", "minor", "low", "info"})
 
 
-def _number(v: object, key: str) -> str:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise Unmappable(f"{key} must be a number")
-    return plain_literal(v)
-
-
 def judged(metric: str, entry: dict[str, Any]) -> str:
     """``metric`` under every operator of ``entry`` (all must hold).
 
     >>> judged("m", {"mustBeBetween": [0, 10], "mustNotBe": 5})
     'm <> 5 AND (m > 0 AND m < 10)'
     """
-    tests = [f"{metric} {op} {_number(entry[k], k)}" for k, op in _OPERATORS.items() if k in entry]
+    tests = [
+        f"{metric} {op} {number_literal(entry[k], k)}" for k, op in _OPERATORS.items() if k in entry
+    ]
     for key in _RANGES:
         if key in entry:
             ends = entry[key]
             if not isinstance(ends, list) or len(ends) != 2:
                 raise Unmappable(f"{key} takes two numbers")
-            inside = f"{metric} > {_number(ends[0], key)} AND {metric} < {_number(ends[1], key)}"
+            low, high = (number_literal(end, key) for end in ends)
+            inside = f"{metric} > {low} AND {metric} < {high}"
             tests.append(f"({inside})" if key == "mustBeBetween" else f"NOT ({inside})")
     if not tests:
         raise Unmappable("it has no operator (mustBe, mustBeLessThan, ...)")
@@ -179,10 +175,10 @@ def _column_rules(draft: Draft, prop: dict[str, Any]) -> None:
         if opts.get(key) is not None:
             bound = opts[key]
             test = op.rstrip("=") if opts.get(strict) is True else op
-            tests.append((key, f"{c} IS NULL OR {c} {test} {_number(bound, key)}"))
+            tests.append((key, f"{c} IS NULL OR {c} {test} {number_literal(bound, key)}"))
     for key, op in (("minLength", ">="), ("maxLength", "<=")):
         if opts.get(key) is not None:
-            tests.append((key, f"{c} IS NULL OR length({c}) {op} {_number(opts[key], key)}"))
+            tests.append((key, f"{c} IS NULL OR length({c}) {op} {number_literal(opts[key], key)}"))
     for what, test in tests:
         draft.rules.append({"name": draft.name(f"{name}_{what}"), "expression": test})
 

@@ -55,7 +55,12 @@ METRICS = frozenset({*VALUE_METRICS, *STATISTICS, *COUNTS, *PERCENTS, *DUPLICATE
 COUNTED = frozenset({*COUNTS, *PERCENTS, *DUPLICATES})
 
 
-def _number(v: object, key: str) -> str:
+def number_literal(v: object, key: str) -> str:
+    """A number of a foreign file as a SQL literal (a boolean or a text is not one).
+
+    >>> number_literal(2.5, "valid min")
+    '2.5'
+    """
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise Unmappable(f"{key} must be a number")
     return plain_literal(v)
@@ -126,10 +131,10 @@ def valid(c: str, cfg: dict[str, Any]) -> str | None:
     for key, test in (("valid length", "="), ("valid min length", ">="),
                       ("valid max length", "<=")):  # fmt: skip
         if cfg.get(key) is not None:
-            clauses.append(f"LENGTH({c}) {test} {_number(cfg[key], key)}")
+            clauses.append(f"LENGTH({c}) {test} {number_literal(cfg[key], key)}")
     for key, test in (("valid min", ">="), ("valid max", "<=")):
         if cfg.get(key) is not None:
-            clauses.append(f"{c} {test} {_number(cfg[key], key)}")
+            clauses.append(f"{c} {test} {number_literal(cfg[key], key)}")
     return " AND ".join(clauses) if clauses else None
 
 
