@@ -25,6 +25,8 @@ from quality_py.sql.snippets import quoted
 from quality_py.sql.spark_types import parse_type, type_sql
 
 _DECIMAL = re.compile(r"\bDECIMAL\b(?!\()")
+#: an expected column's type that any type matches
+_ANY = "any"
 
 
 def _type_text(kind: str, case_sensitive: bool = False) -> str:
@@ -109,18 +111,25 @@ def _label(reference: DataFrame | str) -> str:
 
 @dataclass(frozen=True)
 class SchemaMatch(DirectAnalyzer):
-    """The share of the ``expected`` columns the data has with the expected type; ``strict``:
-    extra columns of the data count against it too (DQX's ``has_valid_schema``).
+    """The share of the ``expected`` columns the data has with the expected type (``any``:
+    whatever its type); ``strict``: extra columns of the data count against it too (DQX's
+    ``has_valid_schema``); ``ordered``: the expected columns the data has are in the expected
+    order, else the share is 0 (a Soda contract's schema check).
 
     >>> SchemaMatch.of("id int, note string").expected
     (('id', 'int'), ('note', 'string'))
+    >>> SchemaMatch.of({"id": "any"}, ordered=True).name
+    'SchemaMatch(id any, ordered)'
     """
 
     expected: tuple[tuple[str, str], ...]
     strict: bool = False
+    ordered: bool = False
 
     @staticmethod
-    def of(expected: str | Mapping[str, str], strict: bool = False) -> SchemaMatch:
+    def of(
+        expected: str | Mapping[str, str], strict: bool = False, ordered: bool = False
+    ) -> SchemaMatch:
         """From a DDL-like text (``"id int, note string"``) or a ``{column: type}`` mapping."""
         if isinstance(expected, str):
             pairs = []
@@ -133,7 +142,10 @@ class SchemaMatch(DirectAnalyzer):
             pairs = [(str(k), str(v)) for k, v in expected.items()]
         if not pairs:
             raise ModelError("an expected schema names at least one column")
-        return SchemaMatch(tuple((n, _type_text(k, True)) for n, k in pairs), bool(strict))
+        typed = tuple(
+            (n, _ANY if k.strip().lower() == _ANY else _type_text(k, True)) for n, k in pairs
+        )
+        return SchemaMatch(typed, bool(strict), bool(ordered))
 
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         sensitive = _case_sensitive(df)
@@ -142,15 +154,23 @@ class SchemaMatch(DirectAnalyzer):
             for f in df.schema.fields
         }
         matched = sum(
-            1 for n, k in self.expected if actual.get(n.lower()) == _type_text(k, sensitive)
+            1
+            for n, k in self.expected
+            if n.lower() in actual and (k == _ANY or actual[n.lower()] == _type_text(k, sensitive))
         )
+        if self.ordered:
+            places = {n.lower(): i for i, (n, _) in enumerate(self.expected)}
+            seen = [places[name] for name in actual if name in places]
+            if seen != sorted(seen):
+                return 0.0
         extra = len(set(actual) - {n.lower() for n, _ in self.expected}) if self.strict else 0
         return matched / (len(self.expected) + extra)
 
     @property
     def name(self) -> str:
         cols = ", ".join(f"{n} {k}" for n, k in self.expected)
-        return f"SchemaMatch({cols}{', strict' if self.strict else ''})"
+        flags = ", strict" * self.strict + ", ordered" * self.ordered
+        return f"SchemaMatch({cols}{flags})"
 
 
 @dataclass(frozen=True)

@@ -450,17 +450,25 @@ class ConstraintBuilders(TimeConstraintBuilders):
         key: str | list[str] = names[0] if len(names) == 1 else names
         return check._add(f"{key} is a primary key", Uniqueness(key), "== 1")
 
-    def has_schema(self, expected: str | Mapping[str, str], strict: bool = False) -> Check:
-        """The data has the ``expected`` columns (``"id int, note string"`` or a mapping) with
-        those types; ``strict``: and no other column. The metric is the share of expected
-        columns found with their type (extra columns count against it when strict).
+    def has_schema(
+        self, expected: str | Mapping[str, str], strict: bool = False, ordered: bool = False
+    ) -> Check:
+        """The data has the ``expected`` columns (``"id int, note string"`` or a mapping; the
+        type ``any`` matches every type) with those types; ``strict``: and no other column;
+        ``ordered``: the expected columns it has are in that order. The metric is the share of
+        expected columns found with their type (extra columns count against it when strict; 0
+        when out of order).
 
         >>> Check("error", "t").has_schema("id int").constraints[-1].description
         'schema has id int'
+        >>> check = Check("error", "t").has_schema("id any, b int", ordered=True)
+        >>> check.constraints[-1].description
+        'schema has id any, b int, in that order'
         """
-        match = SchemaMatch.of(expected, strict)
+        match = SchemaMatch.of(expected, strict, ordered)
         cols = ", ".join(f"{n} {k}" for n, k in match.expected)
-        return self._add(f"schema {'is' if strict else 'has'} {cols}", match, "== 1")
+        order = ", in that order" if ordered else ""
+        return self._add(f"schema {'is' if strict else 'has'} {cols}{order}", match, "== 1")
 
     def has_size_ratio(self, reference: DataFrame | str, assertion: Assertion) -> Check:
         """The data's rows over the ``reference``'s rows (a DataFrame or a table name) meet

@@ -1,6 +1,6 @@
 """Rulesets of other tools read into ours: DQX checks YAML, Spark-Expectations rules (their YAML
-file or a CSV export of their rules table), SodaCL ``checks for`` files, Great Expectations
-expectation suites (JSON) and ODCS v3 data contracts.
+file or a CSV export of their rules table), SodaCL ``checks for`` files, Soda v4 data contracts,
+Great Expectations expectation suites (JSON) and ODCS v3 data contracts.
 
 Each reader maps what has a faithful counterpart (row rules, dataset checks, SQL checks) and
 lists what does not, with the line it is on, so nothing is dropped silently. The result is our
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import partial
 
 from quality_py.errors import QualityError, RulesetFormatError
-from quality_py.io.imports import dqx, gx, odcs, soda, spark_expectations
+from quality_py.io.imports import dqx, gx, odcs, soda, soda_contract, spark_expectations
 from quality_py.io.imports.common import FORMATS, SHAPE_ERRORS, ImportResult, Unmapped, malformed
 
 __all__ = ["FORMATS", "ImportResult", "Unmapped", "import_text"]
@@ -44,6 +44,7 @@ def import_text(
         "dqx": partial(dqx.read, version=dqx.parse_version(dqx_version)),
         "spark-expectations": partial(spark_expectations.read, env=dq_env, table=se_table),
         "sodacl": soda.read,
+        "soda-contract": soda_contract.read,
         "gx": gx.read,
         "odcs": odcs.read,
     }

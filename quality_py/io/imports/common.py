@@ -23,7 +23,7 @@ _VARIABLE = "QPVARIABLE9F2C"
 #: a variable's place in a converted text, as :meth:`Draft.variable` marks it
 VARIABLE_MARK = rf"{_VARIABLE}\w+{_VARIABLE}"
 #: The formats ``convert --from`` reads.
-FORMATS = ("dqx", "spark-expectations", "sodacl", "gx", "odcs")
+FORMATS = ("dqx", "spark-expectations", "sodacl", "soda-contract", "gx", "odcs")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,590 @@
+"""Soda v4 data contracts (``dataset:`` / ``columns:`` / ``checks:``; ``convert --from
+soda-contract``), with the meaning soda-core 4 gives them (``contracts/impl/check_types/``,
+``contract_verification_impl.py``, ``contract_yaml.py``).
+
+Every check becomes an SQL check over ``source`` computing Soda's own value and judging it by
+its threshold; ``missing``, ``invalid`` and ``failed_rows`` also become rules failing the rows
+Soda counts, with the action ``ignore`` (a contract removes no row):
+
+* **values**: ``row_count`` (rows), ``missing`` (``c IS NULL``, one of ``missing_values``, or a
+  find of ``missing_format``'s regex), ``invalid`` (not missing, and outside ``valid_values`` /
+  ``valid_min`` / ``valid_max`` / ``valid_format`` / lengths, or one of ``invalid_values`` /
+  ``invalid_format``), ``duplicate`` of a column (non-missing rows minus their distinct values)
+  or of ``columns`` (rows minus distinct combinations, a null equal to a null), ``aggregate``
+  (``avg``, ``sum``, ``min``, ``max`` and the ``*_length`` ones over the values that are not
+  both missing and invalid, as Soda writes it), ``metric`` with an ``expression``,
+  ``failed_rows`` with an ``expression`` (rows where it is true), ``freshness`` (whole seconds
+  from the column's newest value to the run's clock, or to the timestamp of ``now_variable``,
+  in ``unit`` hours by default; no value fails). A column's ``missing_*`` / ``valid_*`` keys
+  are the defaults of its checks that name none of their own. ``metric: percent`` is the count
+  times 100 over the check's rows (0 without rows; a duplicate over the non-missing rows).
+* **filters**: the contract's ``filter`` restricts every check, a check's ``filter`` its own
+  counts (a ``metric`` expression is computed without it, as Soda computes it).
+* **thresholds**: exactly one ``must_be*`` comparison or ``must_be_between`` /
+  ``must_be_not_between`` range (Soda evaluates nothing else); ``level: warn`` (only that
+  spelling: Soda reads ``warning`` as ``fail``) makes a ``warning`` check, ``additional`` adds
+  the other level's check; the defaults are Soda's (``row_count`` more than 0, ``missing``,
+  ``invalid``, ``duplicate`` and ``failed_rows`` exactly 0). A value that is null (the average
+  of no rows) is not evaluated (passes); NaN fails every comparison but ``must_not_be``.
+* **schema**: the contract's columns as a ``has_schema`` check, extra columns refused unless
+  ``allow_extra_columns``, order checked unless ``allow_other_column_order``.
+* ``${var.NAME}`` becomes our ``${NAME}`` variable (given with ``--var``).
+
+Listed with their lines: ``query`` forms (they read tables by name), reference data,
+``${soda.*}`` and ``${env.*}`` values, named formats without a regex and data types that Soda
+compares by name alone (``decimal`` without its precision, ``varchar(n)``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import yaml
+
+from quality_py.io.imports.common import (
+    Draft,
+    ImportResult,
+    assemble,
+    each_item,
+    line_of,
+    malformed,
+    mapping,
+    nodes_with_lines,
+    value,
+)
+from quality_py.io.imports.dqx_functions import Unmappable, text_literal
+from quality_py.io.imports.soda_metrics import in_list, number_literal
+from quality_py.sql.snippets import quoted
+
+_SINGLE = {"must_be_greater_than": ">", "must_be_greater_than_or_equal": ">=",
+           "must_be_less_than": "<", "must_be_less_than_or_equal": "<=", "must_be": "=",
+           "must_not_be": "<>"}  # fmt: skip
+_RANGES = ("must_be_between", "must_be_not_between")
+_ENDS = {"greater_than": ">", "greater_than_or_equal": ">=", "less_than": "<",
+         "less_than_or_equal": "<="}  # fmt: skip
+_THRESHOLD_KEYS = frozenset({*_SINGLE, *_RANGES, "level", "additional", "metric", "unit"})
+#: the missing and validity keys of a check or a column (``MissingAndValidityYaml``)
+_MISSING_KEYS = ("missing_values", "missing_format")
+_VALID_KEYS = ("invalid_values", "invalid_format", "valid_values", "valid_format", "valid_min",
+               "valid_max", "valid_length", "valid_min_length", "valid_max_length",
+               "valid_reference_data")  # fmt: skip
+#: keys every check may have that decide nothing about its outcome
+_QUIET = frozenset({"name", "qualifier", "attributes", "store_failed_rows"})
+_COMMON = frozenset({*_QUIET, "filter", "threshold", "column_expression"})
+#: Soda's aggregate functions (``sql_dialect.py``, ``supports_function``)
+AGGREGATES = {"avg": "AVG({})", "sum": "SUM({})", "min": "MIN({})", "max": "MAX({})",
+              "avg_length": "AVG(LENGTH({}))", "avglength": "AVG(LENGTH({}))",
+              "min_length": "MIN(LENGTH({}))", "minlength": "MIN(LENGTH({}))",
+              "max_length": "MAX(LENGTH({}))", "maxlength": "MAX(LENGTH({}))"}  # fmt: skip
+#: seconds of a freshness ``unit`` (``freshness_check.py``)
+_UNITS = {"minute": 60, "hour": 3600, "day": 86400}
+#: data types whose Spark name is the type Soda's name-and-synonym comparison accepts
+_TYPES = {"int": "int", "integer": "int", "bigint": "bigint", "smallint": "smallint",
+          "tinyint": "tinyint", "string": "string", "boolean": "boolean", "double": "double",
+          "float": "float", "date": "date", "timestamp": "timestamp",
+          "timestamp_ntz": "timestamp_ntz", "binary": "binary"}  # fmt: skip
+#: ``${ns.NAME}`` as soda-core 4 fills it (``common/yaml.py``, ``VariableResolver.resolve``)
+_PLACEHOLDER = re.compile(r"\$\{ *([a-z]+)\.([a-zA-Z_][a-zA-Z_0-9]*) *\}")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a check's counts are taken: the contract's filter and the check's own."""
+
+    dataset: str | None
+    check: str | None
+
+    def where(self, *more: str) -> str:
+        """Every condition, each in parentheses (``TRUE`` for none)."""
+        parts = [p for p in (self.dataset, self.check, *more) if p]
+        return " AND ".join(f"({p})" for p in parts) or "TRUE"
+
+    def count(self, *more: str) -> str:
+        """Soda's ``SUM(CASE WHEN ... THEN 1)``, 0 without rows.
+
+        >>> Scope("d > 0", None).count("c IS NULL")
+        'COUNT(CASE WHEN (d > 0) AND (c IS NULL) THEN 1 END)'
+        """
+        return f"COUNT(CASE WHEN {self.where(*more)} THEN 1 END)"
+
+
+@dataclass(frozen=True)
+class Test:
+    """A threshold's passing test of a value, and whether NaN passes it."""
+
+    sql: Callable[[str], str]
+    nan_passes: bool = False
+
+
+def _with_variables(draft: Draft, spec: object) -> object:
+    """``spec`` with ``${var.NAME}`` as our ``${NAME}`` in every text value (Soda fills values,
+    not keys); ``${soda.NOW}``, ``${env.X}`` and any other namespace are refused.
+
+    >>> _with_variables(Draft("c.yml"), {"filter": "d > '${var.START}'"})
+    {'filter': "d > 'QPVARIABLE9F2CSTARTQPVARIABLE9F2C'"}
+    """
+    if isinstance(spec, str):
+
+        def one(m: re.Match[str]) -> str:
+            if m.group(1) != "var":
+                raise Unmappable(f"${{{m.group(1)}.{m.group(2)}}}: only ${{var.NAME}} maps")
+            return draft.variable(m.group(2))
+
+        return _PLACEHOLDER.sub(one, spec)
+    if isinstance(spec, dict):
+        return {k: _with_variables(draft, v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_with_variables(draft, v) for v in spec]
+    return spec
+
+
+def _bound(v: object, key: str) -> str:
+    if isinstance(v, str):
+        return text_literal(v)
+    return number_literal(v, key)
+
+
+def _comparison(th: dict[str, Any]) -> Test:
+    """The SQL of a value passing one threshold (``ThresholdImpl.passes``)."""
+    singles = [k for k in _SINGLE if th.get(k) is not None]
+    ranges = [k for k in _RANGES if th.get(k) is not None]
+    if len(singles) + len(ranges) != 1:
+        raise Unmappable("Soda evaluates a threshold of exactly one comparison or range")
+    if singles:
+        op, n = _SINGLE[singles[0]], number_literal(th[singles[0]], singles[0])
+        return Test(lambda v: f"{v} {op} {n}", op == "<>")
+    key = ranges[0]
+    ends = mapping(th[key], "", 0, key)
+    greater = [k for k in ("greater_than", "greater_than_or_equal") if ends.get(k) is not None]
+    less = [k for k in ("less_than", "less_than_or_equal") if ends.get(k) is not None]
+    if len(greater) != 1 or len(less) != 1 or set(ends) - set(_ENDS):
+        raise Unmappable(f"{key} takes one greater and one less bound")
+    g, lo = number_literal(ends[greater[0]], key), number_literal(ends[less[0]], key)
+    gop, lop = _ENDS[greater[0]], _ENDS[less[0]]
+    if float(g) >= float(lo) if key == "must_be_between" else float(g) <= float(lo):
+        raise Unmappable(f"{key}: Soda refuses these bounds (contract_yaml.py, RangeYaml)")
+    if key == "must_be_between":
+        return Test(lambda v: f"{v} {gop} {g} AND {v} {lop} {lo}")
+    return Test(lambda v: f"({v} {gop} {g} OR {v} {lop} {lo})")
+
+
+def _level(th: dict[str, Any]) -> str:
+    """Our level of a Soda threshold's (only ``warn`` warns: ``normalize_threshold_level``)."""
+    level = th.get("level")
+    return "warning" if isinstance(level, str) and level.lower() == "warn" else "error"
+
+
+def thresholds(th: object, default: str | None) -> list[tuple[str, Test]]:
+    """Each level's passing test (``ThresholdImpl.create``); ``default`` is the check type's
+    own comparison (``must_be: 0`` ...), used when the threshold has none.
+
+    >>> [(lv, t.sql("v")) for lv, t in thresholds({"level": "warn"}, "must_be: 0")]
+    [('warning', 'v = 0')]
+    """
+    th = mapping(th, "", 0, "threshold")
+    unknown = sorted(set(th) - _THRESHOLD_KEYS)
+    if unknown:
+        raise Unmappable(f"the threshold key(s) {', '.join(unknown)} are not Soda's")
+    has_any = any(th.get(k) is not None for k in (*_SINGLE, *_RANGES))
+    extra = th.get("additional")
+    if extra is not None:
+        extra = mapping(extra, "", 0, "additional")
+        if not has_any or _level(th) == _level(extra) or set(extra) - {*_SINGLE, *_RANGES, "level"}:
+            raise Unmappable("an additional threshold needs its own comparison and the other level")
+        return [(_level(th), _comparison(th)), (_level(extra), _comparison(extra))]
+    if not has_any:
+        if default is None:
+            raise Unmappable("this check type needs a threshold (Soda has no default for it)")
+        key, n = default.split(": ")
+        return [(_level(th), _comparison({key: float(n) if "." in n else int(n)}))]
+    return [(_level(th), _comparison(th))]
+
+
+def _judge(test: Test, v: str, floating: bool) -> str:
+    """``test`` of a value Soda reads as a Python number: none is not evaluated (passes); NaN
+    compares false, so it passes only ``must_not_be``.
+
+    >>> _judge(Test(lambda v: f"{v} <> 1", True), "m", True)
+    "m IS NULL OR (CASE WHEN typeof(m) IN ('double', 'float') THEN isnan(m) ELSE false END) \
+OR (m <> 1)"
+    """
+    if not floating:
+        return test.sql(v)
+    nan = f"(CASE WHEN typeof({v}) IN ('double', 'float') THEN isnan({v}) ELSE false END)"
+    if test.nan_passes:
+        return f"{v} IS NULL OR {nan} OR ({test.sql(v)})"
+    return f"{v} IS NULL OR NOT {nan} AND ({test.sql(v)})"
+
+
+def _checks(draft: Draft, name: str, value_sql: str, th: object, default: str | None,
+            floating: bool = False) -> None:  # fmt: skip
+    """One SQL check per level of ``th`` judging ``value_sql`` (a query when it reads one)."""
+    for level, test in thresholds(th, default):
+        _emit(draft, name, level, _judge(test, value_sql, floating))
+
+
+def _emit(draft: Draft, name: str, level: str, verdict: str) -> None:
+    """An SQL check: ``name`` (the check's, already unique) at ``error``, else a new name."""
+    label = name if level == "error" else draft.name(f"{name} (warn)")
+    query = "(SELECT " in verdict.upper()
+    draft.sql_checks.append({"name": label, "on": "source", "level": level,
+                             "sql": f"SELECT {verdict}" if query else verdict})  # fmt: skip
+
+
+def _percent(part: str, whole: str) -> str:
+    """Soda's ``fraction * 100 / total``, 0 without a total."""
+    return f"(CASE WHEN {whole} = 0 THEN 0 ELSE {part} * 100 / {whole} END)"
+
+
+def _regex(fmt: object, key: str) -> str:
+    """A ``*_format``'s regex as a Spark literal. Soda pastes the regex between quotes, so
+    Spark reads ``'\\d'`` as ``d``; the regex the contract writes is the one matched here (a
+    stated difference, docs/migrating.md)."""
+    fmt = mapping(fmt, "", 0, key)
+    if not isinstance(fmt.get("regex"), str):
+        raise Unmappable(f"{key} names a format without a regex")
+    return text_literal(fmt["regex"])
+
+
+def missing_sql(c: str, cfg: dict[str, Any]) -> str:
+    """``MissingAndValidity.is_missing_expr``.
+
+    >>> missing_sql("c", {"missing_values": ["NA"]})
+    "c IS NULL OR CAST(c AS STRING) IN ('NA')"
+    """
+    clauses = [f"{c} IS NULL"]
+    if isinstance(cfg.get("missing_values"), list):
+        clauses.append(in_list(c, cfg["missing_values"], "missing_values"))
+    if cfg.get("missing_format") is not None:
+        clauses.append(f"regexp_like({c}, {_regex(cfg['missing_format'], 'missing_format')})")
+    return " OR ".join(clauses)
+
+
+def _listed(c: str, values: list[object], key: str, valid: bool) -> str:
+    present = [v for v in values if v is not None]
+    if not values:
+        return "1 = 1" if valid else "1 = 0"
+    inside = in_list(c, present, key) if present else "NULL"
+    if None in values:
+        return f"NOT ({inside}) AND {c} IS NOT NULL" if valid else f"{inside} AND {c} IS NULL"
+    return f"NOT ({inside})" if valid else inside
+
+
+def invalid_sql(c: str, cfg: dict[str, Any]) -> str | None:
+    """``MissingAndValidity.is_invalid_expr`` (None: no validity configured).
+
+    >>> invalid_sql("c", {"valid_min": 0, "valid_max_length": 3})
+    'c < 0 OR LENGTH(c) > 3'
+    """
+    if cfg.get("valid_reference_data") is not None:
+        raise Unmappable("valid_reference_data names a dataset of Soda's data sources")
+    out = []
+    if isinstance(cfg.get("valid_values"), list):
+        out.append(_listed(c, cfg["valid_values"], "valid_values", True))
+    if isinstance(cfg.get("invalid_values"), list):
+        out.append(_listed(c, cfg["invalid_values"], "invalid_values", False))
+    if cfg.get("valid_format") is not None:
+        out.append(f"NOT regexp_like({c}, {_regex(cfg['valid_format'], 'valid_format')})")
+    for key, op in (("valid_min", "<"), ("valid_max", ">")):
+        if cfg.get(key) is not None:
+            out.append(f"{c} {op} {_bound(cfg[key], key)}")
+    if cfg.get("invalid_format") is not None:
+        out.append(f"regexp_like({c}, {_regex(cfg['invalid_format'], 'invalid_format')})")
+    for key, op in (("valid_length", "<>"), ("valid_min_length", "<"), ("valid_max_length", ">")):
+        if cfg.get(key) is not None:
+            out.append(f"LENGTH({c}) {op} {number_literal(cfg[key], key)}")
+    return " OR ".join(out) or None
+
+
+def effective(check: dict[str, Any], column: dict[str, Any]) -> dict[str, Any]:
+    """The check's missing and validity keys, or its column's where it names none of a kind
+    (``MissingAndValidity.apply_column_defaults``)."""
+    out = dict(check)
+    for keys in (_MISSING_KEYS, _VALID_KEYS):
+        if all(check.get(k) is None for k in keys):
+            out.update({k: column.get(k) for k in keys})
+    return out
+
+
+@dataclass(frozen=True)
+class Where:
+    """The check being converted: its name (unique), column (SQL), scope and line."""
+
+    name: str
+    column: str | None
+    scope: Scope
+    line: int
+
+
+def _metric_of(cfg: dict[str, Any]) -> str:
+    th = cfg.get("threshold") or {}
+    metric = th.get("metric", "count") if isinstance(th, dict) else "count"
+    if metric not in ("count", "percent"):
+        raise Unmappable(f"metric {metric!r}: Soda's are count and percent")
+    return str(metric)
+
+
+def _need_column(at: Where) -> str:
+    if at.column is None:
+        raise Unmappable("this check type is a column's")
+    return at.column
+
+
+def _missing(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    c = _need_column(at)
+    bad = missing_sql(c, cfg)
+    count, rows = at.scope.count(bad), at.scope.count()
+    value_sql = _percent(count, rows) if _metric_of(cfg) == "percent" else count
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), "must_be: 0")
+    _flag(draft, at, bad)
+
+
+def _invalid(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    c = _need_column(at)
+    bad_value = invalid_sql(c, cfg)
+    if bad_value is None:
+        raise Unmappable("an invalid check needs a valid_* or invalid_* key (Soda errors)")
+    bad = f"NOT ({missing_sql(c, cfg)}) AND ({bad_value})"
+    count, rows = at.scope.count(bad), at.scope.count()
+    value_sql = _percent(count, rows) if _metric_of(cfg) == "percent" else count
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), "must_be: 0")
+    _flag(draft, at, bad)
+
+
+def _flag(draft: Draft, at: Where, bad: str) -> None:
+    """A rule failing the rows a check counts (``ignore``: a contract removes no row)."""
+    passing = f"({at.scope.where(bad)}) IS NOT TRUE"
+    draft.rules.append({"name": at.name, "expression": passing, "action_if_failed": "ignore"})
+
+
+def _duplicate(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    percent = _metric_of(cfg) == "percent"
+    if at.column is not None:
+        c, missing = at.column, missing_sql(at.column, cfg)
+        rows, absent = at.scope.count(), at.scope.count(missing)
+        distinct = f"COUNT(DISTINCT CASE WHEN {at.scope.where(f'NOT ({missing})')} THEN {c} END)"
+        dup, whole = f"({rows} - {absent} - {distinct})", f"({rows} - {absent})"
+        value_sql = f"(CASE WHEN {whole} > 0 THEN {dup} * 100 / {whole} ELSE 0 END)" if percent \
+            else dup  # fmt: skip
+    else:
+        names = cfg.get("columns")
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise Unmappable("a dataset's duplicate check names its columns")
+        key = "named_struct(" + ", ".join(f"{text_literal(n)}, {quoted(n)}" for n in names) + ")"
+        rows = at.scope.count()
+        dup = f"({rows} - COUNT(DISTINCT CASE WHEN {at.scope.where()} THEN {key} END))"
+        value_sql = _percent(dup, rows) if percent else dup
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), "must_be: 0")
+
+
+def _aggregate(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    c = _need_column(at)
+    function = str(cfg.get("function") or "").lower()
+    if function not in AGGREGATES:
+        raise Unmappable(f"the function {function!r}: Soda's are {', '.join(AGGREGATES)}")
+    missing, invalid = missing_sql(c, cfg), invalid_sql(c, cfg)
+    kept = f"NOT ({missing})" if invalid is None else f"NOT (({missing}) AND ({invalid}))"
+    value_sql = AGGREGATES[function].format(f"CASE WHEN {at.scope.where(kept)} THEN {c} END")
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), None, floating=True)
+
+
+def _metric(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    if cfg.get("query"):
+        raise Unmappable("a metric query reads tables by name")
+    expression = str(cfg.get("expression") or "").strip()
+    if not expression:
+        raise Unmappable("a metric check needs an expression")
+    if at.scope.check:
+        draft.skip(at.line, f"{at.name}: filter", "Soda computes a metric expression without the "
+                   "check's filter (metric_check.py): not applied here either")  # fmt: skip
+    if at.scope.dataset:
+        value_sql = f"(SELECT {expression} FROM source WHERE {at.scope.dataset})"
+    else:
+        value_sql = f"({expression})"
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), None, floating=True)
+
+
+def _failed_rows(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    if cfg.get("query") or cfg.get("keys_query"):
+        raise Unmappable("a failed rows query reads tables by name")
+    expression = str(cfg.get("expression") or "").strip()
+    if not expression:
+        raise Unmappable("failed_rows needs an expression")
+    count, rows = at.scope.count(expression), at.scope.count()
+    value_sql = _percent(count, rows) if _metric_of(cfg) == "percent" else count
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), "must_be: 0")
+    _flag(draft, at, expression)
+
+
+def _freshness(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    """Soda's freshness: no newest value fails at either level (``freshness_check.py``)."""
+    if at.column is not None or not isinstance(cfg.get("column"), str):
+        raise Unmappable("freshness is a dataset's check naming its column")
+    th = mapping(cfg.get("threshold"), "", 0, "threshold")
+    unit = th.get("unit") or "hour"
+    if unit not in _UNITS:
+        raise Unmappable(f"unit {unit!r}: Soda's are minute, hour and day")
+    now = "current_timestamp()"
+    if cfg.get("now_variable") is not None:
+        now = f"CAST('{draft.variable(str(cfg['now_variable']))}' AS TIMESTAMP)"
+    column = quoted(cfg["column"])
+    newest = f"CAST(MAX(CASE WHEN {at.scope.where()} THEN {column} END) AS TIMESTAMP)"
+    age = f"(floor((unix_micros({now}) - unix_micros({newest})) / 1000000) / {_UNITS[unit]})"
+    levels = thresholds({k: v for k, v in th.items() if k != "unit"}, None)
+    for level, test in levels:
+        found = "IS NOT NULL AND" if level == "error" else "IS NULL OR"
+        _emit(draft, at.name, level, f"{newest} {found} ({test.sql(age)})")
+    if all(level != "error" for level, _ in levels):
+        _emit(draft, draft.name(f"{at.name} (newest value)"), "error", f"{newest} IS NOT NULL")
+
+
+def _row_count(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
+    _checks(draft, at.name, at.scope.count(), cfg.get("threshold"), "must_be_greater_than: 0")
+
+
+#: each check type with its handler and the keys it reads besides :data:`_COMMON`
+HANDLERS: dict[str, tuple[Callable[[Draft, Where, dict[str, Any]], None], frozenset[str]]] = {
+    "row_count": (_row_count, frozenset()),
+    "missing": (_missing, frozenset(_MISSING_KEYS)),
+    "invalid": (_invalid, frozenset({*_MISSING_KEYS, *_VALID_KEYS})),
+    "duplicate": (_duplicate, frozenset({*_MISSING_KEYS, *_VALID_KEYS, "columns"})),
+    "aggregate": (_aggregate, frozenset({*_MISSING_KEYS, *_VALID_KEYS, "function"})),
+    "metric": (_metric, frozenset({*_MISSING_KEYS, *_VALID_KEYS, "expression", "query"})),
+    "failed_rows": (_failed_rows, frozenset({"expression", "query", "keys_query",
+                                             "rows_tested_query", "key_column_mapping"})),
+    "freshness": (_freshness, frozenset({*_MISSING_KEYS, *_VALID_KEYS, "column",
+                                         "now_variable"})),
+}  # fmt: skip
+_TOP = frozenset({"dataset", "filter", "variables", "columns", "checks", "check_attributes"})
+_COLUMN_KEYS = frozenset({"name", "data_type", "checks", "column_expression", *_MISSING_KEYS,
+                          *_VALID_KEYS, "character_maximum_length", "numeric_precision",
+                          "numeric_scale", "datetime_precision"})  # fmt: skip
+_SIZES = ("character_maximum_length", "numeric_precision", "numeric_scale", "datetime_precision")
+
+
+def _field(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if k.value == key), None)
+
+
+def _plain(node: object) -> Any:
+    """A composed node's values (each_item hands the nodes on as objects)."""
+    return value(node) if isinstance(node, yaml.Node) else None
+
+
+def _items(node: yaml.Node | None) -> list[yaml.Node]:
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What every check of a contract reads: its filter and its columns."""
+
+    draft: Draft
+    filter: str | None
+    columns: tuple[dict[str, Any], ...]
+
+
+def _one(contract: Contract, column: dict[str, Any] | None, line: int, node: object) -> None:
+    draft, spec = contract.draft, _plain(node)
+    try:
+        spec = _with_variables(draft, spec)
+        if isinstance(spec, str):  # Soda: "You forgot the colon"
+            raise Unmappable("a check is its type and a colon")
+        if not isinstance(spec, dict) or len(spec) != 1:
+            raise Unmappable("a check is one key, its type")
+        kind, body = next(iter(spec.items()))
+        cfg = mapping(body, draft.origin, line, str(kind))
+        if kind == "schema":
+            _schema(contract, cfg)
+            return
+        if kind not in HANDLERS:
+            raise Unmappable(f"the check type {kind!r} has no counterpart here")
+        handler, keys = HANDLERS[kind]
+        unknown = sorted(set(cfg) - _COMMON - keys)
+        if unknown:
+            raise Unmappable(f"{', '.join(unknown)} not converted")
+        expression = cfg.get("column_expression") or (column or {}).get("column_expression")
+        c = None if column is None else quoted(str(column["name"]))
+        if expression:
+            c = f"({expression})"
+        label = "_".join(str(p) for p in ((column or {}).get("name"), kind) if p)
+        if cfg.get("qualifier") is not None:
+            label = f"{label}_{cfg['qualifier']}"
+        name = draft.name(str(cfg.get("name") or label))
+        scope = Scope(contract.filter, str(cfg["filter"]).strip() if cfg.get("filter") else None)
+        handler(draft, Where(name, c, scope, line), effective(cfg, column or {}))
+    except Unmappable as why:
+        draft.skip(line, _plain(node), str(why))
+
+
+def _schema(contract: Contract, cfg: dict[str, Any]) -> None:
+    unknown = sorted(set(cfg) - _QUIET - {"allow_extra_columns", "allow_other_column_order"})
+    if unknown:
+        raise Unmappable(f"{', '.join(unknown)} not converted")
+    expected: dict[str, str] = {}
+    for col in contract.columns:
+        if any(col.get(k) is not None for k in _SIZES):
+            raise Unmappable(f"{col['name']}: Soda compares a type's sizes its own way")
+        kind = col.get("data_type")
+        if kind is not None and str(kind).lower() not in _TYPES:
+            raise Unmappable(f"{col['name']}: the data type {kind!r} is compared by Soda by its "
+                             "name alone, not converted")  # fmt: skip
+        expected[str(col["name"])] = "any" if kind is None else _TYPES[str(kind).lower()]
+    if not expected:
+        raise Unmappable("the contract has no columns")
+    contract.draft.check("error", "has_schema", {
+        "expected": expected, "strict": not cfg.get("allow_extra_columns", False),
+        "ordered": not cfg.get("allow_other_column_order", False)})  # fmt: skip
+
+
+def _column(draft: Draft, line: int, node: object) -> dict[str, Any]:
+    spec = mapping(_plain(node), draft.origin, line, "this column")
+    if not isinstance(spec.get("name"), str) or not spec["name"]:
+        raise malformed(draft.origin, line, "this column", "it has no name")
+    unknown = sorted(set(spec) - _COLUMN_KEYS)
+    if unknown:
+        draft.skip(line, {spec["name"]: unknown}, "column keys not converted")
+    try:
+        return mapping(_with_variables(draft, spec), draft.origin, line, "this column")
+    except Unmappable as why:
+        draft.skip(line, spec["name"], str(why))
+        return {"name": spec["name"]}
+
+
+def read(text: str, origin: str) -> ImportResult:
+    """Our ruleset from a Soda v4 data contract."""
+    root = nodes_with_lines(text, origin)
+    doc = value(root)
+    if not isinstance(doc, dict) or not ("columns" in doc or "checks" in doc):
+        raise malformed(origin, 1, "the contract", "it has neither columns nor checks")
+    draft = Draft(origin)
+    for key in sorted(set(doc) - _TOP):
+        draft.skip(1, key, "not a key of a contract's checks: not converted")
+    for name, spec in (doc.get("variables") or {}).items():
+        if isinstance(spec, dict) and spec.get("default") is not None:
+            draft.skip(1, f"{name}: default {spec['default']}",
+                       f"a variable's default is not kept: give --var {name}=VALUE")  # fmt: skip
+    row_filter = None
+    if doc.get("filter"):
+        try:
+            row_filter = str(_with_variables(draft, str(doc["filter"]).strip()))
+        except Unmappable as why:
+            raise malformed(origin, 1, "the contract's filter", str(why)) from None
+    column_nodes = _items(_field(root, "columns"))
+    columns: list[dict[str, Any]] = []
+    each_item(draft, ((line_of(n), n) for n in column_nodes), "this column",
+              lambda line, n: columns.append(_column(draft, line, n)))  # fmt: skip
+    contract = Contract(draft, row_filter, tuple(columns))
+    for col, n in zip(columns, column_nodes, strict=True):
+        checks = ((line_of(c), c) for c in _items(_field(n, "checks")))
+        each_item(draft, checks, "this check", partial(_one, contract, col))
+    each_item(draft, ((line_of(c), c) for c in _items(_field(root, "checks"))), "this check",
+              partial(_one, contract, None))  # fmt: skip
+    dataset = str(doc.get("dataset") or "soda_contract").rsplit("/", 1)[-1]
+    return assemble(draft, dataset).with_note("soda-core 4 contract meaning applied")
