@@ -174,7 +174,7 @@ def _export_odcs(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    """``convert --from dqx|spark-expectations|sodacl SOURCE DEST.yaml``: the ruleset is
+    """``convert --from FORMAT SOURCE DEST.yaml`` (one of ``FORMATS``): the ruleset is
     written, then validated as ``validate`` would (the same policy and compiler; against the
     data's schema with ``--schema`` or ``--input``): exit 1 when something mapped would be
     refused, each refusal listed."""

@@ -392,9 +392,9 @@ def _convert_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--from",
         dest="from_format",
         choices=IMPORT_FORMATS,
-        help="SOURCE is another tool's rules (DQX, Spark-Expectations, SodaCL, a GX suite, an "
-        "ODCS contract): write them as our YAML ruleset, list what did not map and validate "
-        "the result (exit 1 when validate would refuse something converted)",
+        help="SOURCE is another tool's rules (DQX, Spark-Expectations, SodaCL, a Soda v4 "
+        "contract, a GX suite, an ODCS contract): write them as our YAML ruleset, list what did "
+        "not map and validate the result (exit 1 when validate would refuse something converted)",
     )
     c.add_argument("--to", dest="to_format", choices=("odcs",),
                    help="write the YAML ruleset SOURCE as an ODCS v3 contract DEST (read back "

@@ -53,6 +53,12 @@ SODA_KEYS = ["checks for orders", "row_count > 0", "missing_count(id) = 0", "fai
              "values in (c) must exist in d (k)", "invalid_count(c) = 0"]  # fmt: skip
 
 
+SODA_CONTRACT_KEYS = ["dataset", "filter", "columns", "checks", "name", "missing", "invalid",
+                      "duplicate", "row_count", "freshness", "aggregate", "metric", "schema",
+                      "failed_rows", "threshold", "must_be", "must_be_between", "greater_than",
+                      "less_than", "level", "additional", "metric", "missing_values",
+                      "valid_values", "valid_format", "regex", "columns", "function",
+                      "expression", "column", "variables", "default"]  # fmt: skip
 GX_KEYS = ["name", "expectations", "type", "expectation_type", "kwargs", "column", "mostly",
            "min_value", "max_value", "strict_min", "value_set", "regex", "value",
            "row_condition", "condition_parser", "meta", "expect_column_values_to_be_between",
@@ -88,6 +94,12 @@ def test_spark_expectations_files_of_any_shape(doc: object) -> None:
 @given(_values(SODA_KEYS))
 def test_soda_files_of_any_shape(doc: object) -> None:
     _read(yaml.safe_dump(doc), "sodacl", "checks.yml")
+
+
+@SETTINGS
+@given(_values(SODA_CONTRACT_KEYS))
+def test_soda_contracts_of_any_shape(doc: object) -> None:
+    _read(yaml.safe_dump(doc), "soda-contract", "contract.yml")
 
 
 @SETTINGS
@@ -146,6 +158,10 @@ def test_spark_expectations_csv_of_any_shape(rows: list[list[str]]) -> None:
          "dqx", "d.yml", "d.yml:1: this check is malformed: a limit must be a finite number"),
         ("a: " + "[" * 100 + "]" * 100 + "\n", "dqx", "d.yml", "d.yml"),
         ("a: &x [1]\nb: *x\n", "sodacl", "s.yml", "aliases"),
+        ("dataset: d\nchecks: [row_count: ]\ncolumns:\n  - {checks: [missing: ]}\n",
+         "soda-contract", "c.yml", "c.yml:4: this column is malformed: it has no name"),
+        ("dataset: d\n", "soda-contract", "c.yml",
+         "c.yml:1: the contract is malformed: it has neither columns nor checks"),
     ],
 )  # fmt: skip
 def test_malformed_files_are_one_error_with_file_and_line(

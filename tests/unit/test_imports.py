@@ -556,3 +556,102 @@ def test_the_gx_section_names_every_expectation_converted() -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "migrating.md").read_text()
     gx = docs.split("## Great Expectations (`--from gx`)", 1)[1].split("\n## ", 1)[0]
     assert [e for e in EXPECTATIONS if f"`{e}`" not in gx] == []
+
+
+def test_soda_contract_what_does_not_convert_is_listed() -> None:
+    text = """dataset: ds/db/s/orders
+variables: {START: {default: '2024-01-01'}}
+columns:
+  - name: id
+    checks:
+      - invalid:
+      - missing: {threshold: {must_be: 0, must_be_less_than: 3}}
+      - duplicate: {samples: 5}
+      - missing: {filter: "d > '${soda.NOW}'"}
+checks:
+  - metric: {query: select 1}
+  - failed_rows: {expression: a > 1, threshold: {level: warn, additional: {must_be: 1}}}
+  - reconciliation: {}
+  - schema:
+  - freshness: {column: d, threshold: {unit: week, must_be_less_than: 1}}
+"""
+    result = import_text(text, "soda-contract", "c.yml")
+    assert [u.reason for u in result.unmapped] == [
+        "a variable's default is not kept: give --var START=VALUE",
+        "an invalid check needs a valid_* or invalid_* key (Soda errors)",
+        "Soda evaluates a threshold of exactly one comparison or range",
+        "samples not converted",
+        "${soda.NOW}: only ${var.NAME} maps",
+        "a metric query reads tables by name",
+        "an additional threshold needs its own comparison and the other level",
+        "the check type 'reconciliation' has no counterpart here",
+        "unit 'week': Soda's are minute, hour and day",
+    ]
+    assert (result.rules, result.checks) == (0, 1)  # the schema check (id of any type)
+
+
+def test_soda_contract_converts_to_our_checks() -> None:
+    text = """dataset: ds/db/s/orders
+filter: amount > ${var.MIN}
+columns:
+  - name: amount
+    missing_values: [-1]
+    checks:
+      - missing: {threshold: {metric: percent, must_be_less_than: 5, level: warn}}
+checks:
+  - row_count:
+"""
+    from quality_py.io.ruleset_file import loads_ruleset_file
+
+    result = import_text(text, "soda-contract", "c.yml")
+    assert result.unmapped == ()
+    ruleset = loads_ruleset_file(result.text, variables={"MIN": "0"})
+    missing = "`amount` IS NULL OR CASE WHEN typeof(`amount`) LIKE 'string%' THEN `amount` IN " \
+        "(CAST(-1 AS STRING)) ELSE `amount` IN (-1) END"  # fmt: skip
+    rows = "COUNT(CASE WHEN (amount > 0) THEN 1 END)"
+    assert [(c.name, c.level, c.sql) for c in ruleset.sql_checks] == [
+        ("amount_missing_warn", "warning",
+         f"(CASE WHEN {rows} = 0 THEN 0 ELSE COUNT(CASE WHEN (amount > 0) AND ({missing}) THEN 1 "
+         f"END) * 100 / {rows} END) < 5"),
+        ("row_count", "error", f"{rows} > 0"),
+    ]  # fmt: skip
+    (rule,) = [r for _, r in ruleset.suite.iter_rules()]
+    assert rule.expression == f"((amount > 0) AND ({missing})) IS NOT TRUE"
+
+
+def test_the_soda_contract_section_names_every_check_type() -> None:
+    from quality_py.io.imports.soda_contract import AGGREGATES, HANDLERS
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "migrating.md").read_text()
+    section = docs.split("## Soda v4 contracts (`--from soda-contract`)", 1)[1].split("\n## ")[0]
+    named = [*HANDLERS, "schema", *(f for f in AGGREGATES if "length" not in f or "_" in f)]
+    assert [k for k in named if f"`{k}`" not in section] == []
+
+
+def test_the_soda_contract_reference_example_converts_whole() -> None:
+    """The first example of Soda's contract language reference
+    (docs.soda.io/reference/contract-language-reference, "Contract YAML document structure"),
+    read as a fact: five checks, every one converted."""
+    text = """dataset: datasource/db/schema/dataset
+checks:
+  - schema:
+  - row_count:
+columns:
+  - name: id
+    checks:
+      - missing:
+  - name: name
+    checks:
+      - missing:
+          threshold:
+            metric: percent
+            must_be_less_than: 10
+  - name: size
+    checks:
+      - invalid:
+          valid_values: ['S', 'M', 'L']
+"""
+    result = import_text(text, "soda-contract", "contract.yml")
+    assert result.unmapped == ()
+    # missing id, missing name, invalid size as rules and SQL checks; row_count; the schema
+    assert (result.rules, result.checks) == (3, 5)

@@ -44,6 +44,7 @@ SE_JSON = json.dumps({"rules": [{"product_id": "p", "table_name": "t", "rule_typ
                                  "rule": "r", "column_name": "a", "expectation": "a > 0",
                                  "action_if_failed": "drop"}]})  # fmt: skip
 SODA_YAML = "checks for orders:\n  - row_count > 0\n"
+SODA_CONTRACT_YAML = "dataset: ds/db/s/orders\ncolumns:\n  - {name: a, checks: [missing: ]}\n"
 GX_JSON = json.dumps({"name": "s", "expectations": [
     {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "a"}}]})  # fmt: skip
 ODCS_YAML = ("apiVersion: v3.0.2\nkind: DataContract\nid: c\nversion: 1.0.0\nstatus: active\n"
@@ -107,6 +108,10 @@ def _commands(tmp: Path) -> dict[str, tuple[str, bytes, list[str]]]:
         ),
         "convert --from sodacl": ("bad.yaml", SODA_YAML.encode(),
                                   ["convert", "--from", "sodacl", "{f}", "out.yaml"]),
+        "convert --from soda-contract": (
+            "bad.yaml", SODA_CONTRACT_YAML.encode(),
+            ["convert", "--from", "soda-contract", "{f}", "out.yaml"],
+        ),
         "convert --from gx": ("bad.json", GX_JSON.encode(),
                               ["convert", "--from", "gx", "{f}", "out.yaml"]),
         "convert --from odcs": ("bad.yaml", ODCS_YAML.encode(),

@@ -551,7 +551,8 @@ def _column(draft: Draft, line: int, node: object) -> dict[str, Any]:
     if unknown:
         draft.skip(line, {spec["name"]: unknown}, "column keys not converted")
     try:
-        return mapping(_with_variables(draft, spec), draft.origin, line, "this column")
+        own = {k: v for k, v in spec.items() if k != "checks"}  # checks: one by one
+        return mapping(_with_variables(draft, own), draft.origin, line, "this column")
     except Unmappable as why:
         draft.skip(line, spec["name"], str(why))
         return {"name": spec["name"]}
