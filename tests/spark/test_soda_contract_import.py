@@ -128,6 +128,9 @@ CASES = [
     (MISSING, "filter: age > 0\ncolumns: [{name: id, checks: [missing: ]}]", "pass", "pass"),
     (MISSING, "filter: age > ${var.MIN}\ncolumns: [{name: id, checks: [missing: ]}]", "pass",
      "pass"),
+    # hand: a metric expression over the contract's rows (ages 1 and 2)
+    (MISSING, "filter: age > 0\nchecks: [metric: {expression: AVG(age), threshold: {must_be: "
+              "1.5}}]", "pass", "pass"),
     (DUP, "columns: [{name: id, checks: [duplicate: ]}]", "pass", "pass"),
     (DUP, "columns: [{name: age, checks: [duplicate: ]}]", "fail", "pass"),
     (DUP, "columns: [{name: age, checks: [duplicate: {threshold: {level: warn}}]}]", "warn",

@@ -31,8 +31,7 @@ Soda counts, with the action ``ignore`` (a contract removes no row):
 * ``${var.NAME}`` becomes our ``${NAME}`` variable (given with ``--var``).
 
 Listed with their lines: ``query`` forms (they read tables by name), reference data,
-``${soda.*}`` and ``${env.*}`` values, named formats without a regex and data types that Soda
-compares by name alone (``decimal`` without its precision, ``varchar(n)``).
+``${soda.*}`` / ``${env.*}``, formats without a regex, types Soda compares by name alone.
 """
 
 from __future__ import annotations
@@ -142,6 +141,15 @@ def _with_variables(draft: Draft, spec: object) -> object:
     return spec
 
 
+def _dict(v: object, key: str) -> dict[str, Any]:
+    """``v`` as a mapping (nothing is an empty one); another kind leaves the check out."""
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise Unmappable(f"{key} must be a mapping")
+    return v
+
+
 def _bound(v: object, key: str) -> str:
     if isinstance(v, str):
         return text_literal(v)
@@ -158,7 +166,7 @@ def _comparison(th: dict[str, Any]) -> Test:
         op, n = _SINGLE[singles[0]], number_literal(th[singles[0]], singles[0])
         return Test(lambda v: f"{v} {op} {n}", op == "<>")
     key = ranges[0]
-    ends = mapping(th[key], "", 0, key)
+    ends = _dict(th[key], key)
     greater = [k for k in ("greater_than", "greater_than_or_equal") if ends.get(k) is not None]
     less = [k for k in ("less_than", "less_than_or_equal") if ends.get(k) is not None]
     if len(greater) != 1 or len(less) != 1 or set(ends) - set(_ENDS):
@@ -174,8 +182,7 @@ def _comparison(th: dict[str, Any]) -> Test:
 
 def _level(th: dict[str, Any]) -> str:
     """Our level of a Soda threshold's (only ``warn`` warns: ``normalize_threshold_level``)."""
-    level = th.get("level")
-    return "warning" if isinstance(level, str) and level.lower() == "warn" else "error"
+    return "warning" if str(th.get("level")).lower() == "warn" else "error"
 
 
 def thresholds(th: object, default: str | None) -> list[tuple[str, Test]]:
@@ -185,14 +192,14 @@ def thresholds(th: object, default: str | None) -> list[tuple[str, Test]]:
     >>> [(lv, t.sql("v")) for lv, t in thresholds({"level": "warn"}, "must_be: 0")]
     [('warning', 'v = 0')]
     """
-    th = mapping(th, "", 0, "threshold")
+    th = _dict(th, "threshold")
     unknown = sorted(set(th) - _THRESHOLD_KEYS)
     if unknown:
         raise Unmappable(f"the threshold key(s) {', '.join(unknown)} are not Soda's")
     has_any = any(th.get(k) is not None for k in (*_SINGLE, *_RANGES))
     extra = th.get("additional")
     if extra is not None:
-        extra = mapping(extra, "", 0, "additional")
+        extra = _dict(extra, "additional")
         if not has_any or _level(th) == _level(extra) or set(extra) - {*_SINGLE, *_RANGES, "level"}:
             raise Unmappable("an additional threshold needs its own comparison and the other level")
         return [(_level(th), _comparison(th)), (_level(extra), _comparison(extra))]
@@ -221,16 +228,16 @@ OR (m <> 1)"
 
 
 def _checks(draft: Draft, name: str, value_sql: str, th: object, default: str | None,
-            floating: bool = False) -> None:  # fmt: skip
-    """One SQL check per level of ``th`` judging ``value_sql`` (a query when it reads one)."""
+            floating: bool = False, query: bool = False) -> None:  # fmt: skip
+    """One SQL check per level of ``th`` judging ``value_sql`` (``query``: it reads
+    ``source`` in a subquery)."""
     for level, test in thresholds(th, default):
-        _emit(draft, name, level, _judge(test, value_sql, floating))
+        _emit(draft, name, level, _judge(test, value_sql, floating), query)
 
 
-def _emit(draft: Draft, name: str, level: str, verdict: str) -> None:
+def _emit(draft: Draft, name: str, level: str, verdict: str, query: bool = False) -> None:
     """An SQL check: ``name`` (the check's, already unique) at ``error``, else a new name."""
     label = name if level == "error" else draft.name(f"{name} (warn)")
-    query = "(SELECT " in verdict.upper()
     draft.sql_checks.append({"name": label, "on": "source", "level": level,
                              "sql": f"SELECT {verdict}" if query else verdict})  # fmt: skip
 
@@ -244,7 +251,7 @@ def _regex(fmt: object, key: str) -> str:
     """A ``*_format``'s regex as a Spark literal. Soda pastes the regex between quotes, so
     Spark reads ``'\\d'`` as ``d``; the regex the contract writes is the one matched here (a
     stated difference, docs/migrating.md)."""
-    fmt = mapping(fmt, "", 0, key)
+    fmt = _dict(fmt, key)
     if not isinstance(fmt.get("regex"), str):
         raise Unmappable(f"{key} names a format without a regex")
     return text_literal(fmt["regex"])
@@ -405,7 +412,8 @@ def _metric(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
         value_sql = f"(SELECT {expression} FROM source WHERE {at.scope.dataset})"
     else:
         value_sql = f"({expression})"
-    _checks(draft, at.name, value_sql, cfg.get("threshold"), None, floating=True)
+    query = at.scope.dataset is not None
+    _checks(draft, at.name, value_sql, cfg.get("threshold"), None, floating=True, query=query)
 
 
 def _failed_rows(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
@@ -424,7 +432,7 @@ def _freshness(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
     """Soda's freshness: no newest value fails at either level (``freshness_check.py``)."""
     if at.column is not None or not isinstance(cfg.get("column"), str):
         raise Unmappable("freshness is a dataset's check naming its column")
-    th = mapping(cfg.get("threshold"), "", 0, "threshold")
+    th = _dict(cfg.get("threshold"), "threshold")
     unit = th.get("unit") or "hour"
     if unit not in _UNITS:
         raise Unmappable(f"unit {unit!r}: Soda's are minute, hour and day")
