@@ -137,3 +137,100 @@ def test_json_texts(spark: Any) -> None:
              "'x'": False}  # fmt: skip
     rows = _evaluate(spark, [*cases, None], "is_valid_json(s)")
     assert [r[0] for r in rows] == [*cases.values(), None]
+
+
+IPV6 = [
+    "::", "::1", "1::", "1::2", "2001:db8::1", "2001:DB8:0:0:8:800:200C:417A", "fe80::1%eth0",
+    "fe80::1%", "fe80::1%a%b", "fe80::1%eth/0", "2001:db8::/32", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7",
+    "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "1::3:4:5:6:7:8", ":1:2:3:4:5:6:7",
+    "1:2:3:4:5:6:7:", ":::", "1:::2", "1::2::3", "::ffff:1.2.3.4", "::1.2.3.4", "1.2.3.4",
+    "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "::ffff:01.2.3.4", "::ffff:1.2.3.256",
+    "::1.2.3.4:5", "12345::", "0000:0000::", "g::", " ::1", "::1 ", "", ":", "1:2", "::%x",
+    "[::1]", "::\u0661", "ABCD:EF01:2345:6789:ABCD:EF01:2345:6789", "2001:db8:0:1::",
+]  # fmt: skip
+
+
+def _ipv6_corpus(seed: int, count: int) -> list[str]:
+    """Addresses of eight groups, a run of them compressed to '::' or the last two a dotted
+    quad, some with a scope; then about a third damaged (a character added, removed or
+    replaced), so valid addresses and near misses are both many."""
+    rng = random.Random(seed)
+    firsts = ["2001", "fe80", "0", "1", "ffff"]
+    out = []
+    for _ in range(count):
+        groups = [rng.choice(firsts), rng.choice(["db8", "DB8", "0", "8000", "abcd"])]
+        groups += [rng.choice(["0", "1", "a", "ffff", "0db8", "1234"]) for _ in range(6)]
+        if rng.random() < 0.2:
+            groups[6:] = [rng.choice(["1.2.3.4", "255.0.0.1", "10.0.0.01"])]
+        if rng.random() < 0.6:
+            i = rng.randint(0, len(groups) - 1)
+            j = rng.randint(i + 1, len(groups))
+            text = ":".join(groups[:i]) + "::" + ":".join(groups[j:])
+        else:
+            text = ":".join(groups)
+        if rng.random() < 0.1:
+            text += rng.choice(["%eth0", "%", "%1%2", "/64"])
+        if rng.random() < 0.35:
+            k = rng.randint(0, len(text))
+            text = text[:k] + rng.choice(["", ":", "g", "0", ".", " "]) + text[k + 1 :]
+        out.append(text)
+    return out
+
+
+def test_ipv6_addresses_and_blocks_as_python_reads_them(spark: Any) -> None:
+    """DQX checks IPv6 with Python's ``ipaddress`` (check_funcs.py,
+    ``_build_is_valid_ipv6_address_udf`` and ``_build_is_ipv6_address_in_cidr_udf``): the
+    oracle is that module."""
+    corpus = IPV6 + _ipv6_corpus(5, 1200)
+    blocks = ["2001:db8::/32", "::/0", "fe80::/10", "2001:db8::1/128", "1::/15", "0:8000::/17"]
+
+    def address(v: str) -> ipaddress.IPv6Address | None:
+        try:
+            return ipaddress.IPv6Address(v)
+        except ValueError:
+            return None
+
+    exprs = ["is_valid_ipv6_address(s)"] + [f"is_ipv6_address_in_cidr(s, '{b}')" for b in blocks]
+    rows = _evaluate(spark, [*corpus, None], *exprs)
+    wrong = []
+    for v, got in zip(corpus, rows, strict=False):
+        ip = address(v)
+        want = (ip is not None, *[ip is not None and ip in ipaddress.IPv6Network(b, strict=False)
+                                  for b in blocks])  # fmt: skip
+        if got != want:
+            wrong.append((v, got, want))
+    assert wrong == []
+    assert set(rows[-1]) == {None}
+    valid = sum(r[0] for r in rows[:-1])
+    assert 100 < valid < len(corpus) - 100  # both answers are exercised
+    assert 0 < sum(r[1] for r in rows[:-1]) < valid  # some inside 2001:db8::/32, not all
+
+
+@pytest.mark.parametrize("block", ["2001:db8::", "2001:db8::/129", "10.0.0.0/8", "x/8", "::/x"])
+def test_a_malformed_ipv6_block_is_refused_when_the_rule_compiles(spark: Any, block: str) -> None:
+    df = spark.createDataFrame([("::1",)], "s STRING")
+    with pytest.raises(LibraryFunctionError, match="CIDR block"):
+        Q.expr(f"is_ipv6_address_in_cidr(s, '{block}')", over=df)
+
+
+def test_country_and_currency_codes_by_hand(spark: Any) -> None:
+    """ISO 3166-1 and ISO 4217 facts: UK is reserved (the kingdom is GB), XK user-assigned;
+    840 is the United States and its dollar, 004 Afghanistan (not a current currency), 978 the
+    euro (no country); XXX and XTS are currency codes the standard assigns."""
+    exprs = ["is_valid_country_code(s)", "is_valid_country_code(s, 'alpha-3')",
+             "is_valid_country_code(s, 'NUMERIC')", "is_valid_country_code(s, 'alpha-2', false)",
+             "is_valid_currency_code(s)", "is_valid_currency_code(s, 'numeric')",
+             "is_valid_currency_code(s, 'alphabetic', false)"]  # fmt: skip
+    cases = {  # country alpha-2, alpha-3, numeric, alpha-2 any case; currency, numeric, any case
+        "US": "1001000", "us": "0001000", "GB": "1001000", "UK": "0000000", "XK": "0000000",
+        "USA": "0100000", "usa": "0000000", "840": "0010010", "4": "0000000", "004": "0010000",
+        "EUR": "0000101", "eur": "0000001", "XXX": "0000101", "XTS": "0000101",
+        "BTC": "0000000", "978": "0000010", "": "0000000",
+    }  # fmt: skip
+    rows = _evaluate(spark, [*cases, None], *exprs)
+    got = {v: "".join(str(int(x)) for x in r) for v, r in zip(cases, rows, strict=False)}
+    assert got == cases
+    assert set(rows[-1]) == {None}
+    df = spark.createDataFrame([("US",)], "s STRING")
+    with pytest.raises(LibraryFunctionError, match="alpha-2, alpha-3, numeric"):
+        Q.expr("is_valid_country_code(s, 'alpha-4')", over=df)

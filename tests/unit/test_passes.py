@@ -233,5 +233,5 @@ def test_the_validators_patterns_are_proved_linear() -> None:
     from quality_py.sql.allowed.regex_safety import unsafe_reason
     from quality_py.sql.library.validators import PATTERNS
 
-    assert len(PATTERNS) == 9
+    assert len(PATTERNS) == 10  # with the IPv6 group
     assert {p: unsafe_reason(p) for p in PATTERNS} == dict.fromkeys(PATTERNS)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from quality_py.sql.library.validators import ipv4_block
+from quality_py.sql.library.validators import ipv4_block, ipv6_block
 
 #: The DQX version whose meaning is applied when the user names none (the newest read).
 DEFAULT_VERSION = (0, 16)
@@ -189,12 +189,8 @@ def _regex(a: dict[str, Any], ctx: Context) -> str:
     return test if a.get("negate") else f"NOT ({test})"
 
 
-def _ipv4(a: dict[str, Any], ctx: Context) -> str:
-    """``is_valid_ipv4_address``: our function of the name, DQX's pattern (see
-    :func:`_anchored` for the versions before 0.16)."""
-    return f"NOT is_valid_ipv4_address({_anchored(a, ctx)})"
-
-
+#: a DQX check's failure condition from its arguments and the version read
+Validator = Callable[[dict[str, Any], Context], str]
 #: one final line break, which Java's ``$`` lets a value end with (DQX before 0.16, #1454)
 FINAL_BREAK = r"(?:\r\n|[\n\r\u0085\u2028\u2029])\z"
 
@@ -222,23 +218,44 @@ def _uuid(a: dict[str, Any], ctx: Context) -> str:
     return f"NOT is_valid_uuid({_col(a)}, {'true' if strict else 'false'})"
 
 
-def _email(a: dict[str, Any], ctx: Context) -> str:
-    """``is_valid_email`` (DQX 0.15): our function of the name, DQX's language."""
-    _since("is_valid_email", ctx, (0, 15))
-    return f"NOT is_valid_email({_anchored(a, ctx)})"
+def _format(fn: str, since: tuple[int, int], anchored: bool) -> Validator:
+    """A DQX format check (since DQX ``since``): our function of the same name, DQX's language
+    (``anchored``: see :func:`_anchored` for the versions before 0.16)."""
+
+    def condition(a: dict[str, Any], ctx: Context) -> str:
+        _since(fn, ctx, since)
+        return f"NOT {fn}({_anchored(a, ctx) if anchored else _col(a)})"
+
+    return condition
 
 
-def _in_cidr(a: dict[str, Any], ctx: Context) -> str:
-    """``is_ipv4_address_in_cidr``: an invalid address, or one outside the block, is flagged."""
-    block = a.get("cidr_block")
-    if not isinstance(block, str) or ipv4_block(block) is None:  # DQX's own pattern
-        raise Unmappable(f"the CIDR block {block!r} is one DQX refuses")
-    return f"NOT is_ipv4_address_in_cidr({_anchored(a, ctx)}, {text_literal(block)})"
+def _in_block(fn: str, since: tuple[int, int], anchored: bool) -> Validator:
+    """``is_ipv4_address_in_cidr`` / ``is_ipv6_address_in_cidr``: an invalid address, or one
+    outside the block, is flagged; a block DQX refuses (its own test) is listed."""
+    reads = ipv4_block if "ipv4" in fn else ipv6_block
+
+    def condition(a: dict[str, Any], ctx: Context) -> str:
+        _since(fn, ctx, since)
+        block = a.get("cidr_block")
+        if not isinstance(block, str) or reads(block) is None:
+            raise Unmappable(f"the CIDR block {block!r} is one DQX refuses")
+        return f"NOT {fn}({_anchored(a, ctx) if anchored else _col(a)}, {text_literal(block)})"
+
+    return condition
 
 
-def _json(a: dict[str, Any], ctx: Context) -> str:
-    """``is_valid_json``: text Spark's ``try_parse_json`` cannot read (Spark 4)."""
-    return f"NOT is_valid_json({_col(a)})"
+def _iso_code(fn: str, default: str) -> Validator:
+    """``is_valid_country_code`` / ``is_valid_currency_code`` (DQX 0.16): our functions of the
+    names, the codes DQX ships; a format DQX refuses is listed."""
+
+    def condition(a: dict[str, Any], ctx: Context) -> str:
+        _since(fn, ctx, (0, 16))
+        kind, sensitive = a.get("code_format", default), a.get("case_sensitive", True)
+        if not isinstance(kind, str) or not isinstance(sensitive, bool):
+            raise Unmappable("code_format is a text and case_sensitive true or false")
+        return f"NOT {fn}({_col(a)}, {text_literal(kind)}, {str(sensitive).lower()})"
+
+    return condition
 
 
 def _whole(a: dict[str, Any], key: str, default: int | None = None) -> int:
@@ -331,7 +348,7 @@ def _sql(a: dict[str, Any], ctx: Context) -> str:
     return f"({body})" if a.get("negate") else f"NOT ({body})"
 
 
-def _timestamp(key: str) -> Callable[[dict[str, Any], Context], str]:
+def _timestamp(key: str) -> Validator:
     """``is_valid_date`` / ``is_valid_timestamp``: a value that is not null and that
     ``try_to_timestamp`` (with the format, when given) cannot read."""
 
@@ -345,28 +362,19 @@ def _timestamp(key: str) -> Callable[[dict[str, Any], Context], str]:
     return condition
 
 
-def _min(a: dict[str, Any]) -> str:
-    return limit_sql(a.get("min_limit"))
+def _limits(a: dict[str, Any]) -> tuple[str, str, str]:
+    return _col(a), limit_sql(a.get("min_limit")), limit_sql(a.get("max_limit"))
 
 
-def _max(a: dict[str, Any]) -> str:
-    return limit_sql(a.get("max_limit"))
-
-
-def _within(bound: float) -> Callable[[dict[str, Any], Context], str]:
+def _within(bound: float) -> Validator:
     """``is_latitude`` / ``is_longitude`` (DQX's geo module): the value read as a double is
     outside [-bound, bound] (a text that is no number is not checked, as DQX's ``try_cast``)."""
-
-    def condition(a: dict[str, Any], ctx: Context) -> str:
-        c = _col(a)
-        return f"NOT (TRY_CAST({c} AS DOUBLE) BETWEEN {-bound} AND {bound})"
-
-    return condition
+    return lambda a, ctx: f"NOT (TRY_CAST({_col(a)} AS DOUBLE) BETWEEN {-bound} AND {bound})"
 
 
 #: Each row-level function: its failure condition (``check_funcs.py`` of DQX, the function of
 #: the same name) and the arguments it reads.
-ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozenset[str]]] = {
+ROW_FUNCTIONS: dict[str, tuple[Validator, frozenset[str]]] = {
     "is_not_null": (lambda a, c: f"{_col(a)} IS NULL", frozenset()),
     "is_null": (lambda a, c: f"{_col(a)} IS NOT NULL", frozenset()),
     "is_not_empty": (lambda a, c: f"{_text(a)} = ''", frozenset({"trim_strings"})),
@@ -386,18 +394,26 @@ ROW_FUNCTIONS: dict[str, tuple[Callable[[dict[str, Any], Context], str], frozens
                          frozenset({"limit"})),
     "is_not_greater_than": (lambda a, c: f"{_col(a)} > {limit_sql(a.get('limit'))}",
                             frozenset({"limit"})),
-    "is_in_range": (lambda a, c: f"{_col(a)} < {_min(a)} OR {_col(a)} > {_max(a)}",
+    "is_in_range": (lambda a, c: "{0} < {1} OR {0} > {2}".format(*_limits(a)),
                     frozenset({"min_limit", "max_limit"})),
-    "is_not_in_range": (lambda a, c: f"{_col(a)} >= {_min(a)} AND {_col(a)} <= {_max(a)}",
+    "is_not_in_range": (lambda a, c: "{0} >= {1} AND {0} <= {2}".format(*_limits(a)),
                         frozenset({"min_limit", "max_limit"})),
     "is_equal_to": (_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
     "is_not_equal_to": (_not_equal, frozenset({"value", "abs_tolerance", "rel_tolerance"})),
     "regex_match": (_regex, frozenset({"regex", "negate"})),
-    "is_valid_ipv4_address": (_ipv4, frozenset()),
+    "is_valid_ipv4_address": (_format("is_valid_ipv4_address", (0, 13), True), frozenset()),
     "is_valid_uuid": (_uuid, frozenset({"strict"})),
-    "is_valid_email": (_email, frozenset()),
-    "is_ipv4_address_in_cidr": (_in_cidr, frozenset({"cidr_block"})),
-    "is_valid_json": (_json, frozenset()),
+    "is_valid_email": (_format("is_valid_email", (0, 15), True), frozenset()),
+    "is_ipv4_address_in_cidr": (_in_block("is_ipv4_address_in_cidr", (0, 13), True),
+                                frozenset({"cidr_block"})),
+    "is_valid_ipv6_address": (_format("is_valid_ipv6_address", (0, 9), False), frozenset()),
+    "is_valid_country_code": (_iso_code("is_valid_country_code", "alpha-2"),
+                              frozenset({"code_format", "case_sensitive"})),
+    "is_valid_currency_code": (_iso_code("is_valid_currency_code", "alphabetic"),
+                               frozenset({"code_format", "case_sensitive"})),
+    "is_ipv6_address_in_cidr": (_in_block("is_ipv6_address_in_cidr", (0, 9), False),
+                                frozenset({"cidr_block"})),
+    "is_valid_json": (_format("is_valid_json", (0, 13), False), frozenset()),
     "is_latitude": (_within(90.0), frozenset()),
     "is_longitude": (_within(180.0), frozenset()),
     "has_valid_string_case": (_string_case, frozenset({"case"})),

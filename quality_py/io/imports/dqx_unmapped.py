@@ -16,23 +16,17 @@ GEO_FUNCTIONS = (
 )  # fmt: skip
 
 _ISO = (
-    "DQX reads the standard's codes from lists it ships (databricks/labs/dqx/resources); "
-    "write is_in_list with the codes you accept"
+    "thousands of codes (ISO 3166-2, ISO 639) that DQX reads from lists it ships: write "
+    "in_reference with a view of the codes you accept"
 )
 _GEO = "a spatial function of Databricks (ST_*), which Spark does not have"
-_IPV6 = ("DQX checks it with Python's ipaddress in a UDF, whose rules (scopes, embedded IPv4) "
-         "no linear pattern here reproduces yet")  # fmt: skip
 #: DQX's check functions (databricks/labs/dqx at 911f68f: check_funcs.py, geo/, pii/,
 #: anomaly/) that do not convert, each with the reason (docs/migrating.md lists them).
 UNMAPPED_FUNCTIONS: dict[str, str] = {
     "is_valid_national_id": "DQX's patterns use look-aheads and a back-reference, which the "
     "regex check refuses",
-    "is_valid_country_code": _ISO,
-    "is_valid_currency_code": _ISO,
     "is_valid_subdivision_code": _ISO,
     "is_valid_language_code": _ISO,
-    "is_valid_ipv6_address": _IPV6,
-    "is_ipv6_address_in_cidr": _IPV6,
     "has_no_outliers": "a median absolute deviation over the data set: use a dataset check "
     "(has_min, has_max, anomaly checks) on the column",
     "has_no_aggr_outliers": "an anomaly test of aggregates over time windows: use the history's "

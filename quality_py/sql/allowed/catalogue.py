@@ -340,6 +340,7 @@ za_hash_longs_with za_hash_longs_with_struct za_field_based_id za_longs_field_ba
 map_contains agg_expr is_unique is_unique_nulls_equal in_reference in_reference_null_safe
 not_in_reference not_in_reference_null_safe
 is_valid_uuid is_valid_ipv4_address is_ipv4_address_in_cidr is_valid_email is_valid_json
+is_valid_ipv6_address is_ipv6_address_in_cidr is_valid_country_code is_valid_currency_code
 """
 _LIBRARY_SCALED = """
 soft_fail print_expr print_code rule_suite_result_details flatten_results

@@ -13,6 +13,17 @@ onto them:
 * ``is_ipv4_address_in_cidr(x, 'a.b.c.d/n')``: a valid IPv4 address whose first ``n`` bits
   are the block's (the block is a text literal, checked when the rule compiles; its host bits
   may be set, as DQX reads them).
+* ``is_valid_ipv6_address(x)``: what Python's ``ipaddress.IPv6Address`` reads (DQX checks
+  it so): eight groups of 1-4 hexadecimal digits separated by ``:``, one ``::`` standing for
+  one or more zero groups, the last two groups optionally a dotted quad, and an optional
+  ``%scope`` (not empty, no second ``%``); no ``/``.
+* ``is_ipv6_address_in_cidr(x, 'block')``: a valid IPv6 address whose first bits are the
+  block's (a text literal Python's ``ipaddress.IPv6Network`` reads, host bits allowed; the
+  scope is ignored).
+* ``is_valid_country_code(x [, 'alpha-2'|'alpha-3'|'numeric' [, case_sensitive]])`` and
+  ``is_valid_currency_code(x [, 'alphabetic'|'numeric' [, case_sensitive]])``: one of the
+  codes ISO 3166-1 / ISO 4217 assign (:mod:`quality_py.sql.library.iso_codes`), compared as
+  text (a number ``4`` is not the code ``004``), in any case when ``case_sensitive`` is false.
 * ``is_valid_email(x)``: DQX's subset of RFC 5322: a dot-atom or quoted local part of at most
   64 characters, ``@``, a host name whose labels are letters, digits and inner hyphens (at
   most 63) under an alphabetic top-level label of 2-63 letters, or a bracketed IPv4 address or
@@ -28,12 +39,14 @@ pairs removed first.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from sqlglot import exp
 
 from quality_py.sql.build import lit
 from quality_py.sql.context import PassContext
+from quality_py.sql.library import iso_codes
 from quality_py.sql.library.registry import expand, library_error, register
 
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
@@ -58,9 +71,11 @@ QUOTED_TEXT = rf"\A{_QTEXT}*\z"
 HOST_LABELS = rf"\A(?:{_LABEL}\.)+\z"
 TOP_LABEL = r"\A[A-Za-z]{2,63}\z"
 IP_LITERAL = rf"\A\[(?:{_QUAD}|IPv6:[A-Fa-f0-9:]+)\]\z"
+#: one group of an IPv6 address
+HEXTET = rf"\A{_HEX}{{1,4}}\z"
 #: every pattern the expansions match (the regex check proves each linear: tested)
 PATTERNS = (UUID, UUID_STRICT, IPV4, DOT_ATOM_DOT, QUOTED_PAIR, QUOTED_TEXT, HOST_LABELS,
-            TOP_LABEL, IP_LITERAL)  # fmt: skip
+            TOP_LABEL, IP_LITERAL, HEXTET)  # fmt: skip
 _CIDR = re.compile(rf"{_QUAD}/(3[0-2]|[12]?[0-9])")
 
 
@@ -150,3 +165,143 @@ def _email(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _json(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """True when Spark's ``try_parse_json`` reads the value (Spark 4)."""
     return expand("CASE WHEN __a0 IS NOT NULL THEN try_parse_json(__a0) IS NOT NULL END", args[0])
+
+
+#: an IPv6 address's parts as Python's ``_ip_int_from_string`` reads them, bound once to
+#: ``qp_parts`` (the text before ``%``, split at ``:``); __BODY uses them
+_V6_BIND = (
+    "element_at(transform(array(split(substring_index(__a0, '%', 1), ':')), qp_parts -> __BODY), 1)"
+)
+_N = "size(qp_parts)"
+_TAIL = "element_at(qp_parts, -1)"
+_IS_QUAD = f"(instr({_TAIL}, '.') > 0)"
+_WIDE = f"({_N} + IF({_IS_QUAD}, 1, 0))"  # the parts once a dotted quad is two groups
+_INNER = f"slice(qp_parts, 2, {_N} - 2)"
+_SKIP = f"array_position({_INNER}, '')"  # the index of the part '::' leaves empty
+_FIRST_EMPTY, _LAST_EMPTY = "(qp_parts[0] = '')", f"({_TAIL} = '')"
+_GIVEN = f"({_WIDE} - 1 - IF({_FIRST_EMPTY}, 1, 0) - IF({_LAST_EMPTY}, 1, 0))"
+#: the structure: at least 3 parts, at most 9; a dotted quad last; one '::' at most, a ':' at
+#: either end only as part of it, and it stands for one group at least; else eight groups
+_V6_BODY = (
+    f"{_N} >= 3 AND {_WIDE} <= 9 AND (NOT {_IS_QUAD} OR {_TAIL} RLIKE __a1) AND "
+    f"size(filter({_INNER}, qp_p -> qp_p = '')) <= 1 AND (CASE WHEN {_SKIP} > 0 THEN "
+    f"(NOT {_FIRST_EMPTY} OR {_SKIP} = 1) AND (NOT {_LAST_EMPTY} OR {_SKIP} = {_N} - 2) AND "
+    f"{_GIVEN} <= 7 ELSE {_WIDE} = 8 AND NOT {_FIRST_EMPTY} AND NOT {_LAST_EMPTY} END) AND "
+    f"forall(IF({_IS_QUAD}, slice(qp_parts, 1, {_N} - 1), qp_parts), "
+    "qp_h -> qp_h = '' OR qp_h RLIKE __a2)"
+)
+#: no '/', and a scope after '%' that is not empty and has no second '%'
+_V6_TEXT = (
+    "instr(__a0, '/') = 0 AND (instr(__a0, '%') = 0 OR (length(substring(__a0, "
+    "instr(__a0, '%') + 1)) > 0 AND instr(substring(__a0, instr(__a0, '%') + 1), '%') = 0))"
+)
+_V6_VALID = (
+    f"CASE WHEN __a0 IS NULL THEN NULL ELSE {_V6_TEXT} AND "
+    f"{_V6_BIND.replace('__BODY', _V6_BODY)} END"
+)
+_OCTETS = f"transform(split({_TAIL}, '[.]'), qp_o -> CAST(qp_o AS INT))"
+_GROUPS = (
+    f"IF({_IS_QUAD}, concat(slice(qp_parts, 1, {_N} - 1), array(hex({_OCTETS}[0] * 256 + "
+    f"{_OCTETS}[1]), hex({_OCTETS}[2] * 256 + {_OCTETS}[3]))), qp_parts)"
+)
+#: the 32 hexadecimal digits of a valid address: '::' as its zero groups, each group padded
+_V6_HEX = _V6_BIND.replace(
+    "__BODY",
+    f"lower(concat_ws('', transform(flatten(transform({_GROUPS}, (qp_g, qp_i) -> CASE WHEN "
+    f"qp_g = '' AND qp_i = {_SKIP} THEN array_repeat('0', 8 - {_GIVEN}) WHEN qp_g = '' THEN "
+    "CAST(array() AS ARRAY<STRING>) ELSE array(qp_g) END)), qp_g -> lpad(qp_g, 4, '0'))))",
+)
+
+
+def ipv6_block(text: str) -> tuple[str, int] | None:
+    """An IPv6 CIDR block as (its network's 32 hexadecimal digits, its prefix length), as
+    DQX's ``_is_valid_ipv6_cidr_block`` accepts it (host bits allowed), or None.
+
+    >>> ipv6_block("2001:db8::1/32"), ipv6_block("2001:db8::"), ipv6_block("::/129")
+    (('20010db8000000000000000000000000', 32), None, None)
+    """
+    if "/" not in text:
+        return None
+    try:
+        network = ipaddress.IPv6Network(text, strict=False)
+    except ValueError:  # AddressValueError and NetmaskValueError
+        return None
+    return f"{int(network.network_address):032x}", network.prefixlen
+
+
+@register("is_valid_ipv6_address", 1)
+def _ipv6(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when the value is an IPv6 address Python's ``ipaddress`` reads."""
+    return expand(_V6_VALID, args[0], lit(IPV4), lit(HEXTET))
+
+
+@register("is_ipv6_address_in_cidr", 2)
+def _in_v6_cidr(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when the value is an IPv6 address inside the CIDR block (a text literal)."""
+    node = args[1]
+    block = ipv6_block(str(node.this)) if isinstance(node, exp.Literal) and node.is_string else None
+    if block is None:
+        raise library_error(
+            ctx, "is_ipv6_address_in_cidr takes an IPv6 CIDR block as a text literal, such as "
+            "'2001:db8::/32'", node, "LIBRARY_ARGUMENTS",
+        )  # fmt: skip
+    digits, prefix = block
+    whole, rest = divmod(prefix, 4)
+    tests = [f"substring(__H, 1, {whole}) = '{digits[:whole]}'"] if whole else []
+    if rest:
+        nibble = int(digits[whole], 16) >> (4 - rest)
+        tests.append(
+            f"shiftright(CAST(conv(substring(__H, {whole + 1}, 1), 16, 10) AS INT), "
+            f"{4 - rest}) = {nibble}"
+        )
+    inside = " AND ".join(tests).replace("__H", _V6_HEX) or "true"
+    template = f"CASE WHEN __a0 IS NULL THEN NULL WHEN {_V6_VALID} THEN {inside} ELSE false END"
+    return expand(template, args[0], lit(IPV4), lit(HEXTET))
+
+
+_ISO = {
+    "is_valid_country_code": {"alpha-2": iso_codes.COUNTRY_ALPHA_2,
+                              "alpha-3": iso_codes.COUNTRY_ALPHA_3,
+                              "numeric": iso_codes.COUNTRY_NUMERIC},
+    "is_valid_currency_code": {"alphabetic": iso_codes.CURRENCY_ALPHABETIC,
+                               "numeric": iso_codes.CURRENCY_NUMERIC},
+}  # fmt: skip
+
+
+def _iso(name: str, args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """``args[0]`` among the codes of ``name``'s format (``args[1]``, a text literal; the first
+    format by default), case-insensitively when ``args[2]`` is ``false``."""
+    formats = _ISO[name]
+    kind = next(iter(formats))
+    if len(args) > 1:
+        if not (isinstance(args[1], exp.Literal) and args[1].is_string):
+            raise library_error(ctx, f"{name}'s format is a text literal", args[1],
+                                "LIBRARY_ARGUMENTS")  # fmt: skip
+        kind = str(args[1].this).lower()
+        if kind not in formats:
+            raise library_error(ctx, f"{name}'s format is one of {', '.join(formats)}", args[1],
+                                "LIBRARY_ARGUMENTS")  # fmt: skip
+    sensitive = True
+    if len(args) > 2:
+        if not isinstance(args[2], exp.Boolean):
+            raise library_error(ctx, f"{name}'s case_sensitive is true or false", args[2],
+                                "LIBRARY_ARGUMENTS")  # fmt: skip
+        sensitive = bool(args[2].this)
+    codes = sorted(formats[kind])
+    value = "CAST(__a0 AS STRING)"
+    if not sensitive:
+        value, codes = f"lower({value})", [c.lower() for c in codes]
+    return expand(f"{value} IN ({', '.join(repr(c) for c in codes)})", args[0])
+
+
+@register("is_valid_country_code", 1, 2, 3)
+def _country(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when the value is a code ISO 3166-1 assigns (``alpha-2``, ``alpha-3`` or
+    ``numeric``)."""
+    return _iso("is_valid_country_code", args, ctx)
+
+
+@register("is_valid_currency_code", 1, 2, 3)
+def _currency(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when the value is a code ISO 4217 assigns (``alphabetic`` or ``numeric``)."""
+    return _iso("is_valid_currency_code", args, ctx)
