@@ -234,3 +234,18 @@ def test_country_and_currency_codes_by_hand(spark: Any) -> None:
     df = spark.createDataFrame([("US",)], "s STRING")
     with pytest.raises(LibraryFunctionError, match="alpha-2, alpha-3, numeric"):
         Q.expr("is_valid_country_code(s, 'alpha-4')", over=df)
+
+
+def test_dates_and_timestamps_in_a_format_by_hand(spark: Any) -> None:
+    """Calendar facts: 2024 is a leap year, 2023 is not; there is no month 13 or hour 24."""
+    exprs = ["is_valid_date(s, 'yyyy-MM-dd')", "is_valid_date(s, 'dd/MM/yyyy')",
+             "is_valid_timestamp(s, 'yyyy-MM-dd HH:mm:ss')", "is_valid_date(s)"]  # fmt: skip
+    cases = {
+        "2024-02-29": "1001", "2023-02-29": "0000", "2024-13-01": "0000", "29/02/2024": "0100",
+        "31/04/2024": "0000", "2024-12-31 23:59:59": "0011", "2024-12-31 24:00:00": "0000",
+        "abc": "0000", "": "0000",
+    }  # fmt: skip
+    rows = _evaluate(spark, [*cases, None], *exprs)
+    got = {v: "".join(str(int(x)) for x in r) for v, r in zip(cases, rows, strict=False)}
+    assert got == cases
+    assert set(rows[-1]) == {None}

@@ -24,6 +24,9 @@ onto them:
   ``is_valid_currency_code(x [, 'alphabetic'|'numeric' [, case_sensitive]])``: one of the
   codes ISO 3166-1 / ISO 4217 assign (:mod:`quality_py.sql.library.iso_codes`), compared as
   text (a number ``4`` is not the code ``004``), in any case when ``case_sensitive`` is false.
+* ``is_valid_date(x [, 'format'])``, ``is_valid_timestamp(x [, 'format'])``: Spark's
+  ``try_to_timestamp`` reads the value (with the format, a text literal of Spark's datetime
+  patterns such as ``'yyyy-MM-dd'``), as DQX's checks of those names test it.
 * ``is_valid_email(x)``: DQX's subset of RFC 5322: a dot-atom or quoted local part of at most
   64 characters, ``@``, a host name whose labels are letters, digits and inner hyphens (at
   most 63) under an alphabetic top-level label of 2-63 letters, or a bracketed IPv4 address or
@@ -305,3 +308,27 @@ def _country(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _currency(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """True when the value is a code ISO 4217 assigns (``alphabetic`` or ``numeric``)."""
     return _iso("is_valid_currency_code", args, ctx)
+
+
+def _readable_time(name: str, args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    if len(args) == 1:
+        return expand("CASE WHEN __a0 IS NOT NULL THEN try_to_timestamp(__a0) IS NOT NULL END",
+                      args[0])  # fmt: skip
+    if not (isinstance(args[1], exp.Literal) and args[1].is_string):
+        raise library_error(ctx, f"{name}'s format is a text literal such as 'yyyy-MM-dd'",
+                            args[1], "LIBRARY_ARGUMENTS")  # fmt: skip
+    return expand(
+        "CASE WHEN __a0 IS NOT NULL THEN try_to_timestamp(__a0, __a1) IS NOT NULL END", *args
+    )
+
+
+@register("is_valid_date", 1, 2)
+def _date(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when Spark's ``try_to_timestamp`` reads the value (in the format, when given)."""
+    return _readable_time("is_valid_date", args, ctx)
+
+
+@register("is_valid_timestamp", 1, 2)
+def _timestamp(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when Spark's ``try_to_timestamp`` reads the value (in the format, when given)."""
+    return _readable_time("is_valid_timestamp", args, ctx)
