@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from quality_py.alerts import alert_sender
 from quality_py.errors import InputError
 from quality_py.gate.locations import Location, location, require_disjoint
+from quality_py.history.over_time import DATA_TIME
 from quality_py.io.ruleset_file import RulesetFile, load_ruleset_file
 from quality_py.jobs.inputs import input_table, read_input
 from quality_py.jobs.reference import ReferenceData
@@ -121,6 +122,9 @@ def _read_ruleset(
     if isinstance(source, RulesetFile):
         return source
     variables = dict(job.variables)
+    data_time = dict(job.tags).get(DATA_TIME)
+    if data_time is not None:  # the run's data time, for rules judged at it (is_recent)
+        variables.setdefault("DATA_TIME", data_time)
     return load_ruleset_file(
         source, spark=spark, suite=job.suite, others=job.others, variables=variables
     )

@@ -249,3 +249,20 @@ def test_dates_and_timestamps_in_a_format_by_hand(spark: Any) -> None:
     got = {v: "".join(str(int(x)) for x in r) for v, r in zip(cases, rows, strict=False)}
     assert got == cases
     assert set(rows[-1]) == {None}
+
+
+def test_is_recent_judges_at_the_time_given(spark: Any) -> None:
+    """By hand: at the end of 2026-11-23 (UTC), a day back is 2026-11-23T00:00Z; six hours back
+    from 12:00+02:00 is 04:00Z."""
+    values = ["2026-11-23 00:00:00", "2026-11-22 23:59:59", "2026-11-24 05:00:00", "2026-11-23",
+              "2026-11-22", "not a time"]  # fmt: skip
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    try:
+        rows = _evaluate(spark, [*values, None], "is_recent(s, '1 day', '2026-11-23')",
+                         "is_recent(s, '6 hours', '2026-11-23T12:00:00+02:00')",
+                         "is_recent(s, '36500 days')")  # fmt: skip
+    finally:
+        spark.conf.unset("spark.sql.session.timeZone")
+    assert rows == [(True, False, True), (False, False, True), (True, True, True),
+                    (True, False, True), (False, False, True), (None, None, None),
+                    (None, None, None)]  # fmt: skip

@@ -192,3 +192,23 @@ def test_the_jobs_doc_command_is_one_the_command_line_takes() -> None:
     assert (words[0], args.command, args.file, args.json) == (
         "quality-py", "job", "orders-job.yaml", "/tmp/dq/orders.json",
     )  # fmt: skip
+
+
+def test_the_runs_data_time_is_the_variable_data_time(tmp_path: Path) -> None:
+    """``--data-time`` (the tag ``data_time``) is ``${DATA_TIME}`` in the ruleset, unless the
+    run gives the variable itself; without either the variable is missing (an error)."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("suite: {id: 1}\nrule_sets: [{id: 5, rules: [{id: 9, expression: "
+                     "\"is_recent(ts, '1 day', '${DATA_TIME}')\"}]}]\n")  # fmt: skip
+
+    def text(job: QualityJob) -> str:
+        prepared = job.prepare(compile=False)
+        return next(r for _, r in prepared.suite.iter_rules()).expression
+
+    dated = QualityJob(ruleset=str(rules), tags={"data_time": "2026-11-23"})
+    assert text(dated) == "is_recent(ts, '1 day', '2026-11-23')"
+    given = QualityJob(ruleset=str(rules), tags={"data_time": "2026-11-23"},
+                       variables={"DATA_TIME": "2026-01-01"})  # fmt: skip
+    assert text(given) == "is_recent(ts, '1 day', '2026-01-01')"
+    with pytest.raises(QualityError, match="DATA_TIME"):
+        QualityJob(ruleset=str(rules)).prepare(compile=False)

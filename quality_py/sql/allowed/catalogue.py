@@ -341,7 +341,7 @@ map_contains agg_expr is_unique is_unique_nulls_equal in_reference in_reference_
 not_in_reference not_in_reference_null_safe
 is_valid_uuid is_valid_ipv4_address is_ipv4_address_in_cidr is_valid_email is_valid_json
 is_valid_ipv6_address is_ipv6_address_in_cidr is_valid_country_code is_valid_currency_code
-is_valid_date is_valid_timestamp
+is_valid_date is_valid_timestamp is_recent
 """
 _LIBRARY_SCALED = """
 soft_fail print_expr print_code rule_suite_result_details flatten_results

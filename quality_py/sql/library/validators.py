@@ -22,11 +22,17 @@ onto them:
   scope is ignored).
 * ``is_valid_country_code(x [, 'alpha-2'|'alpha-3'|'numeric' [, case_sensitive]])`` and
   ``is_valid_currency_code(x [, 'alphabetic'|'numeric' [, case_sensitive]])``: one of the
-  codes ISO 3166-1 / ISO 4217 assign (:mod:`quality_py.sql.library.iso_codes`), compared as
+  codes ISO 3166-1 / ISO 4217 assign (:mod:`quality_py.sql.iso_codes`), compared as
   text (a number ``4`` is not the code ``004``), in any case when ``case_sensitive`` is false.
 * ``is_valid_date(x [, 'format'])``, ``is_valid_timestamp(x [, 'format'])``: Spark's
   ``try_to_timestamp`` reads the value (with the format, a text literal of Spark's datetime
   patterns such as ``'yyyy-MM-dd'``), as DQX's checks of those names test it.
+* ``is_recent(x, 'duration' [, at])``: the time ``x`` (a timestamp, a date, or text Spark
+  casts to one) is no older than the duration (``'1 day'``, ``'6 hours'``) at ``at``: a time
+  expression, or an ISO text (a date alone is judged at the end of that day, a time without a
+  zone is UTC, as ``is_fresh`` judges them); without ``at`` the clock (which a policy may
+  forbid). A run's ``--data-time`` (a job's ``data_time`` tag) is the variable ``${DATA_TIME}``:
+  ``is_recent(updated_at, '2 days', '${DATA_TIME}')`` judges a backfill at its data's time.
 * ``is_valid_email(x)``: DQX's subset of RFC 5322: a dot-atom or quoted local part of at most
   64 characters, ``@``, a host name whose labels are letters, digits and inner hyphens (at
   most 63) under an alphabetic top-level label of 2-63 letters, or a bracketed IPv4 address or
@@ -44,12 +50,15 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from datetime import datetime, timedelta, timezone
 
 from sqlglot import exp
 
+from quality_py.errors import QualityError
+from quality_py.model.times import parse_datetime, parse_duration
+from quality_py.sql import iso_codes
 from quality_py.sql.build import lit
 from quality_py.sql.context import PassContext
-from quality_py.sql.library import iso_codes
 from quality_py.sql.library.registry import expand, library_error, register
 
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
@@ -332,3 +341,47 @@ def _date(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _timestamp(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """True when Spark's ``try_to_timestamp`` reads the value (in the format, when given)."""
     return _readable_time("is_valid_timestamp", args, ctx)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _instant(node: exp.Expr, ctx: PassContext) -> str:
+    """``at`` of :func:`_recent` as SQL: an ISO text as its instant (a date: the end of it)."""
+    if not (isinstance(node, exp.Literal) and node.is_string):
+        return "__a2"
+    text = str(node.this)
+    try:
+        when = parse_datetime(text)
+    except QualityError as err:
+        raise library_error(ctx, f"is_recent's time: {err.message}", node,
+                            "LIBRARY_ARGUMENTS") from None  # fmt: skip
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    if len(text.strip()) == 10:  # a date: its data runs to the end of the day
+        when += timedelta(days=1)
+    return f"timestamp_micros({(when - _EPOCH) // timedelta(microseconds=1)})"
+
+
+@register("is_recent", 2, 3)
+def _recent(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
+    """True when the time is no older than the duration at the given time (else the clock)."""
+    span = args[1]
+    try:
+        if not (isinstance(span, exp.Literal) and span.is_string):
+            raise ValueError
+        micros = parse_duration(str(span.this)) // timedelta(microseconds=1)
+    except (ValueError, QualityError):
+        raise library_error(ctx, "is_recent's duration is a text literal such as '1 day' or "
+                            "'6 hours'", span, "LIBRARY_ARGUMENTS") from None  # fmt: skip
+    if len(args) == 3:
+        at = _instant(args[2], ctx)
+    elif not ctx.policy.allow_clock:
+        raise library_error(ctx, "is_recent without its time reads the clock, which the "
+                            "policy forbids: give the time, such as '${DATA_TIME}'", span,
+                            "LIBRARY_ARGUMENTS")  # fmt: skip
+    else:
+        at = "current_timestamp()"
+    template = (f"CASE WHEN __a0 IS NOT NULL THEN try_cast(__a0 AS TIMESTAMP) >= "
+                f"timestamp_micros(unix_micros({at}) - {micros}) END")  # fmt: skip
+    return expand(template, *args)
