@@ -4,6 +4,7 @@ below is read off those files by hand (line numbers counted in the files)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -654,3 +655,31 @@ columns:
     assert result.unmapped == ()
     # missing id, missing name, invalid size as rules and SQL checks; row_count; the schema
     assert (result.rules, result.checks) == (3, 5)
+
+
+def _section(title: str) -> str:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "migrating.md").read_text()
+    return docs.split(title, 1)[1].split("\n## ", 1)[0]
+
+
+def _named(section: str, key: str) -> bool:
+    """``key`` in code text of the section (alone or within, as `valid format: email`)."""
+    return re.search(rf"`[^`\n]*(?<![\w ]){re.escape(key)}(?![\w])[^`\n]*`", section) is not None \
+        or f"`{key}`" in section  # fmt: skip
+
+
+def test_the_other_sections_name_every_key_their_importers_read() -> None:
+    """Spark-Expectations', SodaCL's and ODCS's sections of docs/migrating.md name each key,
+    metric and operator the importers' registries hold (a test keeps docs and code together,
+    as for DQX, GX and Soda contracts above)."""
+    from quality_py.io.imports import odcs, soda_metrics, spark_expectations
+
+    se = _section("## Spark-Expectations (`--from spark-expectations`)")
+    keys = spark_expectations.RULE_KEYS | spark_expectations.FILE_KEYS
+    assert [k for k in sorted(keys) if not _named(se, k)] == []
+    soda = _section("## Soda (`--from sodacl`)")
+    keys = soda_metrics.METRICS | soda_metrics.MISSING_VALID_KEYS
+    assert [k for k in sorted(keys) if not _named(soda, k)] == []
+    contract = _section("## ODCS data contracts (`--from odcs`, `--to odcs`)")
+    keys = {*odcs.METRICS, *odcs.OPERATORS}
+    assert [k for k in sorted(keys) if not _named(contract, k)] == []

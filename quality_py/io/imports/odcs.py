@@ -61,6 +61,9 @@ _ENTRY_KEYS = frozenset({*_OPERATORS, *_RANGES, "id", "name", "description", "ty
                          "businessImpact", "method", "scheduler", "schedule", "customProperties",
                          "authoritativeDefinitions", "engine", "implementation"})  # fmt: skip
 _WARNINGS = frozenset({"warning", "warn", "minor", "low", "info"})
+#: the standard's library metrics and operators converted (docs/migrating.md names each)
+METRICS = ("nullValues", "missingValues", "invalidValues", "duplicateValues", "rowCount")
+OPERATORS = (*_OPERATORS, *_RANGES)
 
 
 def judged(metric: str, entry: dict[str, Any]) -> str:
