@@ -572,6 +572,7 @@ checks:
   - metric: {query: select 1}
   - failed_rows: {expression: a > 1, threshold: {level: warn, additional: {must_be: 1}}}
   - reconciliation: {}
+  - {type: no_duplicate_values, columns: [a]}
   - schema:
   - freshness: {column: d, threshold: {unit: week, must_be_less_than: 1}}
 """
@@ -585,6 +586,8 @@ checks:
         "a metric query reads tables by name",
         "an additional threshold needs its own comparison and the other level",
         "the check type 'reconciliation' has no counterpart here",
+        "a check of Soda's experimental contracts of 2024 (type: ...); a v4 contract names a "
+        "check by its key (- missing:)",
         "unit 'week': Soda's are minute, hour and day",
     ]
     assert (result.rules, result.checks) == (0, 1)  # the schema check (id of any type)

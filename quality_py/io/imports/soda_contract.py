@@ -151,9 +151,7 @@ def _dict(v: object, key: str) -> dict[str, Any]:
 
 
 def _bound(v: object, key: str) -> str:
-    if isinstance(v, str):
-        return text_literal(v)
-    return number_literal(v, key)
+    return text_literal(v) if isinstance(v, str) else number_literal(v, key)
 
 
 def _comparison(th: dict[str, Any]) -> Test:
@@ -336,9 +334,9 @@ def _metric_of(cfg: dict[str, Any]) -> str:
 
 
 def _need_column(at: Where) -> str:
-    if at.column is None:
-        raise Unmappable("this check type is a column's")
-    return at.column
+    if at.column is not None:
+        return at.column
+    raise Unmappable("this check type is a column's")
 
 
 def _missing(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
@@ -504,6 +502,9 @@ def _one(contract: Contract, column: dict[str, Any] | None, line: int, node: obj
         spec = _with_variables(draft, spec)
         if isinstance(spec, str):  # Soda: "You forgot the colon"
             raise Unmappable("a check is its type and a colon")
+        if isinstance(spec, dict) and "type" in spec:
+            raise Unmappable("a check of Soda's experimental contracts of 2024 (type: ...); a "
+                             "v4 contract names a check by its key (- missing:)")  # fmt: skip
         if not isinstance(spec, dict) or len(spec) != 1:
             raise Unmappable("a check is one key, its type")
         kind, body = next(iter(spec.items()))
