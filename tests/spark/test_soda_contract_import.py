@@ -278,3 +278,32 @@ def test_soda_contract_rules_flag_the_rows_soda_counts(spark: Any) -> None:
     df = spark.createDataFrame([(i, *r) for i, r in enumerate(MISSING[1])], f"i int, {MISSING[0]}")
     # the null id; the age -1 (the null age is missing, not invalid); the age 2
     assert failing_rows(ruleset.suite, df, "i") == [[1], [1], [3]]
+
+
+def test_soda_contract_reference_data(spark: Any) -> None:
+    """``invalidity_check.py``, ``InvalidReferenceCountQuery``: a value that is not missing
+    and has no equal value in the reference column is invalid (by hand: 'X' of 1, null, 3, X;
+    the reference holds 1, 2, 3 twice and a null). The rule flags those rows; its tolerance
+    is the check's threshold."""
+    spark.createDataFrame([("1",), ("2",), ("3",), ("3",), (None,)], "v string") \
+        .createOrReplaceTempView("valid_ids")  # fmt: skip
+    df = spark.createDataFrame([(i, *r) for i, r in enumerate(MISSING[1])], f"i int, {MISSING[0]}")
+    ref = "valid_reference_data: {dataset: ds/db/s/valid_ids, column: v}"
+    cases = [  # (the check's other keys, its rule's tolerance, the rows it fails)
+        ("", {"fail_if": "> 0"}, [3]),
+        ("threshold: {must_be_less_than: 2}", {"fail_if": ">= 2"}, [3]),
+        ("threshold: {metric: percent, must_be_less_than_or_equal: 25, level: warn}",
+         {"warn_if": "> 25 %"}, [3]),
+        ("missing_values: ['X']", {"fail_if": "> 0"}, []),
+        ("valid_values: ['1']", {"fail_if": "> 0"}, [2, 3]),  # 3 is in the reference, not valid
+    ]  # fmt: skip
+    for keys, tolerance, rows in cases:
+        text = f"columns: [{{name: id, checks: [invalid: {{{ref}{', ' + keys if keys else ''}}}]}}]"
+        result = import_text(text, "soda-contract", "c.yml")
+        assert result.unmapped == () and result.checks == 0, result.summary()
+        ruleset = loads_ruleset_file(result.text, variables={})
+        suite = ruleset.suite.with_policy(RulePolicy().with_views("valid_ids"))
+        (rule,) = [r for _, r in suite.iter_rules()]
+        assert {k: v for k, v in (("fail_if", rule.fail_if), ("warn_if", rule.warn_if)) if v} \
+            == tolerance, keys  # fmt: skip
+        assert failing_rows(suite, df, "i") == [rows], keys

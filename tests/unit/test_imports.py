@@ -686,3 +686,26 @@ def test_the_other_sections_name_every_key_their_importers_read() -> None:
     contract = _section("## ODCS data contracts (`--from odcs`, `--to odcs`)")
     keys = {*odcs.METRICS, *odcs.OPERATORS}
     assert [k for k in sorted(keys) if not _named(contract, k)] == []
+
+
+def test_soda_contract_reference_data_converts_or_is_listed() -> None:
+    ref = "valid_reference_data: {dataset: ds/db/s/codes, column: code}"
+    text = f"""filter: a > 0
+columns:
+  - name: c
+    checks:
+      - invalid: {{{ref}}}
+      - invalid: {{{ref}, threshold: {{must_be_greater_than: 1}}}}
+      - invalid: {{{ref}, threshold: {{metric: percent, must_be_less_than: 5}}}}
+      - invalid: {{valid_reference_data: {{dataset: ds/db/s/codes}}}}
+"""
+    result = import_text(text, "soda-contract", "c.yml")
+    only_below = ("a reference check's threshold maps onto its rule's tolerance only as a bound "
+                  "the count stays under (must_be: 0, must_be_less_than, ..._or_equal)")  # fmt: skip
+    assert [(u.line, u.reason) for u in result.unmapped] == [
+        (6, only_below), (7, only_below),  # a percent of the filtered rows is no share of the run's
+        (8, "valid_reference_data names a dataset and a column"),
+    ]
+    ruleset = loads_ruleset_file(result.text, variables={})
+    (rule,) = [r for _, r in ruleset.suite.iter_rules()]
+    assert rule.fail_if == "> 0" and "in_reference('codes', 'code', `c`)" in rule.expression

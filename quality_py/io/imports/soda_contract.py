@@ -30,8 +30,9 @@ Soda counts, with the action ``ignore`` (a contract removes no row):
   ``allow_extra_columns``, order checked unless ``allow_other_column_order``.
 * ``${var.NAME}`` becomes our ``${NAME}`` variable (given with ``--var``).
 
-Listed with their lines: ``query`` forms (they read tables by name), reference data,
-``${soda.*}`` / ``${env.*}``, formats without a regex, types Soda compares by name alone.
+``valid_reference_data`` is a rule reading the view named by the dataset's last part, the
+check's threshold its tolerance. Listed with their lines: ``query`` forms (they read tables by
+name), ``${soda.*}`` / ``${env.*}``, formats without a regex, types Soda compares by name alone.
 """
 
 from __future__ import annotations
@@ -162,6 +163,9 @@ def _missing(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
 def _invalid(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
     c = _need_column(at)
     bad_value = invalid_sql(c, cfg)
+    if cfg.get("valid_reference_data") is not None:
+        _invalid_by_reference(draft, at, cfg, bad_value)
+        return
     if bad_value is None:
         raise Unmappable("an invalid check needs a valid_* or invalid_* key (Soda errors)")
     bad = f"NOT ({missing_sql(c, cfg)}) AND ({bad_value})"
@@ -169,6 +173,63 @@ def _invalid(draft: Draft, at: Where, cfg: dict[str, Any]) -> None:
     value_sql = percent(count, rows) if _metric_of(cfg) == "percent" else count
     _checks(draft, at.name, value_sql, cfg.get("threshold"), "must_be: 0")
     _flag(draft, at, bad)
+
+
+_BELOW = {"must_be": "> {}", "must_be_less_than": ">= {}", "must_be_less_than_or_equal": "> {}"}
+_COMPARISONS = (*_BELOW, "must_not_be", "must_be_greater_than", "must_be_greater_than_or_equal",
+                "must_be_between", "must_be_not_between")  # fmt: skip
+_ONLY_BELOW = ("a reference check's threshold maps onto its rule's tolerance only as a bound "
+               "the count stays under (must_be: 0, must_be_less_than, ..._or_equal)")  # fmt: skip
+
+
+def _tolerances(th: object, as_percent: bool, scoped: bool) -> dict[str, str]:
+    """A count's threshold as a rule's ``fail_if`` / ``warn_if``: the run fails (warns) past
+    it as the check fails (warns). A percent maps only when no filter makes the check's rows
+    other than the run's.
+
+    >>> _tolerances({"must_be_less_than": 5, "additional": {"level": "warn", "must_be": 0}},
+    ...             False, False)
+    {'fail_if': '>= 5', 'warn_if': '> 0'}
+    """
+    th = mapping_of(th, "threshold")
+    extra = th.get("additional")
+    parts = [th] + ([mapping_of(extra, "additional")] if extra is not None else [])
+    out = {}
+    for spec in parts:
+        given = [k for k in _COMPARISONS if spec.get(k) is not None]
+        key, n = (given[0], spec[given[0]]) if given else ("must_be", 0)
+        lowest = {"must_be": 0, "must_be_less_than": 1e-300, "must_be_less_than_or_equal": 0}
+        if (len(given) > 1 or key not in _BELOW or isinstance(n, bool) or not isinstance(
+                n, int | float) or n < lowest[key] or (key == "must_be" and n != 0)
+                or (as_percent and scoped)):  # fmt: skip
+            raise Unmappable(_ONLY_BELOW)
+        out["warn_if" if str(spec.get("level")).lower() == "warn" else "fail_if"] = (
+            _BELOW[key].format(n) + (" %" if as_percent else ""))  # fmt: skip
+    if len(out) != len(parts):
+        raise Unmappable("an additional threshold needs the other level")
+    return out
+
+
+def _invalid_by_reference(draft: Draft, at: Where, cfg: dict[str, Any], other: str | None) -> None:
+    """``InvalidReferenceCountQuery``: a value that is not missing fails when the reference
+    dataset's column holds no equal value (or another validity key fails it); a rule flags
+    those rows and its tolerance is the check's threshold (a count over a reference is a join,
+    which a SQL check may not read). The dataset is the view named by its last part (given
+    with ``--view``), read where the policy allows it."""
+    ref = mapping_of(cfg["valid_reference_data"], "valid_reference_data")
+    dataset, column = ref.get("dataset"), ref.get("column")
+    if not isinstance(dataset, str) or not isinstance(column, str) or not column:
+        raise Unmappable("valid_reference_data names a dataset and a column")
+    view = dataset.rsplit("/", 1)[-1]
+    refused = draft.reference(view)
+    if refused or at.column is None:
+        raise Unmappable(refused or "a reference check is a column's")
+    tolerance = _tolerances(cfg.get("threshold"), _metric_of(cfg) == "percent",
+                            bool(at.scope.dataset or at.scope.check))  # fmt: skip
+    found = f"in_reference({text_literal(view)}, {text_literal(column)}, {at.column})"
+    bad = f"NOT ({missing_sql(at.column, cfg)}) AND (NOT {found}{f' OR {other}' if other else ''})"
+    _flag(draft, at, bad)
+    draft.rules[-1].update(tolerance)
 
 
 def _flag(draft: Draft, at: Where, bad: str) -> None:

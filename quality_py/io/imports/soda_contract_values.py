@@ -178,13 +178,12 @@ def _listed(c: str, values: list[object], key: str, valid: bool) -> str:
 
 
 def invalid_sql(c: str, cfg: dict[str, Any]) -> str | None:
-    """``MissingAndValidity.is_invalid_expr`` (None: no validity configured).
+    """``MissingAndValidity.is_invalid_expr`` (None: no validity configured) but the reference
+    data, which the check reads apart.
 
     >>> invalid_sql("c", {"valid_min": 0, "valid_max_length": 3})
     'c < 0 OR LENGTH(c) > 3'
     """
-    if cfg.get("valid_reference_data") is not None:
-        raise Unmappable("valid_reference_data names a dataset of Soda's data sources")
     out = []
     if isinstance(cfg.get("valid_values"), list):
         out.append(_listed(c, cfg["valid_values"], "valid_values", True))
