@@ -703,7 +703,8 @@ columns:
     only_below = ("a reference check's threshold maps onto its rule's tolerance only as a bound "
                   "the count stays under (must_be: 0, must_be_less_than, ..._or_equal)")  # fmt: skip
     assert [(u.line, u.reason) for u in result.unmapped] == [
-        (6, only_below), (7, only_below),  # a percent of the filtered rows is no share of the run's
+        (6, only_below),
+        (7, only_below),  # a percent of the filtered rows is no share of the run's
         (8, "valid_reference_data names a dataset and a column"),
     ]
     ruleset = loads_ruleset_file(result.text, variables={})
