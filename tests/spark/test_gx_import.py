@@ -12,6 +12,7 @@ import pytest
 
 from quality_py import RulePolicy
 from quality_py.actions.sql_checks import run_sql_checks
+from quality_py.dataset.checks import verify
 from quality_py.io.imports import import_text
 from quality_py.io.ruleset_file import loads_ruleset_file
 from tests.spark.rule_rows import failing_rows
@@ -100,3 +101,40 @@ def test_gx_rules_flag_the_rows_gx_reports_unexpected(spark: Any) -> None:
     # amount outside [0, 100]; status not in the set where amount > 0 (none); the repeated
     # id; a code not of three capitals
     assert failed == [[1, 4], [], [1, 2], [1, 4]]
+
+
+def test_gx_table_structure(spark: Any) -> None:
+    """``table.columns`` and ``table.column_count`` (expect_column_to_exist.py,
+    expect_table_columns_to_match_ordered_list.py, expect_table_columns_to_match_set.py:
+    without exact_match, every listed column present and others allowed), by hand on ROWS'
+    five columns i, id, amount, status, code."""
+    every = ["i", "id", "amount", "status", "code"]
+    cases = [
+        ("expect_column_to_exist", {"column": "id"}, True),
+        ("expect_column_to_exist", {"column": "nope"}, False),
+        ("expect_column_to_exist", {"column": "id", "column_index": 0}, True),  # 0 is none
+        ("expect_table_columns_to_match_ordered_list", {"column_list": every}, True),
+        ("expect_table_columns_to_match_ordered_list", {"column_list": every[1::-1] + every[2:]},
+         False),
+        ("expect_table_columns_to_match_ordered_list", {"column_list": every[:4]}, False),
+        ("expect_table_columns_to_match_set", {"column_set": every[::-1], "exact_match": True},
+         True),
+        ("expect_table_columns_to_match_set", {"column_set": ["i", "id"], "exact_match": True},
+         False),
+        ("expect_table_columns_to_match_set", {"column_set": ["i", "id"]}, True),
+        ("expect_table_columns_to_match_set", {"column_set": ["i", "zz"], "exact_match": False},
+         False),
+        ("expect_table_column_count_to_equal", {"value": 5}, True),
+        ("expect_table_column_count_to_equal", {"value": 4}, False),
+        ("expect_table_column_count_to_be_between", {"min_value": 5, "max_value": 6}, True),
+        ("expect_table_column_count_to_be_between",
+         {"min_value": 1, "max_value": 5, "strict_max": True}, False),
+    ]  # fmt: skip
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    got = []
+    for kind, kwargs, _ in cases:
+        result = import_text(_suite([(kind, kwargs, True, True)]), "gx", "s.json")
+        assert result.unmapped == (), result.summary()
+        ruleset = loads_ruleset_file(result.text, variables={})
+        got.append(verify(df, ruleset.checks).status == "success")
+    assert got == [want for *_, want in cases]

@@ -198,6 +198,52 @@ def _table(draft: Draft, kind: str, k: dict[str, Any]) -> None:
     )  # fmt: skip
 
 
+def _names(k: dict[str, Any], key: str) -> list[str]:
+    names = k.get(key)
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise Unmappable(f"{key} must be a non-empty list of column names")
+    if len(set(names)) != len(names):
+        raise Unmappable(f"{key} names a column twice")
+    return names
+
+
+def _structure(draft: Draft, kind: str, k: dict[str, Any]) -> None:
+    """The table's columns (``table.columns``, ``table.column_count``) as dataset checks:
+    ``has_schema`` of columns of ``any`` type (``strict``: no other column; ``ordered``: in
+    that order), ``has_column_count`` between GX's bounds."""
+    if k.get("row_condition") is not None:
+        raise Unmappable("a row_condition does not change the table's columns")
+    if kind == "expect_column_to_exist":
+        if k.get("column_index"):  # GX reads an index of 0 as none
+            raise Unmappable("column_index (the column's position) is not converted")
+        args: dict[str, Any] = {"expected": {str(k["column"]): "any"}}
+    elif kind == "expect_table_columns_to_match_ordered_list":
+        args = {"expected": dict.fromkeys(_names(k, "column_list"), "any"), "strict": True,
+                "ordered": True}  # fmt: skip
+    elif kind == "expect_table_columns_to_match_set":
+        # without exact_match GX reads it as false: every column present, others allowed
+        args = {"expected": dict.fromkeys(_names(k, "column_set"), "any"),
+                "strict": k.get("exact_match") is True}  # fmt: skip
+    else:
+        if kind == "expect_table_column_count_to_equal":
+            tests = [f"== {_number(k.get('value'), 'value')}"]
+        else:  # each bound its own assertion: "n >= 1 AND n < 5" is ">= 1" and "< 5"
+            tests = [t.removeprefix("n ") for t in _between("n", k).split(" AND ")]
+        for test in tests:
+            draft.check("error", "has_column_count", {"assertion": test})
+        return
+    draft.check("error", "has_schema", args)
+
+
+#: the table's structure: each expectation with the kwargs it reads
+STRUCTURE = {
+    "expect_column_to_exist": frozenset({"column_index"}),
+    "expect_table_columns_to_match_ordered_list": frozenset({"column_list"}),
+    "expect_table_columns_to_match_set": frozenset({"column_set", "exact_match"}),
+    "expect_table_column_count_to_equal": frozenset({"value"}),
+    "expect_table_column_count_to_be_between": frozenset({"min_value", "max_value", "strict_min",
+                                                          "strict_max"}),
+}  # fmt: skip
 _NULLS = {"expect_column_values_to_not_be_null", "expect_column_values_to_be_null"}
 _TABLE = {"expect_table_row_count_to_be_between": {"min_value", "max_value", "strict_min",
                                                    "strict_max"},
@@ -209,6 +255,7 @@ EXPECTATIONS: dict[str, frozenset[str]] = {
     **dict.fromkeys(AGGREGATES, frozenset({"min_value", "max_value", "strict_min",
                                            "strict_max"})),
     **{kind: frozenset(keys) for kind, keys in _TABLE.items()},
+    **STRUCTURE,
 }  # fmt: skip
 
 
@@ -227,8 +274,12 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             raise Unmappable("catch_exceptions turns an error into a failed result")
         if kind in _TABLE:
             _table(draft, kind, k)
+        elif kind in STRUCTURE and kind != "expect_column_to_exist":
+            _structure(draft, kind, k)
         elif not isinstance(k.get("column"), str) or not k["column"]:
             raise Unmappable("it names no column")
+        elif kind == "expect_column_to_exist":
+            _structure(draft, kind, k)
         elif kind in AGGREGATES:
             _aggregate(draft, kind, k)
         else:
