@@ -138,3 +138,37 @@ def test_gx_table_structure(spark: Any) -> None:
         ruleset = loads_ruleset_file(result.text, variables={})
         got.append(verify(df, ruleset.checks).status == "success")
     assert got == [want for *_, want in cases]
+
+
+PAIR_ROWS = [(0, 1, 1), (1, 2, 1), (2, 1, 2), (3, None, None), (4, None, 5), (5, 3, None)]
+
+
+def test_gx_column_pairs(spark: Any) -> None:
+    """Column pair map expectations (expectation.py, ``ColumnPairMapExpectation._validate``;
+    the Spark engine's ``ignore_row_if`` filter; column_pair_values_equal.py and
+    column_pair_values_greater.py), by hand on six rows of (a, b)."""
+    equal, greater = ("expect_column_pair_values_to_be_equal",
+                      "expect_column_pair_values_a_to_be_greater_than_b")  # fmt: skip
+    ab = {"column_A": "a", "column_B": "b"}
+    cases = [  # (kind, kwargs, verdict, rows failed by its rule)
+        # both missing (row 3) left out; 1, 2, 4, 5 differ (null-safely): 1 of 5 expected
+        (equal, {**ab, "mostly": 0.2}, True, [1, 2, 4, 5]),
+        (equal, ab, False, [1, 2, 4, 5]),
+        (equal, {**ab, "ignore_row_if": "either_value_is_missing", "mostly": 0.34}, False,
+         [1, 2]),  # 1 of 3
+        (equal, {**ab, "ignore_row_if": "neither", "mostly": 0.33}, True, [1, 2, 4, 5]),  # 2/6
+        # a > b is false for rows 0 and 2, null (neither) for 4 and 5: 3 of 5
+        (greater, {**ab, "mostly": 0.6}, True, [0, 2]),
+        (greater, {**ab, "mostly": 0.61}, False, [0, 2]),
+        (greater, {**ab, "or_equal": True, "mostly": 0.8}, True, [2]),
+    ]  # fmt: skip
+    df = spark.createDataFrame(PAIR_ROWS, "i int, a int, b int")
+    empty = spark.createDataFrame([], "i int, a int, b int")
+    for kind, kwargs, verdict, failed in cases:
+        ruleset = loads_ruleset_file(
+            import_text(_suite([(kind, kwargs, True, True)]), "gx", "s.json").text, variables={}
+        )
+        (on_rows,) = run_sql_checks(ruleset.sql_checks, {"source": df}, RulePolicy())
+        (on_none,) = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
+        assert (on_rows.status, on_none.status) == ("passed" if verdict else "failed", "passed")
+        assert failing_rows(ruleset.suite, df, "i") == [failed], (kind, kwargs)

@@ -235,6 +235,46 @@ def _structure(draft: Draft, kind: str, k: dict[str, Any]) -> None:
     draft.check("error", "has_schema", args)
 
 
+#: rows a column pair expectation leaves out (SparkDFExecutionEngine.get_domain_records)
+_IGNORE = {"both_values_are_missing": "NOT ({a} IS NULL AND {b} IS NULL)",
+           "either_value_is_missing": "{a} IS NOT NULL AND {b} IS NOT NULL",
+           "neither": None}  # fmt: skip
+PAIRS = {
+    "expect_column_pair_values_to_be_equal": frozenset({"column_A", "column_B", "ignore_row_if"}),
+    "expect_column_pair_values_a_to_be_greater_than_b": frozenset(
+        {"column_A", "column_B", "ignore_row_if", "or_equal"}
+    ),
+}
+
+
+def _pair(draft: Draft, kind: str, k: dict[str, Any]) -> None:
+    """A column pair map expectation (``ColumnPairMapExpectation._validate``): the rows
+    ``ignore_row_if`` leaves out (both values missing, by default) are not considered; a row
+    is unexpected when the condition is false (``column_pair_values_equal.py``: null-safe
+    equality; ``column_pair_values_greater.py``: ``a > b``, or ``a >= b`` or both equal
+    null-safely with ``or_equal``), a null condition being neither."""
+    names = [k.get("column_A"), k.get("column_B")]
+    if not all(isinstance(n, str) and n for n in names):
+        raise Unmappable("it names column_A and column_B")
+    a, b = (quoted(str(n)) for n in names)
+    mode = k.get("ignore_row_if", "both_values_are_missing")
+    if mode not in _IGNORE:
+        raise Unmappable(f"ignore_row_if {mode!r} is not one GX accepts")
+    kept = _IGNORE[str(mode)]
+    keep = kept.format(a=a, b=b) if kept else None
+    if kind == "expect_column_pair_values_to_be_equal":
+        test = f"{a} <=> {b}"
+    else:
+        test = f"({a} >= {b}) OR ({a} <=> {b})" if k.get("or_equal") else f"{a} > {b}"
+    rc = _condition(k)
+    verdict = _share(_count(rc), _count(rc, keep), _count(rc, keep, f"NOT ({test})"), _mostly(k))
+    failing = " AND ".join(c for c in (rc, keep, f"NOT ({test})") if c)
+    name = draft.name(f"{names[0]}_{names[1]}_{kind.removeprefix('expect_column_pair_values_')}")
+    draft.rules.append({"name": name, "expression": f"({failing}) IS NOT TRUE",
+                        "action_if_failed": "ignore"})  # fmt: skip
+    draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
+
+
 #: the table's structure: each expectation with the kwargs it reads
 STRUCTURE = {
     "expect_column_to_exist": frozenset({"column_index"}),
@@ -256,6 +296,7 @@ EXPECTATIONS: dict[str, frozenset[str]] = {
                                            "strict_max"})),
     **{kind: frozenset(keys) for kind, keys in _TABLE.items()},
     **STRUCTURE,
+    **PAIRS,
 }  # fmt: skip
 
 
@@ -276,6 +317,8 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             _table(draft, kind, k)
         elif kind in STRUCTURE and kind != "expect_column_to_exist":
             _structure(draft, kind, k)
+        elif kind in PAIRS:
+            _pair(draft, kind, k)
         elif not isinstance(k.get("column"), str) or not k["column"]:
             raise Unmappable("it names no column")
         elif kind == "expect_column_to_exist":
