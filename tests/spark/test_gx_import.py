@@ -172,3 +172,28 @@ def test_gx_column_pairs(spark: Any) -> None:
         (on_none,) = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
         assert (on_rows.status, on_none.status) == ("passed" if verdict else "failed", "passed")
         assert failing_rows(ruleset.suite, df, "i") == [failed], (kind, kwargs)
+
+
+def test_gx_compound_columns_unique(spark: Any) -> None:
+    """expect_compound_columns_to_be_unique (compound_columns_unique.py; the Spark engine's
+    ``ignore_row_if`` for column lists, all values missing by default), by hand."""
+    rows = [(0, 1, "x"), (1, 1, "x"), (2, 1, "y"), (3, None, None), (4, None, None),
+            (5, 2, None), (6, 2, None)]  # fmt: skip
+    kind, cols = "expect_compound_columns_to_be_unique", {"column_list": ["a", "b"]}
+    cases = [  # (kwargs, verdict, rows failed by its rule)
+        # rows 3, 4 left out; (1, x) twice and (2, null) twice: 1 of 5 expected
+        ({**cols, "mostly": 0.2}, True, [0, 1, 5, 6]),
+        (cols, False, [0, 1, 5, 6]),
+        ({**cols, "ignore_row_if": "any_value_is_missing", "mostly": 0.34}, False, [0, 1]),
+        ({**cols, "ignore_row_if": "never", "mostly": 0.14}, True, [0, 1, 3, 4, 5, 6]),  # 1/7
+    ]  # fmt: skip
+    df = spark.createDataFrame(rows, "i int, a int, b string")
+    empty = spark.createDataFrame([], "i int, a int, b string")
+    for kwargs, verdict, failed in cases:
+        ruleset = loads_ruleset_file(
+            import_text(_suite([(kind, kwargs, True, True)]), "gx", "s.json").text, variables={}
+        )
+        (on_rows,) = run_sql_checks(ruleset.sql_checks, {"source": df}, RulePolicy())
+        (on_none,) = run_sql_checks(ruleset.sql_checks, {"source": empty}, RulePolicy())
+        assert (on_rows.status, on_none.status) == ("passed" if verdict else "failed", "passed")
+        assert failing_rows(ruleset.suite, df, "i") == [failed], kwargs

@@ -275,6 +275,36 @@ def _pair(draft: Draft, kind: str, k: dict[str, Any]) -> None:
     draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
 
 
+#: rows a multicolumn expectation leaves out (its default: all values missing)
+_IGNORE_ROWS = {"all_values_are_missing": " OR ", "any_value_is_missing": " AND ", "never": None}
+
+
+def _compound(draft: Draft, k: dict[str, Any]) -> None:
+    """``expect_compound_columns_to_be_unique`` (compound_columns_unique.py: a row is
+    unexpected when its combination, nulls equal, is on more than one of the rows considered);
+    ``MulticolumnMapExpectation``'s verdict, as the column pairs'."""
+    names = _names(k, "column_list")
+    cols = [quoted(n) for n in names]
+    mode = k.get("ignore_row_if", "all_values_are_missing")
+    if mode not in _IGNORE_ROWS:
+        raise Unmappable(f"ignore_row_if {mode!r} is not one GX accepts")
+    joiner = _IGNORE_ROWS[str(mode)]
+    keep = f"({joiner.join(f'{c} IS NOT NULL' for c in cols)})" if joiner else None
+    rc = _condition(k)
+    inside = " AND ".join(c for c in (rc, keep) if c) or "true"
+    keys = ", ".join(cols)
+    repeated = (f"(SELECT COALESCE(SUM(k), 0) FROM (SELECT COUNT(*) AS k FROM source WHERE "
+                f"{inside} GROUP BY {keys} HAVING COUNT(*) > 1))")  # fmt: skip
+    rows, considered = (f"(SELECT {_count(rc)} FROM source)",
+                        f"(SELECT {_count(rc, keep)} FROM source)")  # fmt: skip
+    verdict = f"SELECT {_share(rows, considered, repeated, _mostly(k))}"
+    over = f"count_if({inside}) OVER (PARTITION BY {keys})"
+    name = draft.name(f"{'_'.join(names)}_compound_unique")
+    draft.rules.append({"name": name, "expression": f"({inside} AND {over} > 1) IS NOT TRUE",
+                        "action_if_failed": "ignore"})  # fmt: skip
+    draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
+
+
 #: the table's structure: each expectation with the kwargs it reads
 STRUCTURE = {
     "expect_column_to_exist": frozenset({"column_index"}),
@@ -297,6 +327,7 @@ EXPECTATIONS: dict[str, frozenset[str]] = {
     **{kind: frozenset(keys) for kind, keys in _TABLE.items()},
     **STRUCTURE,
     **PAIRS,
+    "expect_compound_columns_to_be_unique": frozenset({"column_list", "ignore_row_if"}),
 }  # fmt: skip
 
 
@@ -319,6 +350,8 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             _structure(draft, kind, k)
         elif kind in PAIRS:
             _pair(draft, kind, k)
+        elif kind == "expect_compound_columns_to_be_unique":
+            _compound(draft, k)
         elif not isinstance(k.get("column"), str) or not k["column"]:
             raise Unmappable("it names no column")
         elif kind == "expect_column_to_exist":
