@@ -71,6 +71,39 @@ CASES = [
     ("expect_table_row_count_to_be_between", {"min_value": 1, "max_value": 4}, False, False),
     ("expect_table_row_count_to_be_between", {"min_value": 5, "max_value": 5}, True, False),
     ("expect_table_row_count_to_equal", {"value": 5}, True, False),
+    # distinct statuses a, b, c, z; distinct ids 1, 2, 5 (the null dropped): Python sets
+    ("expect_column_distinct_values_to_be_in_set",
+     {"column": "status", "value_set": ["a", "b", "c", "z", "q"]}, True, True),
+    ("expect_column_distinct_values_to_be_in_set",
+     {"column": "status", "value_set": ["a", "b"]}, False, True),
+    ("expect_column_distinct_values_to_be_in_set", {"column": "id", "value_set": [1, 2, 5]},
+     True, True),
+    ("expect_column_distinct_values_to_be_in_set", {"column": "id", "value_set": []},
+     True, True),  # an empty set: any values
+    ("expect_column_distinct_values_to_contain_set",
+     {"column": "status", "value_set": ["a", "z"]}, True, False),
+    ("expect_column_distinct_values_to_contain_set",
+     {"column": "status", "value_set": ["a", "q"]}, False, False),
+    ("expect_column_distinct_values_to_equal_set",
+     {"column": "status", "value_set": ["z", "c", "b", "a"]}, True, False),
+    ("expect_column_distinct_values_to_equal_set",
+     {"column": "status", "value_set": ["a", "b", "c"]}, False, False),
+    # codes ABC, AB, XYZ, abc: ^A or Z$ finds 3 of 4; both ^[A-Z] and ^.{3} 2 of 4; neither
+    # ^A nor c$ 1 of 4
+    ("expect_column_values_to_match_regex_list",
+     {"column": "code", "regex_list": ["^A", "Z$"], "mostly": 0.75}, True, True),
+    ("expect_column_values_to_match_regex_list", {"column": "code", "regex_list": ["^A", "Z$"]},
+     False, True),
+    ("expect_column_values_to_match_regex_list",
+     {"column": "code", "regex_list": ["^[A-Z]", "^.{3}"], "match_on": "all", "mostly": 0.5},
+     True, True),
+    ("expect_column_values_to_match_regex_list",
+     {"column": "code", "regex_list": ["^[A-Z]", "^.{3}"], "match_on": "all", "mostly": 0.51},
+     False, True),
+    ("expect_column_values_to_not_match_regex_list",
+     {"column": "code", "regex_list": ["^A", "c$"], "mostly": 0.25}, True, True),
+    ("expect_column_values_to_not_match_regex_list",
+     {"column": "code", "regex_list": ["^A", "c$"], "mostly": 0.26}, False, True),
 ]  # fmt: skip
 
 

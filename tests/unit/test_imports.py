@@ -541,12 +541,16 @@ def test_gx_what_does_not_convert_is_listed() -> None:
             "column": "s", "value_set": ["a"], "row_condition": 'col("a")>5',
             "condition_parser": "great_expectations"}},
         {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "s", "x": 1}},
+        {"type": "expect_column_values_to_match_regex_list",
+         "kwargs": {"column": "s", "regex_list": ["a", "^b"], "match_on": "all"}},
     ]})  # fmt: skip
     result = import_text(suite, "gx", "s.json")
     assert [u.reason for u in result.unmapped] == [
         "the expectation expect_column_values_to_be_increasing has no counterpart here",
         "a row_condition maps with condition_parser: spark (Spark SQL) only",
         "x not converted",
+        "match_on: all looks every pattern ahead from one position: it maps when each pattern "
+        "starts with ^ and has no |",
     ]
 
 

@@ -67,19 +67,47 @@ def _between(
     return " AND ".join(tests)
 
 
-def _values(k: dict[str, Any]) -> str:
+def _literals(k: dict[str, Any]) -> list[str]:
     values = k.get("value_set")
     if not isinstance(values, list) or not values:
         raise Unmappable("value_set must be a non-empty list")
     if any(isinstance(v, bool | dict | list) or v is None for v in values):
         raise Unmappable("value_set holds booleans, nulls or nested values")
-    return ", ".join(plain_literal(v) for v in values)
+    return [plain_literal(v) for v in values]
+
+
+def _values(k: dict[str, Any]) -> str:
+    return ", ".join(_literals(k))
 
 
 def _regex(k: dict[str, Any], key: str = "regex") -> str:
     if not isinstance(k.get(key), str):
         raise Unmappable(f"{key} must be a text")
     return text_literal(k[key])
+
+
+def _regex_list(c: str, k: dict[str, Any], negate: bool = False) -> str:
+    """GX's Spark metrics (column_values_match_regex_list.py): ``match_on: any`` is one find
+    of the patterns joined by ``|``, the same as a find of any one; ``all`` puts each in a
+    look-ahead at one position, which is a find of each only when every pattern starts with
+    ``^`` and has no ``|`` (else listed); not matching is no pattern found."""
+    patterns = k.get("regex_list")
+    if (
+        not isinstance(patterns, list)
+        or not patterns
+        or not all(isinstance(p, str) for p in patterns)
+    ):
+        raise Unmappable("regex_list must be a non-empty list of texts")
+    finds = [f"{c} RLIKE {text_literal(p)}" for p in patterns]
+    if negate:
+        return " AND ".join(f"NOT ({f})" for f in finds)
+    match_on = k.get("match_on", "any")
+    if match_on == "all" and all(p.startswith("^") and "|" not in p for p in patterns):
+        return " AND ".join(f"({f})" for f in finds)
+    if match_on != "any":
+        raise Unmappable("match_on: all looks every pattern ahead from one position: it maps "
+                         "when each pattern starts with ^ and has no |")  # fmt: skip
+    return " OR ".join(f"({f})" for f in finds)
 
 
 #: column map expectations: the test a non-null value ``{c}`` passes (GX's Spark map metric)
@@ -101,6 +129,9 @@ MAP_TESTS: dict[str, Any] = {
         {"min_value", "max_value", "strict_min", "strict_max"}),
     "expect_column_value_lengths_to_equal": (
         lambda c, k: f"length({c}) = {_number(k.get('value'), 'value')}", {"value"}),
+    "expect_column_values_to_match_regex_list": (_regex_list, {"regex_list", "match_on"}),
+    "expect_column_values_to_not_match_regex_list": (
+        lambda c, k: _regex_list(c, k, negate=True), {"regex_list"}),
 }  # fmt: skip
 #: aggregate expectations: GX's Spark metric of the column
 AGGREGATES = {
@@ -305,6 +336,35 @@ def _compound(draft: Draft, k: dict[str, Any]) -> None:
     draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
 
 
+DISTINCT_SETS = ("expect_column_distinct_values_to_be_in_set",
+                 "expect_column_distinct_values_to_contain_set",
+                 "expect_column_distinct_values_to_equal_set")  # fmt: skip
+
+
+#: an aggregate that holds on every data (a SQL check's value is one row's, even of none)
+_ALWAYS = "COUNT(*) >= 0"
+
+
+def _distinct_set(draft: Draft, kind: str, k: dict[str, Any]) -> None:
+    """The column's distinct non-null values (``column.value_counts``, which drops nulls)
+    against ``value_set`` as Python sets: a subset (any set of an empty ``value_set``), a
+    superset, or equal."""
+    c, rc = quoted(str(k["column"])), _condition(k)
+    given = k.get("value_set")
+    values = [] if given in (None, []) else _literals(k)
+    outside = _count(rc, f"{c} IS NOT NULL", f"NOT ({c} IN ({', '.join(values)}))") \
+        if values else _count(rc, f"{c} IS NOT NULL")  # fmt: skip
+    found = [f"{_count(rc, f'{c} = {v}')} > 0" for v in values]
+    if kind.endswith("_in_set"):
+        verdict = f"{outside} = 0" if values else _ALWAYS
+    elif kind.endswith("_contain_set"):
+        verdict = " AND ".join(found) or _ALWAYS
+    else:
+        verdict = " AND ".join([f"{outside} = 0", *found])
+    name = draft.name(f"{k['column']}_{kind.removeprefix('expect_column_')}")
+    draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
+
+
 #: the table's structure: each expectation with the kwargs it reads
 STRUCTURE = {
     "expect_column_to_exist": frozenset({"column_index"}),
@@ -328,6 +388,7 @@ EXPECTATIONS: dict[str, frozenset[str]] = {
     **STRUCTURE,
     **PAIRS,
     "expect_compound_columns_to_be_unique": frozenset({"column_list", "ignore_row_if"}),
+    **dict.fromkeys(DISTINCT_SETS, frozenset({"value_set"})),
 }  # fmt: skip
 
 
@@ -356,6 +417,8 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             raise Unmappable("it names no column")
         elif kind == "expect_column_to_exist":
             _structure(draft, kind, k)
+        elif kind in DISTINCT_SETS:
+            _distinct_set(draft, kind, k)
         elif kind in AGGREGATES:
             _aggregate(draft, kind, k)
         else:
