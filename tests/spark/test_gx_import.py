@@ -162,6 +162,14 @@ def test_gx_table_structure(spark: Any) -> None:
         ("expect_table_column_count_to_be_between", {"min_value": 5, "max_value": 6}, True),
         ("expect_table_column_count_to_be_between",
          {"min_value": 1, "max_value": 5, "strict_max": True}, False),
+        # expect_column_values_to_be_of_type.py, _validate_spark: isinstance of the type class
+        ("expect_column_values_to_be_of_type", {"column": "id", "type_": "IntegerType"}, True),
+        ("expect_column_values_to_be_of_type", {"column": "amount", "type_": "DoubleType"},
+         True),
+        ("expect_column_values_to_be_of_type", {"column": "amount", "type_": "FloatType"},
+         False),
+        ("expect_column_values_to_be_of_type", {"column": "status", "type_": "StringType"},
+         True),
     ]  # fmt: skip
     df = spark.createDataFrame(ROWS, SCHEMA)
     got = []

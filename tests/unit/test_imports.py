@@ -543,6 +543,8 @@ def test_gx_what_does_not_convert_is_listed() -> None:
         {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "s", "x": 1}},
         {"type": "expect_column_values_to_match_regex_list",
          "kwargs": {"column": "s", "regex_list": ["a", "^b"], "match_on": "all"}},
+        {"type": "expect_column_values_to_be_of_type",
+         "kwargs": {"column": "s", "type_": "DecimalType"}},
     ]})  # fmt: skip
     result = import_text(suite, "gx", "s.json")
     assert [u.reason for u in result.unmapped] == [
@@ -551,6 +553,8 @@ def test_gx_what_does_not_convert_is_listed() -> None:
         "x not converted",
         "match_on: all looks every pattern ahead from one position: it maps when each pattern "
         "starts with ^ and has no |",
+        "type_ 'DecimalType': only a concrete Spark type class without parameters (IntegerType, "
+        "StringType, ...) maps",
     ]
 
 

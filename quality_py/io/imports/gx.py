@@ -248,6 +248,12 @@ def _structure(draft: Draft, kind: str, k: dict[str, Any]) -> None:
         if k.get("column_index"):  # GX reads an index of 0 as none
             raise Unmappable("column_index (the column's position) is not converted")
         args: dict[str, Any] = {"expected": {str(k["column"]): "any"}}
+    elif kind == "expect_column_values_to_be_of_type":
+        kind_name = _SPARK_TYPES.get(str(k.get("type_")))
+        if kind_name is None:
+            raise Unmappable(f"type_ {k.get('type_')!r}: only a concrete Spark type class without "
+                             "parameters (IntegerType, StringType, ...) maps")  # fmt: skip
+        args = {"expected": {str(k["column"]): kind_name}}
     elif kind == "expect_table_columns_to_match_ordered_list":
         args = {"expected": dict.fromkeys(_names(k, "column_list"), "any"), "strict": True,
                 "ordered": True}  # fmt: skip
@@ -365,8 +371,16 @@ def _distinct_set(draft: Draft, kind: str, k: dict[str, Any]) -> None:
     draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
 
 
+#: pyspark.types classes GX's Spark check names (``isinstance`` of the column's type), each
+#: the one type it holds
+_SPARK_TYPES = {"IntegerType": "int", "LongType": "bigint", "ShortType": "smallint",
+                "ByteType": "tinyint", "StringType": "string", "BooleanType": "boolean",
+                "DoubleType": "double", "FloatType": "float", "DateType": "date",
+                "TimestampType": "timestamp", "TimestampNTZType": "timestamp_ntz",
+                "BinaryType": "binary"}  # fmt: skip
 #: the table's structure: each expectation with the kwargs it reads
 STRUCTURE = {
+    "expect_column_values_to_be_of_type": frozenset({"type_"}),
     "expect_column_to_exist": frozenset({"column_index"}),
     "expect_table_columns_to_match_ordered_list": frozenset({"column_list"}),
     "expect_table_columns_to_match_set": frozenset({"column_set", "exact_match"}),
@@ -407,7 +421,7 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             raise Unmappable("catch_exceptions turns an error into a failed result")
         if kind in _TABLE:
             _table(draft, kind, k)
-        elif kind in STRUCTURE and kind != "expect_column_to_exist":
+        elif kind in STRUCTURE and not kind.startswith("expect_column_"):
             _structure(draft, kind, k)
         elif kind in PAIRS:
             _pair(draft, kind, k)
@@ -415,7 +429,7 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             _compound(draft, k)
         elif not isinstance(k.get("column"), str) or not k["column"]:
             raise Unmappable("it names no column")
-        elif kind == "expect_column_to_exist":
+        elif kind in ("expect_column_to_exist", "expect_column_values_to_be_of_type"):
             _structure(draft, kind, k)
         elif kind in DISTINCT_SETS:
             _distinct_set(draft, kind, k)
