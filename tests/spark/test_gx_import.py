@@ -170,6 +170,8 @@ def test_gx_table_structure(spark: Any) -> None:
          False),
         ("expect_column_values_to_be_of_type", {"column": "status", "type_": "StringType"},
          True),
+        ("expect_column_values_to_be_in_type_list", {"column": "id", "type_list": ["LongType"]},
+         False),  # id is an int
     ]  # fmt: skip
     df = spark.createDataFrame(ROWS, SCHEMA)
     got = []

@@ -248,8 +248,11 @@ def _structure(draft: Draft, kind: str, k: dict[str, Any]) -> None:
         if k.get("column_index"):  # GX reads an index of 0 as none
             raise Unmappable("column_index (the column's position) is not converted")
         args: dict[str, Any] = {"expected": {str(k["column"]): "any"}}
-    elif kind == "expect_column_values_to_be_of_type":
-        kind_name = _SPARK_TYPES.get(str(k.get("type_")))
+    elif kind in ("expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list"):
+        listed = k.get("type_list")
+        if kind.endswith("_type_list") and (not isinstance(listed, list) or len(listed) != 1):
+            raise Unmappable("a type_list maps when it names one type (has_schema holds one)")
+        kind_name = _SPARK_TYPES.get(str(listed[0] if listed else k.get("type_")))
         if kind_name is None:
             raise Unmappable(f"type_ {k.get('type_')!r}: only a concrete Spark type class without "
                              "parameters (IntegerType, StringType, ...) maps")  # fmt: skip
@@ -381,6 +384,7 @@ _SPARK_TYPES = {"IntegerType": "int", "LongType": "bigint", "ShortType": "smalli
 #: the table's structure: each expectation with the kwargs it reads
 STRUCTURE = {
     "expect_column_values_to_be_of_type": frozenset({"type_"}),
+    "expect_column_values_to_be_in_type_list": frozenset({"type_list"}),
     "expect_column_to_exist": frozenset({"column_index"}),
     "expect_table_columns_to_match_ordered_list": frozenset({"column_list"}),
     "expect_table_columns_to_match_set": frozenset({"column_set", "exact_match"}),
@@ -429,7 +433,11 @@ def _one(draft: Draft, line: int, node: Any) -> None:
             _compound(draft, k)
         elif not isinstance(k.get("column"), str) or not k["column"]:
             raise Unmappable("it names no column")
-        elif kind in ("expect_column_to_exist", "expect_column_values_to_be_of_type"):
+        elif kind in (
+            "expect_column_to_exist",
+            "expect_column_values_to_be_of_type",
+            "expect_column_values_to_be_in_type_list",
+        ):
             _structure(draft, kind, k)
         elif kind in DISTINCT_SETS:
             _distinct_set(draft, kind, k)
