@@ -177,6 +177,19 @@ def _share(rows: str, considered: str, unexpected: str, mostly: str) -> str:
     )
 
 
+def _repeated(rc: str | None, keep: str | None, keys: str, mostly: str) -> tuple[str, str]:
+    """GX's verdict on the rows whose ``keys`` repeat among the rows considered (``rc`` and
+    ``keep`` hold), as a query, and the rule failing those rows."""
+    inside = " AND ".join(c for c in (rc, keep) if c) or "true"
+    repeated = (f"(SELECT COALESCE(SUM(k), 0) FROM (SELECT COUNT(*) AS k FROM source WHERE "
+                f"{inside} GROUP BY {keys} HAVING COUNT(*) > 1))")  # fmt: skip
+    rows, considered = (f"(SELECT {_count(rc)} FROM source)",
+                        f"(SELECT {_count(rc, keep)} FROM source)")  # fmt: skip
+    over = f"count_if({inside}) OVER (PARTITION BY {keys})"
+    return (f"SELECT {_share(rows, considered, repeated, mostly)}",
+            f"({inside} AND {over} > 1) IS NOT TRUE")  # fmt: skip
+
+
 def _map(draft: Draft, kind: str, k: dict[str, Any]) -> None:
     c, rc = quoted(str(k["column"])), _condition(k)
     if kind in ("expect_column_values_to_not_be_null", "expect_column_values_to_be_null"):
@@ -185,14 +198,8 @@ def _map(draft: Draft, kind: str, k: dict[str, Any]) -> None:
         verdict = _share(total, total, unexpected, _mostly(k))
         rule = f"({rc + ' AND ' if rc else ''}{bad}) IS NOT TRUE"
     elif kind == "expect_column_values_to_be_unique":
-        inside = f"{rc + ' AND ' if rc else ''}{c} IS NOT NULL"
-        repeated = (f"(SELECT COALESCE(SUM(k), 0) FROM (SELECT COUNT(*) AS k FROM source WHERE "
-                    f"{inside} GROUP BY {c} HAVING COUNT(*) > 1))")  # fmt: skip
-        rows, nonnull = (f"(SELECT {_count(rc)} FROM source)",
-                         f"(SELECT {_count(inside)} FROM source)")  # fmt: skip
-        verdict = f"SELECT {_share(rows, nonnull, repeated, _mostly(k))}"
-        over = f"count_if({inside}) OVER (PARTITION BY {c})"
-        rule = f"is_unique({c})" if rc is None else f"({inside} AND {over} > 1) IS NOT TRUE"
+        verdict, rule = _repeated(rc, f"{c} IS NOT NULL", c, _mostly(k))
+        rule = f"is_unique({c})" if rc is None else rule
     else:
         test = MAP_TESTS[kind][0](c, k)
         inside = f"{rc + ' AND ' if rc else ''}{c} IS NOT NULL"
@@ -330,18 +337,9 @@ def _compound(draft: Draft, k: dict[str, Any]) -> None:
         raise Unmappable(f"ignore_row_if {mode!r} is not one GX accepts")
     joiner = _IGNORE_ROWS[str(mode)]
     keep = f"({joiner.join(f'{c} IS NOT NULL' for c in cols)})" if joiner else None
-    rc = _condition(k)
-    inside = " AND ".join(c for c in (rc, keep) if c) or "true"
-    keys = ", ".join(cols)
-    repeated = (f"(SELECT COALESCE(SUM(k), 0) FROM (SELECT COUNT(*) AS k FROM source WHERE "
-                f"{inside} GROUP BY {keys} HAVING COUNT(*) > 1))")  # fmt: skip
-    rows, considered = (f"(SELECT {_count(rc)} FROM source)",
-                        f"(SELECT {_count(rc, keep)} FROM source)")  # fmt: skip
-    verdict = f"SELECT {_share(rows, considered, repeated, _mostly(k))}"
-    over = f"count_if({inside}) OVER (PARTITION BY {keys})"
+    verdict, rule = _repeated(_condition(k), keep, ", ".join(cols), _mostly(k))
     name = draft.name(f"{'_'.join(names)}_compound_unique")
-    draft.rules.append({"name": name, "expression": f"({inside} AND {over} > 1) IS NOT TRUE",
-                        "action_if_failed": "ignore"})  # fmt: skip
+    draft.rules.append({"name": name, "expression": rule, "action_if_failed": "ignore"})
     draft.sql_checks.append({"name": name, "sql": verdict, "on": "source", "level": "error"})
 
 

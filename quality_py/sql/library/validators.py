@@ -108,6 +108,11 @@ def ipv4_block(text: str) -> tuple[int, int] | None:
     return number >> (32 - prefix), prefix
 
 
+def _text(node: exp.Expr) -> str:
+    """A text literal's value ('' for any other argument, which no block reader accepts)."""
+    return str(node.this) if isinstance(node, exp.Literal) and node.is_string else ""
+
+
 def _matches(value: exp.Expr, pattern: str) -> exp.Expr:
     return expand("__a0 RLIKE __a1", value, lit(pattern))
 
@@ -135,7 +140,7 @@ def _ipv4(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _in_cidr(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """True when the value is an IPv4 address inside the CIDR block (a text literal)."""
     node = args[1]
-    block = ipv4_block(str(node.this)) if isinstance(node, exp.Literal) and node.is_string else None
+    block = ipv4_block(_text(node))
     if block is None:
         raise library_error(
             ctx, "is_ipv4_address_in_cidr takes an IPv4 CIDR block as a text literal, such as "
@@ -251,7 +256,7 @@ def _ipv6(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 def _in_v6_cidr(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """True when the value is an IPv6 address inside the CIDR block (a text literal)."""
     node = args[1]
-    block = ipv6_block(str(node.this)) if isinstance(node, exp.Literal) and node.is_string else None
+    block = ipv6_block(_text(node))
     if block is None:
         raise library_error(
             ctx, "is_ipv6_address_in_cidr takes an IPv6 CIDR block as a text literal, such as "
