@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from quality_py.sql.dialect import DIALECT
 
@@ -18,12 +19,19 @@ _NULL_OUT = re.compile(r"(?<![\w`])NULL(?=\s*[,>]|\s*$)")
 
 
 def parse_type(text: str) -> exp.DataType:
-    """A Spark type string (``simpleString`` or DDL) as a sqlglot type.
+    """A Spark type string (``simpleString`` or DDL) as a sqlglot type; a text that is no type
+    raises ``ValueError`` (whatever sqlglot raised), so every caller handles one exception.
 
     >>> parse_type("struct<a:void,b:array<int>>").sql(dialect="spark")
     'STRUCT<a: NULL, b: ARRAY<INT>>'
+    >>> parse_type("serial")
+    Traceback (most recent call last):
+    ValueError: not a Spark type: 'serial'
     """
-    return exp.DataType.build(_VOID_IN.sub("null", text.strip()), dialect=DIALECT)
+    try:
+        return exp.DataType.build(_VOID_IN.sub("null", text.strip()), dialect=DIALECT)
+    except (SqlglotError, ValueError, TypeError, RecursionError):
+        raise ValueError(f"not a Spark type: {text.strip()[:200]!r}") from None
 
 
 def type_sql(kind: exp.DataType) -> str:

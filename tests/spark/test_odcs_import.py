@@ -134,3 +134,52 @@ sql_checks:
     assert judged == {"positive": {"mustBe": 0}, "unique_id": {"mustBe": 0},
                       "few_failures": {"mustBeLessOrEqualTo": 2}, "enough": {"mustBe": 1},
                       "big": {"mustBeGreaterOrEqualTo": 100}}  # fmt: skip
+
+
+BOUNDS = """
+apiVersion: v3.1.0
+kind: DataContract
+id: t
+version: 1.0.0
+status: active
+schema:
+  - name: t
+    properties:
+      - {name: i, physicalType: int}
+      - name: n
+        physicalType: int
+        logicalTypeOptions: {exclusiveMinimum: 2, maximum: 5}
+      - name: d
+        physicalType: date
+        logicalTypeOptions: {exclusiveMinimum: "2020-01-01", maximum: "2021-01-01", format: yyyy-MM-dd}
+      - name: ts
+        physicalType: timestamp
+        logicalTypeOptions: {minimum: "2020-01-01 00:00:00+10:00"}
+"""
+
+
+def test_odcs_bounds_of_both_versions_and_of_dates_and_times(spark: Any) -> None:
+    """ODCS 3.0 excludes ``minimum`` with ``exclusiveMinimum: true`` (the amount above); 3.1
+    gives the excluded bound itself, ``values > exclusiveMinimum``
+    (schema/odcs-json-schema-v3.1.0.json), and a date or time bound as a string
+    (docs/examples/data-types/all-data-types.odcs.yaml). By hand, per row: n 2 is not over 2,
+    6 over 5; the date 2020-01-01 is not after itself, 2021-01-02 after 2021-01-01; 10:00 at
+    +10:00 is 00:00 UTC, so 23:59:59 UTC the day before is earlier (a null passes)."""
+    result = import_text(BOUNDS, "odcs", "t.odcs.yaml")
+    assert [u.text for u in result.unmapped] == ["d: format"]
+    suite = loads_ruleset_file(result.text, variables={}).suite
+    assert [r.name for _, r in suite.iter_rules()] == [
+        "n_exclusiveMinimum",
+        "n_maximum",
+        "d_exclusiveMinimum",
+        "d_maximum",
+        "ts_minimum",
+    ]
+    df = spark.sql(
+        "SELECT * FROM VALUES "
+        "(0, 2, DATE'2020-01-01', TIMESTAMP'2019-12-31 14:00:00Z'), "
+        "(1, 3, DATE'2020-01-02', TIMESTAMP'2019-12-31 13:59:59Z'), "
+        "(2, 6, DATE'2021-01-01', CAST(NULL AS TIMESTAMP)), "
+        "(3, 5, DATE'2021-01-02', TIMESTAMP'2020-06-01 00:00:00Z') AS t(i, n, d, ts)"
+    )
+    assert failing_rows(suite, df, "i") == [[0], [2], [0], [3], [1]]

@@ -718,3 +718,45 @@ columns:
     ruleset = loads_ruleset_file(result.text, variables={})
     (rule,) = [r for _, r in ruleset.suite.iter_rules()]
     assert rule.fail_if == "> 0" and "in_reference('codes', 'code', `c`)" in rule.expression
+
+
+def test_gx_suite_parameters_are_variables() -> None:
+    """GX 1.x substitutes a kwarg written ``{"$PARAMETER": "name"}`` with the value given when
+    the suite is validated (great_expectations/core/suite_parameters.py, build_suite_parameters:
+    the whole kwarg is replaced), as the docs' "edit an expectation suite" example writes its
+    bounds. Converted, the bound is our ``${name}`` variable: read with a value it is the check
+    written with that value by hand; a parameter expression (arithmetic) is listed."""
+    import json
+
+    def suite(low: object, high: object) -> str:
+        kwargs = {"column": "n", "min_value": low, "max_value": high}
+        return json.dumps({"name": "s", "expectations": [
+            {"type": "expect_column_max_to_be_between", "kwargs": kwargs}]})  # fmt: skip
+
+    def checks(text: str, **variables: str) -> list[str]:
+        ruleset = loads_ruleset_file(import_text(text, "gx", "s.json").text, variables=variables)
+        return [c.sql for c in ruleset.sql_checks]
+
+    by_parameter = suite({"$PARAMETER": "low"}, {"$PARAMETER": "high_2"})
+    assert checks(by_parameter, low="1", high_2="6") == checks(suite(1, 6))
+    with pytest.raises(RulesetFormatError, match="low"):
+        checks(by_parameter)
+    listed = import_text(suite({"$PARAMETER": "low * 2"}, 6), "gx", "s.json")
+    assert [u.reason for u in listed.unmapped] == [
+        "min_value: the suite parameter 'low * 2' is an expression; a plain name maps (our "
+        "variable)"
+    ]
+
+
+def test_a_listed_item_shows_a_variable_as_the_ruleset_writes_it() -> None:
+    """A listed item that holds a placeholder shows it as ``${name}``, never the marker that
+    carries it through the conversion (DQX's sql_query example, quality_checks.mdx)."""
+    text = """\
+- criticality: error
+  check:
+    function: sql_query
+    arguments: {query: "SELECT COUNT(*) = 0 AS condition FROM {{ input_view }}",
+                input_placeholder: input_view, condition_column: condition}
+"""
+    (item,) = import_text(text, "dqx", "c.yml").unmapped
+    assert "FROM ${input_view}" in item.text and "QPVARIABLE" not in str(item)

@@ -26,6 +26,16 @@ VARIABLE_MARK = rf"{_VARIABLE}\w+{_VARIABLE}"
 FORMATS = ("dqx", "spark-expectations", "sodacl", "soda-contract", "gx", "odcs")
 
 
+def variable_mark(name: str) -> str:
+    """A ``${name}`` variable's place in a converted text (kept through the escaping of texts);
+    :func:`assemble` finds every mark, so a reader without the draft at hand can write one.
+
+    >>> variable_mark("low") == _VARIABLE + "low" + _VARIABLE
+    True
+    """
+    return f"{_VARIABLE}{name}{_VARIABLE}"
+
+
 @dataclass(frozen=True)
 class Unmapped:
     """Something of the source that has no counterpart here, and why."""
@@ -71,6 +81,7 @@ class Draft:
             shown = text
         else:
             shown = yaml.safe_dump(text, default_flow_style=True, width=10_000)
+        shown = re.sub(f"{_VARIABLE}(\\w+){_VARIABLE}", r"${\1}", shown)  # as the ruleset shows it
         self.unmapped.append(Unmapped(line, shown.strip(), reason))
 
     def reference(self, name: object) -> str | None:
@@ -86,7 +97,7 @@ class Draft:
     def variable(self, name: str) -> str:
         """A ``${name}`` variable in a converted text (kept through the escaping of texts)."""
         self.variables.add(name)
-        return f"{_VARIABLE}{name}{_VARIABLE}"
+        return variable_mark(name)
 
     def check(self, level: str, constraint: str, args: dict[str, Any]) -> None:
         """A dataset constraint under an ``error`` or ``warning`` check."""
@@ -145,8 +156,9 @@ def assemble(draft: Draft, suite_name: str) -> ImportResult:
         if draft.inclusive_rates:
             doc["error_rates"]["inclusive"] = True
     text = dump_yaml(escape_variables(doc))
+    named = {*draft.variables, *re.findall(f"{_VARIABLE}(\\w+){_VARIABLE}", text)}
     text = re.sub(f"{_VARIABLE}(\\w+){_VARIABLE}", r"${\1}", text)
-    _readable(text, draft.origin, dict.fromkeys(draft.variables, "0"))
+    _readable(text, draft.origin, dict.fromkeys(named, "0"))
     count = len(draft.constraints) + len(draft.sql_checks)
     return ImportResult(text, tuple(draft.unmapped), len(draft.rules), count)
 

@@ -23,6 +23,7 @@ set, an expectation without a counterpart) is listed with its line.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import yaml
@@ -36,6 +37,7 @@ from quality_py.io.imports.common import (
     malformed,
     nodes_with_lines,
     value,
+    variable_mark,
 )
 from quality_py.io.imports.dqx_functions import Unmappable, plain_literal, text_literal
 from quality_py.sql.snippets import quoted
@@ -47,7 +49,23 @@ _COMMON = frozenset({"column", "mostly", "row_condition", "condition_parser", "r
                      "include_config", "catch_exceptions", "meta"})  # fmt: skip
 
 
+#: a suite parameter GX substitutes whole (``suite_parameters.py``: a name begins with a letter)
+_PARAMETER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
 def _number(v: object, key: str) -> str:
+    """A number bound as SQL, or a suite parameter (``{"$PARAMETER": "name"}``, given when GX
+    validates) as our ``${name}`` variable, given where the ruleset runs.
+
+    >>> _number(2.5, "min_value"), _number({"$PARAMETER": "low"}, "low") == variable_mark("low")
+    ('2.5', True)
+    """
+    if isinstance(v, dict) and set(v) == {"$PARAMETER"}:
+        name = v["$PARAMETER"]
+        if not isinstance(name, str) or not _PARAMETER.fullmatch(name):
+            raise Unmappable(f"{key}: the suite parameter {name!r} is an expression; a plain "
+                             "name maps (our variable)")  # fmt: skip
+        return variable_mark(name)
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise Unmappable(f"{key} must be a number (a text bound is parsed by GX only for dates)")
     return plain_literal(v)

@@ -30,10 +30,12 @@ converted as above.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import yaml
 
+from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.io.imports.common import (
     Draft,
     ImportResult,
@@ -48,6 +50,7 @@ from quality_py.io.imports.dqx_functions import Unmappable, text_literal
 from quality_py.io.imports.soda_metrics import in_list, number_literal
 from quality_py.io.odcs_export import OWN
 from quality_py.io.ruleset_file import loads_ruleset_file
+from quality_py.model.times import parse_datetime
 from quality_py.model.yaml_text import dump_yaml
 from quality_py.sql.snippets import quoted
 from quality_py.sql.spark_types import is_text, parse_type
@@ -163,25 +166,80 @@ def _entry(draft: Draft, entry: dict[str, Any], column: str | None) -> None:
                              else test, "on": "source", "level": level})  # fmt: skip
 
 
-def _column_rules(draft: Draft, prop: dict[str, Any]) -> None:
+#: the ``logicalTypeOptions`` read here; any other (``format``, ``timezone``, ``multipleOf``,
+#: ``minItems`` ...) is listed with its property
+_OPTIONS = frozenset({"pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                      "minLength", "maxLength"})  # fmt: skip
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _bound(v: object, key: str) -> str:
+    """A bound as SQL: a number, or (the standard's bounds of dates and times) an ISO date as a
+    date, a time with its offset as that instant, one without as Spark reads a time.
+
+    >>> _bound(5, "minimum"), _bound("2020-01-01", "maximum")
+    ('5', "DATE '2020-01-01'")
+    >>> _bound("2020-01-01 00:00:00+10:00", "minimum"), _bound("2020-01-01T08:00", "minimum")
+    ('timestamp_micros(1577800800000000)', "TIMESTAMP '2020-01-01 08:00:00'")
+    """
+    if not isinstance(v, str):
+        return number_literal(v, key)
+    text = v.strip()
+    try:
+        when = parse_datetime(text)
+    except QualityError:
+        raise Unmappable(f"{key} {v!r} is no number, ISO date or ISO date and time") from None
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return f"DATE '{text}'"
+    if when.tzinfo is None:
+        return f"TIMESTAMP '{when.isoformat(sep=' ')}'"
+    return f"timestamp_micros({(when - _EPOCH) // timedelta(microseconds=1)})"
+
+
+def _range_tests(opts: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The bounds of ``opts`` as (key, operator, bound key). ODCS 3.0 writes
+    ``exclusiveMinimum: true`` beside ``minimum``; 3.1 writes the excluded bound itself
+    (``exclusiveMinimum: 5``); both are read, each as its version defines it.
+
+    >>> _range_tests({"minimum": 1, "exclusiveMinimum": True, "exclusiveMaximum": 9})
+    [('minimum', '>', 'minimum'), ('exclusiveMaximum', '<', 'exclusiveMaximum')]
+    """
+    tests = []
+    for key, op, strict in (("minimum", ">=", "exclusiveMinimum"),
+                            ("maximum", "<=", "exclusiveMaximum")):  # fmt: skip
+        flag = opts.get(strict)
+        if opts.get(key) is not None:
+            tests.append((key, op.rstrip("=") if flag is True else op, key))
+        if flag is not None and not isinstance(flag, bool):
+            tests.append((strict, op.rstrip("="), strict))
+    return tests
+
+
+def _column_rules(draft: Draft, prop: dict[str, Any], line: int) -> None:
+    """The rules of a property: each option that does not map is listed on its own, so the
+    property's other rules (``required`` ...) are kept."""
     name = str(prop["name"])
     c, opts = quoted(name), prop.get("logicalTypeOptions") or {}
+    if not isinstance(opts, dict):
+        raise Unmappable("logicalTypeOptions is not a mapping")
     tests = []
     if prop.get("required") is True:
         tests.append(("required", f"{c} IS NOT NULL"))
     if prop.get("unique") is True:
         tests.append(("unique", f"is_unique({c})"))
-    if isinstance(opts.get("pattern"), str):
-        tests.append(("pattern", f"{c} IS NULL OR {c} RLIKE {text_literal(opts['pattern'])}"))
-    for key, op, strict in (("minimum", ">=", "exclusiveMinimum"),
-                            ("maximum", "<=", "exclusiveMaximum")):  # fmt: skip
-        if opts.get(key) is not None:
-            bound = opts[key]
-            test = op.rstrip("=") if opts.get(strict) is True else op
-            tests.append((key, f"{c} IS NULL OR {c} {test} {number_literal(bound, key)}"))
-    for key, op in (("minLength", ">="), ("maxLength", "<=")):
-        if opts.get(key) is not None:
-            tests.append((key, f"{c} IS NULL OR length({c}) {op} {number_literal(opts[key], key)}"))
+    for key in sorted(set(opts) - _OPTIONS):
+        draft.skip(line, f"{name}: {key}", "this logicalTypeOptions key is not converted")
+    try:
+        if isinstance(opts.get("pattern"), str):
+            tests.append(("pattern", f"{c} IS NULL OR {c} RLIKE {text_literal(opts['pattern'])}"))
+        for key, op, at in _range_tests(opts):
+            tests.append((key, f"{c} IS NULL OR {c} {op} {_bound(opts[at], at)}"))
+        for key, op in (("minLength", ">="), ("maxLength", "<=")):
+            if opts.get(key) is not None:
+                tests.append((key, f"{c} IS NULL OR length({c}) {op} "
+                                   f"{number_literal(opts[key], key)}"))  # fmt: skip
+    except Unmappable as why:
+        draft.skip(line, f"{name}: logicalTypeOptions", str(why))
     for what, test in tests:
         draft.rules.append({"name": draft.name(f"{name}_{what}"), "expression": test})
 
@@ -215,7 +273,7 @@ def _object(draft: Draft, node: Any) -> str:
         if prop.get("properties"):
             draft.skip(line, prop["name"], "nested properties are not converted")
         try:
-            _column_rules(draft, prop)
+            _column_rules(draft, prop, line)
         except Unmappable as why:
             draft.skip(line, prop["name"], str(why))
         own = {str(k.value): v for k, v in prop_node.value}
@@ -259,8 +317,12 @@ def read(text: str, origin: str) -> ImportResult:
     draft = Draft(origin)
     fields = {str(k.value): v for k, v in root.value}  # type: ignore[union-attr]
     objects = getattr(fields.get("schema"), "value", []) or []
-    if not objects:
-        raise malformed(origin, 1, "the contract", "it declares no schema object")
+    if not objects:  # valid ODCS (a contract of servers, roles, SLAs), with no check to convert
+        raise RulesetFormatError(
+            f"{origin}:1: the contract declares no schema object, and ODCS keeps its checks "
+            "(properties and quality entries) under schema objects: nothing to convert",
+            item_kind="ruleset",
+        )
     name = _object(draft, objects[0])
     for other in objects[1:]:
         draft.skip(line_of(other), value(other).get("name"), "one schema object per ruleset: "
