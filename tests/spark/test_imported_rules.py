@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import functions as F
 
 from quality_py import RulePolicy, add_data_quality
 from quality_py.actions.sql_checks import run_sql_checks
@@ -101,8 +102,9 @@ def test_sodacl_checks_judge_as_soda_does(spark: Any) -> None:
         ("d@x.io", "3", "US", -40, None),
         (None, None, None, 35, "x@y"),
     ]
-    df = spark.createDataFrame(
-        rows, "email string, phone string, country string, age int, email_address string"
+    schema = "email string, phone string, country string, age int, email_address string"
+    df = spark.createDataFrame(rows, schema).withColumn(
+        "created_at", F.lit("2020-01-01 00:00:00").cast("timestamp")
     )
     spark.createDataFrame([("DE",), ("FR",), ("US",)], "code string").createOrReplaceTempView(
         "dim_country"
@@ -125,6 +127,7 @@ def test_sodacl_checks_judge_as_soda_does(spark: Any) -> None:
         "missing_percent_phone_5": False,
         "row_count_fail": True,  # fail: when < 5; 5 rows are not fewer than 5
         "row_count_warn": False,  # warn: when < 10
+        "freshness_created_at_1d": False,  # the newest row is of 2020, more than a day ago
     }
     (schema,) = verify(df, ruleset.checks, policy=policy).results
     assert schema.passed
@@ -558,3 +561,38 @@ def test_soda_variables_and_quoted_columns(spark: Any) -> None:
         import_text(text, "sodacl", "c.yml").text, variables={"MIN": "0", "LIMIT": "6"}
     )
     assert failing_rows(ruleset.suite, df, "n") == [[7, 9]]  # n > 6 by hand
+
+
+def test_soda_freshness_as_soda_judges_it(spark: Any) -> None:
+    """soda-core v3.5.6 freshness_check.py: the variable's time less the newest value, a date
+    being the last microsecond of its day; ``< span`` fails only over the span; ``fail:`` /
+    ``warn: when > span``; a check's filter keeps its rows; no newest value fails. By hand at
+    2026-01-03 12:00: the newest time 2026-01-02 06:00 is 30 h old; the newest date
+    2026-01-02 ends 12 h before; the newest time of the rows of k = 'b' is 48 h old."""
+    df = spark.sql(
+        "SELECT * FROM VALUES "
+        "('a', TIMESTAMP'2026-01-02 06:00:00', DATE'2026-01-02', CAST(NULL AS TIMESTAMP)), "
+        "('b', TIMESTAMP'2026-01-01 12:00:00', DATE'2026-01-01', NULL) AS t(k, ts, d, never)"
+    )
+    text = """checks for t:
+  - freshness(ts, SCAN_TIME) < 1d
+  - freshness(d, SCAN_TIME) < 1d
+  - freshness(ts, SCAN_TIME):
+      fail: when > 2d
+      warn: when > 1d
+  - freshness(ts, SCAN_TIME) < 1d12h:
+      name: fresh_b
+      filter: k = 'b'
+  - freshness using ts with SCAN_TIME < 2d
+  - freshness(never, SCAN_TIME) < 1d
+"""
+    got = _soda_checks(spark, text, df, SCAN_TIME="2026-01-03 12:00:00")
+    assert list(got.values()) == [
+        "failed",  # 30 h > 24 h
+        "passed",  # 12 h: a date is judged at its day's end (at its start, 36 h would fail)
+        "passed",  # 30 h is not over 2 days
+        "failed",  # warn: 30 h over 1 day
+        "failed",  # 48 h over 36 h (without the filter, 30 h would pass)
+        "passed",  # 30 h < 48 h
+        "failed",  # no newest value
+    ]

@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from quality_py.dataset.comparisons import SchemaMatch
+from quality_py.errors import QualityError
 from quality_py.io.imports.common import (
     VARIABLE_MARK,
     Draft,
@@ -187,12 +189,101 @@ def _failed_rows(draft: Draft, config: dict[str, Any]) -> None:
     draft.rules.append(rule)
 
 
+#: the schema validations that map: a column missing, or present with another type
+_SCHEMA_WHEN = ("when required column missing", "when wrong column type")
+
+
 def _schema(draft: Draft, config: dict[str, Any]) -> None:
-    fail = (config.get("fail") or {}) if isinstance(config.get("fail"), dict) else {}
-    types = fail.get("when wrong column type")
-    if not types or set(fail) - {"when wrong column type"} or set(config) - {"fail", "name"}:
-        raise Unmappable("only fail: when wrong column type maps (has_schema)")
-    draft.check("error", "has_schema", {"expected": {str(k): str(v) for k, v in types.items()}})
+    """soda-core v3.5.6 (``schema_check.py``, get_schema_violations): a level's validations are
+    violated when a required column is missing, or a typed column (required too) has another
+    type; ``fail`` over ``warn``. Each level is a ``has_schema`` of its columns (``any`` where
+    only the name is required). Forbidden columns, indexes and changes are listed."""
+    levels = [(k, config[k]) for k in ("fail", "warn") if config.get(k) is not None]
+    unknown = sorted(set(config) - {"fail", "warn", "name"})
+    if unknown or not levels:
+        raise Unmappable(f"the schema keys {', '.join(unknown) or 'fail / warn'}: only "
+                         f"{' and '.join(_SCHEMA_WHEN)} map (has_schema)")  # fmt: skip
+    for key, when in levels:
+        if not isinstance(when, dict) or not when or set(when) - set(_SCHEMA_WHEN):
+            raise Unmappable(f"{key}: only {' and '.join(_SCHEMA_WHEN)} map (has_schema)")
+        required, types = when.get(_SCHEMA_WHEN[0]) or [], when.get(_SCHEMA_WHEN[1]) or {}
+        if not isinstance(required, list) or not isinstance(types, dict):
+            raise Unmappable(f"{key}: a list of required columns and a mapping of types")
+        expected = {str(c): "any" for c in required}
+        expected.update({str(c): str(t) for c, t in types.items()})
+        try:
+            SchemaMatch.of(expected, False, False)
+        except QualityError as err:  # a type of another database (money, ...)
+            raise Unmappable(f"{key}: {err.message}") from None
+        draft.check("error" if key == "fail" else "warning", "has_schema", {"expected": expected})
+
+
+#: soda-core v3.5.6 freshness: ``freshness(column[, VARIABLE]) < span`` and the older
+#: ``freshness using column [with VARIABLE] < span`` (sodacl_parser.py lines 713 and 1397)
+_FRESHNESS = re.compile(
+    r"^freshness(?:\((?P<args>[^)]*)\)|\s+using\s+(?P<col>\S+)(?:\s+with\s+(?P<var>\w+))?)"
+    r"\s*(?:(?P<op><=|<)\s*(?P<span>\S+))?$"
+)
+#: a span inline (the grammar's TIMEUNIT: days, hours, minutes) and after ``when >``
+_SPAN = {True: re.compile(r"(?:\d+[dhm])+"), False: re.compile(r"(?:\d+[dhms])+")}
+_SECONDS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+
+
+def _span_micros(text: str, inline: bool = False) -> int:
+    """A freshness span in microseconds (``parse_freshness_threshold``: days, hours, minutes
+    and seconds summed); only the form with a unit on every number is read.
+
+    >>> _span_micros("1d6h20m"), _span_micros("27h")
+    (109200000000, 97200000000)
+    """
+    if not _SPAN[inline].fullmatch(text):
+        units = "d, h or m" if inline else "d, h, m or s"
+        raise Unmappable(f"the freshness span {text!r}: write numbers each with {units}")
+    return sum(int(n) * _SECONDS[u] for n, u in re.findall(r"(\d+)([dhms])", text)) * 1_000_000
+
+
+def _freshness(draft: Draft, m: re.Match[str], text: str, config: dict[str, Any]) -> None:
+    """soda-core v3.5.6 ``freshness_check.py``: the age is the variable's time (``NOW``, the
+    scan's time, unless another is named) less the newest value (a date at the end of its
+    day); the check fails when it is over the fail span, else warns when over the warn span;
+    no newest value fails. ``< span`` and ``<= span`` both fail only over the span
+    (``get_freshness_threshold`` of the inverse zone)."""
+    unknown = sorted(set(config) - METRIC_KEYS)
+    if unknown:
+        raise Unmappable(f"the configuration(s) {', '.join(unknown)} are not converted")
+    args = (
+        m["args"] if m["args"] is not None else f"{m['col']}{', ' + m['var'] if m['var'] else ''}"
+    )
+    names = _columns(args)
+    if not 1 <= len(names) <= 2 or not (args.strip()[0] in '"`' or re.fullmatch(r"\w+", names[0])):
+        raise Unmappable("freshness reads a column (and a variable's name)")
+    spans = {"fail": m["span"]} if m["span"] else {}
+    for key in ("fail", "warn") if not spans else ("warn",):
+        when = config.get(key)
+        if when is not None:
+            if not (isinstance(when, str) and when.startswith("when > ")):
+                raise Unmappable(f"{key}: freshness reads 'when > span'")
+            spans[key] = when[len("when > ") :].strip()
+    micros = {k: _span_micros(v, k == "fail" and bool(m["span"])) for k, v in spans.items()}
+    var = names[1] if len(names) == 2 and names[1] != "NOW" else None
+    now = f"CAST('{draft.variable(var)}' AS TIMESTAMP)" if var else "current_timestamp()"
+    c = column_sql(names[0])
+    newest = (
+        f"MAX(CASE WHEN {config['filter']} THEN {c} END)" if config.get("filter") else f"MAX({c})"
+    )
+    end = (f"unix_micros(CAST({newest} AS TIMESTAMP)) + CASE WHEN typeof({newest}) = 'date' "
+           "THEN 86399999999 ELSE 0 END")  # fmt: skip
+    age = f"unix_micros({now}) - ({end})"
+    name = str(config.get("name") or text)
+    fail = f" AND {age} <= {micros['fail']}" if "fail" in micros else ""
+    tests = [(name, "error", f"{newest} IS NOT NULL{fail}")]
+    if "warn" in micros:
+        tests.append(
+            (f"{name} (warn)", "warning", f"{newest} IS NULL OR {age} <= {micros['warn']}")
+        )
+    for label, level, test in tests:
+        draft.sql_checks.append({"name": draft.name(label), "sql": test, "on": "source",
+                                 "level": level})  # fmt: skip
 
 
 def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
@@ -272,6 +363,8 @@ def _one(draft: Draft, node: Any) -> None:
             _schema(draft, config)
         elif m := _REFERENCE.match(text):
             _reference(draft, m, config)
+        elif m := _FRESHNESS.match(text):
+            _freshness(draft, m, text, config)
         else:
             _metric(draft, text, config)
     except Unmappable as why:
