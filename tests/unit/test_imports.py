@@ -767,3 +767,32 @@ def test_a_listed_item_shows_a_variable_as_the_ruleset_writes_it() -> None:
 """
     (item,) = import_text(text, "dqx", "c.yml").unmapped
     assert "FROM ${input_view}" in item.text and "QPVARIABLE" not in str(item)
+
+
+def test_soda_report_keys_and_a_bare_reference_column() -> None:
+    """SodaCL's grammar (SodaCLAntlr.g4, reference_check) writes one reference column with or
+    without parentheses: both are the same check. ``attributes`` and ``identity`` name the
+    check in Soda Cloud (soda-core v3.5.6 check.py lines 219-220 and 390) and ``collect failed
+    rows`` its samples (the docs' failed-row-samples page), not its outcome: the check
+    converts and the key is listed."""
+
+    def converted(text: str) -> Any:
+        return import_text(f"checks for t:\n{text}", "sodacl", "c.yml")
+
+    bare = converted("  - values in salary must exist in dim_employee salary\n")
+    with_parens = converted("  - values in (salary) must exist in dim_employee (salary)\n")
+    assert bare.text == with_parens.text and bare.unmapped == ()
+    noted = converted(
+        "  - row_count > 0:\n      identity: abc\n"
+        "  - missing_count(a) < 10:\n      attributes: {department: Marketing}\n"
+        "  - duplicate_count(a) < 5:\n      collect failed rows: true\n"
+    )
+    assert noted.checks == 3
+    assert [u.reason for u in noted.unmapped] == [
+        "identity choose the check's identity in Soda Cloud, not the outcome: not kept (the "
+        "check is converted)",
+        "attributes choose the check's attributes in Soda Cloud, not the outcome: not kept (the "
+        "check is converted)",
+        "collect failed rows choose the failed rows Soda keeps as samples, not the outcome: not "
+        "kept (the check is converted)",
+    ]

@@ -51,12 +51,22 @@ _THRESHOLD = re.compile(
     rf"(?P<lb>[\[(]?)\s*(?P<lo>{_NUM})\s*(?P<lpct>%?)\s+and\s+(?P<hi>{_NUM})\s*(?P<hpct>%?)"
     rf"\s*(?P<rb>[\])]?))$"
 )
-_REFERENCE = re.compile(r"^values in \(([^)]*)\) must (not )?exist in (\S+) \(([^)]*)\)$")
+#: a reference check, its columns in parentheses or one bare column on each side (the grammar's
+#: ``reference_check``, SodaCLAntlr.g4 line 94)
+_REFERENCE = re.compile(
+    r"^values in (?:\((?P<src>[^)]*)\)|(?P<one>[^\s(]\S*)) must (?P<inv>not )?exist in "
+    r"(?P<table>\S+) (?:\((?P<ref>[^)]*)\)|(?P<ref_one>[^\s(]\S*))$"
+)
 #: Configuration keys a metric check honours besides the missing and valid ones.
 METRIC_KEYS = frozenset({"filter", "name", "warn", "fail"})
-#: keys that choose Soda's sample rows of a failing check, not its outcome (listed, the check
-#: converted)
-SAMPLE_KEYS = frozenset({"samples limit", "samples columns"})
+#: keys that choose what Soda reports of a check, not its outcome (listed, the check converted)
+REPORT_KEYS = {
+    "samples limit": "the failed rows Soda keeps as samples",
+    "samples columns": "the failed rows Soda keeps as samples",
+    "collect failed rows": "the failed rows Soda keeps as samples",
+    "attributes": "the check's attributes in Soda Cloud",
+    "identity": "the check's identity in Soda Cloud",
+}
 
 
 #: one column of a metric's or reference's list: plain, "double-quoted" or `backticked`
@@ -293,11 +303,12 @@ def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
     null."""
     if set(config) - {"name"}:
         raise Unmappable("a reference check's configurations are not converted")
-    inverse, table = bool(m.group(2)), m.group(3)
+    inverse, table = bool(m["inv"]), m["table"]
     refused = draft.reference(table)
     if refused:
         raise Unmappable(refused)
-    columns, refs = _columns(m.group(1)), _columns(m.group(4))
+    columns = _columns(m["src"]) if m["src"] is not None else [m["one"]]
+    refs = _columns(m["ref"]) if m["ref"] is not None else [m["ref_one"]]
     if len(columns) != len(refs) or not columns:
         raise Unmappable("the reference's columns differ in number")
     pairs = ", ".join(
@@ -353,8 +364,8 @@ def _one(draft: Draft, node: Any) -> None:
     text, config = (spec, {}) if isinstance(spec, str) else next(iter(spec.items()))
     config = config if isinstance(config, dict) else {}
     text = str(text).strip()
-    samples = sorted(k for k in config if k in SAMPLE_KEYS)
-    config = {k: v for k, v in config.items() if k not in SAMPLE_KEYS}
+    samples = sorted(k for k in config if k in REPORT_KEYS)
+    config = {k: v for k, v in config.items() if k not in REPORT_KEYS}
     before = len(draft.rules) + len(draft.sql_checks) + len(draft.constraints)
     try:
         if text == "failed rows":
@@ -372,8 +383,9 @@ def _one(draft: Draft, node: Any) -> None:
         return
     if samples and len(draft.rules) + len(draft.sql_checks) + len(draft.constraints) > before:
         kept = {k: spec[text][k] for k in samples} if isinstance(spec, dict) else samples
-        draft.skip(line, kept, f"{', '.join(samples)} choose the failed rows Soda keeps as "
-                   "samples, not the outcome: not kept (the check is converted)")  # fmt: skip
+        chosen = " and ".join(sorted({REPORT_KEYS[k] for k in samples}))
+        draft.skip(line, kept, f"{', '.join(samples)} choose {chosen}, not the outcome: not "
+                   "kept (the check is converted)")  # fmt: skip
 
 
 def _node(draft: Draft, line: int, node: Any) -> None:
