@@ -155,6 +155,7 @@ schema:
       - name: ts
         physicalType: timestamp
         logicalTypeOptions: {minimum: "2020-01-01 00:00:00+10:00"}
+      - {name: code, physicalType: "varchar(2)"}
 """
 
 
@@ -164,7 +165,8 @@ def test_odcs_bounds_of_both_versions_and_of_dates_and_times(spark: Any) -> None
     (schema/odcs-json-schema-v3.1.0.json), and a date or time bound as a string
     (docs/examples/data-types/all-data-types.odcs.yaml). By hand, per row: n 2 is not over 2,
     6 over 5; the date 2020-01-01 is not after itself, 2021-01-02 after 2021-01-01; 10:00 at
-    +10:00 is 00:00 UTC, so 23:59:59 UTC the day before is earlier (a null passes)."""
+    +10:00 is 00:00 UTC, so 23:59:59 UTC the day before is earlier (a null passes). A
+    ``varchar(2)`` column is a string in Spark's schema, its values at most 2 long."""
     result = import_text(BOUNDS, "odcs", "t.odcs.yaml")
     assert [u.text for u in result.unmapped] == ["d: format"]
     suite = loads_ruleset_file(result.text, variables={}).suite
@@ -174,12 +176,15 @@ def test_odcs_bounds_of_both_versions_and_of_dates_and_times(spark: Any) -> None
         "d_exclusiveMinimum",
         "d_maximum",
         "ts_minimum",
+        "code_length",
     ]
     df = spark.sql(
         "SELECT * FROM VALUES "
-        "(0, 2, DATE'2020-01-01', TIMESTAMP'2019-12-31 14:00:00Z'), "
-        "(1, 3, DATE'2020-01-02', TIMESTAMP'2019-12-31 13:59:59Z'), "
-        "(2, 6, DATE'2021-01-01', CAST(NULL AS TIMESTAMP)), "
-        "(3, 5, DATE'2021-01-02', TIMESTAMP'2020-06-01 00:00:00Z') AS t(i, n, d, ts)"
+        "(0, 2, DATE'2020-01-01', TIMESTAMP'2019-12-31 14:00:00Z', 'ab'), "
+        "(1, 3, DATE'2020-01-02', TIMESTAMP'2019-12-31 13:59:59Z', 'abc'), "
+        "(2, 6, DATE'2021-01-01', CAST(NULL AS TIMESTAMP), NULL), "
+        "(3, 5, DATE'2021-01-02', TIMESTAMP'2020-06-01 00:00:00Z', 'x') AS t(i, n, d, ts, code)"
     )
-    assert failing_rows(suite, df, "i") == [[0], [2], [0], [3], [1]]
+    assert failing_rows(suite, df, "i") == [[0], [2], [0], [3], [1], [1]]
+    checks = loads_ruleset_file(result.text, variables={}).checks
+    assert verify(df, checks).status == "success"
