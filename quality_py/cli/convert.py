@@ -182,6 +182,12 @@ def _import(args: argparse.Namespace) -> int:
         raise RulesetFormatError(
             f"an import writes a YAML ruleset: {args.dest} is not .yaml", item_kind="ruleset"
         )
+    if getattr(args, "se_table", None) and args.from_format not in ("spark-expectations", "odcs"):
+        raise RulesetFormatError(
+            f"--table chooses the rules of one table of a Spark-Expectations file or one schema "
+            f"object of an ODCS contract; a {args.from_format} file has no such choice",
+            item_kind="ruleset",
+        )
     text = files.read_text(args.source)
     result = import_text(
         text,
@@ -190,6 +196,7 @@ def _import(args: argparse.Namespace) -> int:
         dqx_version=getattr(args, "dqx_version", None),
         dq_env=getattr(args, "dq_env", None),
         se_table=getattr(args, "se_table", None),
+        odcs_object=getattr(args, "se_table", None),
     )
     Path(args.dest).write_text(result.text, encoding="utf-8")
     print(result.summary())

@@ -406,10 +406,10 @@ def _convert_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="with --from spark-expectations: the dq_env environment whose defaults apply",
     )
     c.add_argument(
-        "--se-table",
-        help="with --from spark-expectations: the target table whose rules apply (their "
-        "table_name; needed when the rules name several tables)",
-    )
+        "--table", "--se-table", dest="se_table",
+        help="the table whose rules to convert: with --from spark-expectations, the rules' "
+        "table_name (needed when they name several); with --from odcs, the schema object",
+    )  # fmt: skip
     _with_data(c)
     _spark(c)
     c.set_defaults(func=convert_command)

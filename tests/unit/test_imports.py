@@ -796,3 +796,41 @@ def test_soda_report_keys_and_a_bare_reference_column() -> None:
         "collect failed rows choose the failed rows Soda keeps as samples, not the outcome: not "
         "kept (the check is converted)",
     ]
+
+
+def test_odcs_converts_the_schema_object_the_table_names() -> None:
+    """An ODCS contract of several schema objects (docs/examples/all/full-example.odcs.yaml
+    declares two): each is converted with its name, by ``name`` or ``physicalName``; a name
+    the contract does not hold is refused with the names it does; without a name the first is
+    converted and the others listed."""
+    from quality_py.cli.parser import build_parser
+
+    text = """apiVersion: v3.0.2
+kind: DataContract
+id: c
+version: 1.0.0
+status: active
+schema:
+  - {name: orders, properties: [{name: id, required: true}]}
+  - {name: receivers, physicalName: rcvr_tbl, properties: [{name: rid, unique: true}]}
+"""
+
+    def rules(**kw: Any) -> list[str]:
+        result = import_text(text, "odcs", "c.yaml", **kw)
+        return [
+            r.expression
+            for _, r in loads_ruleset_file(result.text, variables={}).suite.iter_rules()
+        ]
+
+    assert rules(odcs_object="receivers") == rules(odcs_object="rcvr_tbl") == ["is_unique(`rid`)"]
+    assert rules() == ["`id` IS NOT NULL"]
+    assert [u.reason for u in import_text(text, "odcs", "c.yaml").unmapped] == [
+        "one schema object per ruleset: convert it with --table NAME"
+    ]
+    with pytest.raises(RulesetFormatError, match="the contract's are orders, receivers"):
+        import_text(text, "odcs", "c.yaml", odcs_object="customers")
+    for flag in ("--table", "--se-table"):  # the older spelling is kept
+        args = build_parser().parse_args(
+            ["convert", "--from", "odcs", "a.yaml", "b.yaml", flag, "x"]
+        )
+        assert args.se_table == "x"

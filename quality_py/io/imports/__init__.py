@@ -36,17 +36,19 @@ def import_text(
     dqx_version: str | None = None,
     dq_env: str | None = None,
     se_table: str | None = None,
+    odcs_object: str | None = None,
 ) -> ImportResult:
     """The ruleset of ``text`` written for ``kind`` (one of :data:`FORMATS`), with the meaning
-    of DQX ``dqx_version`` (default: the newest read, see the summary's note) and the defaults
-    of the Spark-Expectations environment ``dq_env`` and the rules of its table ``se_table``."""
+    of DQX ``dqx_version`` (default: the newest read, see the summary's note), the defaults
+    of the Spark-Expectations environment ``dq_env`` and the rules of its table ``se_table``,
+    and of an ODCS contract the schema object named ``odcs_object`` (default: the first)."""
     readers: dict[str, Callable[[str, str], ImportResult]] = {
         "dqx": partial(dqx.read, version=dqx.parse_version(dqx_version)),
         "spark-expectations": partial(spark_expectations.read, env=dq_env, table=se_table),
         "sodacl": soda.read,
         "soda-contract": soda_contract.read,
         "gx": gx.read,
-        "odcs": odcs.read,
+        "odcs": partial(odcs.read, name=odcs_object),
     }
     if kind not in readers:
         raise RulesetFormatError(

@@ -6,8 +6,9 @@ about one schema object, as rules, SQL checks and a schema check.
   standard reads a pattern), ``minimum`` / ``maximum`` (``exclusiveMinimum`` /
   ``exclusiveMaximum`` exclude the bound), ``minLength`` / ``maxLength`` are rules a null
   passes (``required`` is what refuses a null).
-* **Schema**: the properties' ``physicalType`` (when every one is a Spark type) is a
-  ``has_schema`` check of those columns.
+* **Schema**: the properties' ``physicalType`` (when every one is a Spark type; ``any``
+  without one; ``string`` and a length rule for ``varchar(n)``) is a ``has_schema`` check of
+  those columns. ``--table NAME`` picks the schema object (default: the first).
 * **Quality entries** (``quality:`` of a property or of the object), ``error`` SQL checks unless
   ``severity`` says warning: the library metrics ``nullValues``, ``missingValues`` (the listed
   values; a null only when the list holds one), ``invalidValues`` (non-null values outside
@@ -248,6 +249,9 @@ def _schema_check(draft: Draft, props: list[dict[str, Any]], line: int) -> None:
     expected = {}
     for prop in props:
         kind = prop.get("physicalType")
+        if kind is None:  # a column the contract declares without its type
+            expected[str(prop["name"])] = "any"
+            continue
         try:
             parsed = parse_type(str(kind)) if isinstance(kind, str) else None
         except ValueError:
@@ -319,8 +323,25 @@ def _entries(draft: Draft, node: Any, column: str | None) -> None:
               "entry", one)  # fmt: skip
 
 
-def read(text: str, origin: str) -> ImportResult:
-    """Our ruleset from an ODCS v3 contract (YAML or JSON)."""
+def _named(objects: list[Any], name: str | None, origin: str) -> int:
+    """The index of the schema object ``name`` names (its ``name`` or ``physicalName``; the
+    first when None), refused with the names there are when none has it."""
+    if name is None:
+        return 0
+    names = [(str(value(o).get("name")), str(value(o).get("physicalName"))) for o in objects]
+    for at, known in enumerate(names):
+        if name in known:
+            return at
+    raise RulesetFormatError(
+        f"{origin}: no schema object is named {name!r}; the contract's are "
+        f"{', '.join(n for n, _ in names)}",
+        item_kind="ruleset",
+    )
+
+
+def read(text: str, origin: str, name: str | None = None) -> ImportResult:
+    """Our ruleset from an ODCS v3 contract (YAML or JSON): of its schema object ``name``
+    (default: the first, the others listed)."""
     root = nodes_with_lines(text, origin)
     doc = value(root)
     if not isinstance(doc, dict) or not str(doc.get("apiVersion", "")).startswith("v3"):
@@ -334,14 +355,16 @@ def read(text: str, origin: str) -> ImportResult:
             "(properties and quality entries) under schema objects: nothing to convert",
             item_kind="ruleset",
         )
-    name = _object(draft, objects[0])
-    for other in objects[1:]:
-        draft.skip(line_of(other), value(other).get("name"), "one schema object per ruleset: "
-                   "convert each object's own contract")  # fmt: skip
+    chosen = _named(objects, name, origin)
+    suite_name = _object(draft, objects[chosen])
+    if name is None:
+        for other in objects[1:]:
+            draft.skip(line_of(other), value(other).get("name"), "one schema object per "
+                       "ruleset: convert it with --table NAME")  # fmt: skip
     own = _ours(doc)
     if own is not None:
         return _restored(draft, own)
-    return assemble(draft, name).with_note("ODCS v3 meaning applied")
+    return assemble(draft, suite_name).with_note("ODCS v3 meaning applied")
 
 
 def _restored(draft: Draft, own: dict[str, Any]) -> ImportResult:
