@@ -22,7 +22,7 @@ from quality_py.gate.names import name_parts
 from quality_py.model.policy import RulePolicy
 from quality_py.model.types import DataFrame
 from quality_py.sql.snippets import quoted
-from quality_py.sql.spark_types import parse_type, type_sql
+from quality_py.sql.spark_types import compatible_types, parse_type, type_sql
 
 _DECIMAL = re.compile(r"\bDECIMAL\b(?!\()")
 #: an expected column's type that any type matches
@@ -114,7 +114,8 @@ class SchemaMatch(DirectAnalyzer):
     """The share of the ``expected`` columns the data has with the expected type (``any``:
     whatever its type); ``strict``: extra columns of the data count against it too (DQX's
     ``has_valid_schema``); ``ordered``: the expected columns the data has are in the expected
-    order, else the share is 0 (a Soda contract's schema check).
+    order, else the share is 0 (a Soda contract's schema check); ``compatible``: a column of
+    another type of the same kind matches (DQX's ``has_valid_schema``).
 
     >>> SchemaMatch.of("id int, note string").expected
     (('id', 'int'), ('note', 'string'))
@@ -125,10 +126,15 @@ class SchemaMatch(DirectAnalyzer):
     expected: tuple[tuple[str, str], ...]
     strict: bool = False
     ordered: bool = False
+    #: a column of another type of the same kind matches (:func:`compatible_types`)
+    compatible: bool = False
 
     @staticmethod
     def of(
-        expected: str | Mapping[str, str], strict: bool = False, ordered: bool = False
+        expected: str | Mapping[str, str],
+        strict: bool = False,
+        ordered: bool = False,
+        compatible: bool = False,
     ) -> SchemaMatch:
         """From a DDL-like text (``"id int, note string"``) or a ``{column: type}`` mapping."""
         if isinstance(expected, str):
@@ -145,7 +151,7 @@ class SchemaMatch(DirectAnalyzer):
         typed = tuple(
             (n, _ANY if k.strip().lower() == _ANY else _type_text(k, True)) for n, k in pairs
         )
-        return SchemaMatch(typed, bool(strict), bool(ordered))
+        return SchemaMatch(typed, bool(strict), bool(ordered), bool(compatible))
 
     def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
         sensitive = _case_sensitive(df)
@@ -156,7 +162,7 @@ class SchemaMatch(DirectAnalyzer):
         matched = sum(
             1
             for n, k in self.expected
-            if n.lower() in actual and (k == _ANY or actual[n.lower()] == _type_text(k, sensitive))
+            if n.lower() in actual and self._matches(actual[n.lower()], k, sensitive)
         )
         if self.ordered:
             places = {n.lower(): i for i, (n, _) in enumerate(self.expected)}
@@ -166,10 +172,16 @@ class SchemaMatch(DirectAnalyzer):
         extra = len(set(actual) - {n.lower() for n, _ in self.expected}) if self.strict else 0
         return matched / (len(self.expected) + extra)
 
+    def _matches(self, actual: str, expected: str, sensitive: bool) -> bool:
+        if expected == _ANY or actual == _type_text(expected, sensitive):
+            return True
+        return self.compatible and compatible_types(actual, expected)
+
     @property
     def name(self) -> str:
         cols = ", ".join(f"{n} {k}" for n, k in self.expected)
         flags = ", strict" * self.strict + ", ordered" * self.ordered
+        flags += ", compatible" * self.compatible
         return f"SchemaMatch({cols}{flags})"
 
 

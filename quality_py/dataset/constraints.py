@@ -451,13 +451,19 @@ class ConstraintBuilders(TimeConstraintBuilders):
         return check._add(f"{key} is a primary key", Uniqueness(key), "== 1")
 
     def has_schema(
-        self, expected: str | Mapping[str, str], strict: bool = False, ordered: bool = False
+        self,
+        expected: str | Mapping[str, str],
+        strict: bool = False,
+        ordered: bool = False,
+        compatible: bool = False,
     ) -> Check:
         """The data has the ``expected`` columns (``"id int, note string"`` or a mapping; the
         type ``any`` matches every type) with those types; ``strict``: and no other column;
-        ``ordered``: the expected columns it has are in that order. The metric is the share of
-        expected columns found with their type (extra columns count against it when strict; 0
-        when out of order).
+        ``ordered``: the expected columns it has are in that order; ``compatible``: a type of
+        the same kind stands for the expected one (any number for a number, any text for a
+        text, a date or time for a date or time; arrays, maps and structs by their parts; a
+        variant for anything). The metric is the share of expected columns found with their
+        type (extra columns count against it when strict; 0 when out of order).
 
         >>> Check("error", "t").has_schema("id int").constraints[-1].description
         'schema has id int'
@@ -465,9 +471,9 @@ class ConstraintBuilders(TimeConstraintBuilders):
         >>> check.constraints[-1].description
         'schema has id any, b int, in that order'
         """
-        match = SchemaMatch.of(expected, strict, ordered)
+        match = SchemaMatch.of(expected, strict, ordered, compatible)
         cols = ", ".join(f"{n} {k}" for n, k in match.expected)
-        order = ", in that order" if ordered else ""
+        order = ", in that order" * ordered + ", or compatible types" * compatible
         return self._add(f"schema {'is' if strict else 'has'} {cols}{order}", match, "== 1")
 
     def has_size_ratio(self, reference: DataFrame | str, assertion: Assertion) -> Check:

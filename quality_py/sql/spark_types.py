@@ -58,3 +58,52 @@ def is_text(kind: exp.DataType) -> bool:
     """Whether values of ``kind`` are text (``STRING``, ``VARCHAR(n)``, ``CHAR(n)``)."""
     return kind.this in (exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.NCHAR,
                          exp.DType.NVARCHAR)  # fmt: skip
+
+
+#: the kinds of type DQX's ``has_valid_schema`` lets stand for one another (check_funcs.py,
+#: ``_is_compatible_atomic_type``): numbers, texts, dates and times
+_FAMILIES = (
+    frozenset({exp.DType.TINYINT, exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT,
+               exp.DType.DECIMAL, exp.DType.FLOAT, exp.DType.DOUBLE}),
+    frozenset({exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.CHAR}),
+    frozenset({exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ,
+               exp.DType.TIMESTAMPLTZ, exp.DType.TIMESTAMPNTZ}),
+)  # fmt: skip
+
+
+def compatible_types(actual: str, expected: str) -> bool:
+    """Whether a column of the ``actual`` type stands for the ``expected`` one: the same type,
+    or two of one kind (numbers, texts, dates and times); arrays and maps by their parts;
+    structs with the same field names in the same order, field by field; a ``variant`` stands
+    for any type.
+
+    >>> compatible_types("bigint", "int"), compatible_types("varchar(3)", "string")
+    (True, True)
+    >>> compatible_types("array<timestamp>", "array<date>"), compatible_types("int", "string")
+    (True, False)
+    >>> compatible_types("struct<a:int>", "struct<b:int>"), compatible_types("variant", "int")
+    (False, True)
+    """
+    return _compatible(parse_type(actual), parse_type(expected))
+
+
+def _compatible(actual: exp.DataType, expected: exp.DataType) -> bool:
+    if type_sql(actual) == type_sql(expected) or actual.this == exp.DType.VARIANT:
+        return True
+    if any(actual.this in f and expected.this in f for f in _FAMILIES):
+        return True
+    if actual.this != expected.this or actual.this not in (
+        exp.DType.ARRAY,
+        exp.DType.MAP,
+        exp.DType.STRUCT,
+    ):
+        return False
+    parts, wanted = actual.expressions, expected.expressions
+    if len(parts) != len(wanted):
+        return False
+    if actual.this == exp.DType.STRUCT:
+        return all(
+            a.name == e.name and _compatible(a.args["kind"], e.args["kind"])
+            for a, e in zip(parts, wanted, strict=True)
+        )
+    return all(_compatible(a, e) for a, e in zip(parts, wanted, strict=True))

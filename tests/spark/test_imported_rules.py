@@ -596,3 +596,34 @@ def test_soda_freshness_as_soda_judges_it(spark: Any) -> None:
         "passed",  # 30 h < 48 h
         "failed",  # no newest value
     ]
+
+
+def test_dqx_valid_schema_as_dqx_compares_types(spark: Any) -> None:
+    """DQX's has_valid_schema without strict (check_funcs.py line 3327; _is_compatible_type
+    and _is_compatible_atomic_type): every expected column present, any number for a number,
+    any text for a text, a date or time for a date or time, arrays by element, structs with
+    the same fields in order. Each verdict below by hand from the frame's types."""
+    df = spark.sql(
+        "SELECT CAST(1 AS BIGINT) AS id, 'a' AS name, 2.5D AS age, TIMESTAMP'2026-01-01' AS ts, "
+        "array(1, 2) AS tags, named_struct('email', 'e', 'phone', 'p') AS info, 'x' AS extra"
+    )
+    cases = [
+        ("id INT, name STRING, age INT", [], True),  # bigint and double are numbers
+        ("id INT, ts DATE", [], True),  # a timestamp stands for a date
+        ("id STRING", [], False),  # a number is no text
+        ("tags ARRAY<BIGINT>", [], True),  # int elements for bigint ones
+        ("info STRUCT<email: STRING>", [], False),  # two fields, not one
+        ("info STRUCT<email: STRING, phone: STRING>", [], True),
+        ("missing_col INT", [], False),
+        ("id INT", ["extra"], True),  # excluding a column the schema does not name
+    ]
+    text = "".join(
+        f"- check: {{function: has_valid_schema, arguments: {{expected_schema: '{ddl}', "
+        f"exclude_columns: {excluded}}}}}\n"
+        for ddl, excluded, _ in cases
+    )
+    result = import_text(text, "dqx", "c.yml")
+    assert result.unmapped == ()
+    ruleset = loads_ruleset_file(result.text, variables={})
+    got = [r.passed for r in verify(df, ruleset.checks).results]
+    assert got == [passed for *_, passed in cases]

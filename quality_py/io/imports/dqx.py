@@ -22,7 +22,8 @@ from decimal import Decimal, InvalidOperation
 from functools import partial
 from typing import Any
 
-from quality_py.errors import RulesetFormatError
+from quality_py.dataset.comparisons import SchemaMatch
+from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.io.imports.common import (
     Draft,
     ImportResult,
@@ -108,11 +109,39 @@ def _translate(draft: Draft, fn: str, args: dict[str, Any], ctx: Context) -> Map
         raise Unmappable(f"the argument(s) {', '.join(unread)} of {fn} are not converted")
     if fn in ROW_FUNCTIONS:
         return Mapped(rule=row_rule(fn, args, ctx))
+    if fn == "has_valid_schema":
+        return _valid_schema(args)
     if fn == "foreign_key":  # the reference's name passes the gate every importer uses
         refused = draft.reference(args.get("ref_table") or args.get("ref_df_name"))
         if refused:
             raise Unmappable(refused)
     return dataset_check(fn, args, ctx)
+
+
+def _valid_schema(args: dict[str, Any]) -> Mapped:
+    """DQX's ``has_valid_schema`` without ``strict`` (check_funcs.py line 3327 and
+    ``_get_permissive_schema_comparison``): every expected column is present with a compatible
+    type (``_is_compatible_type``), other columns allowed: ``has_schema`` with ``compatible``.
+    ``exclude_columns`` takes columns out of the data only, so it changes nothing unless it
+    holds an expected column (then DQX always fails: listed)."""
+    if args.get("ref_table") or args.get("ref_df_name"):
+        raise Unmappable("a schema read from another table: write its expected_schema")
+    if args.get("strict"):
+        raise Unmappable("strict also compares order and nullability, which has_schema does not")
+    if args.get("columns"):
+        raise Unmappable("columns narrows the data's columns (DQX skips the check when one is "
+                         "missing)")  # fmt: skip
+    if not isinstance(args.get("expected_schema"), str):
+        raise Unmappable("expected_schema is a DDL text (a StructType is Python's)")
+    try:
+        match = SchemaMatch.of(args["expected_schema"])
+    except QualityError as err:
+        raise Unmappable(f"expected_schema: {err.message}") from None
+    excluded = {str(c) for c in args.get("exclude_columns") or []}
+    if excluded & {n for n, _ in match.expected}:
+        raise Unmappable("exclude_columns holds an expected column, which DQX then never finds")
+    expected = dict(match.expected)
+    return Mapped(constraint=("has_schema", {"expected": expected, "compatible": True}))
 
 
 def _label(spec: dict[str, Any], fn: str, args: dict[str, Any]) -> str:
@@ -138,6 +167,8 @@ def _emit(
         if args.get("msg"):
             rule["description"] = str(args["msg"])
         draft.rules.append(rule)
+    if mapped.constraint is not None:
+        draft.check("error" if error else "warning", *mapped.constraint)
     if mapped.sql_check is not None:
         draft.sql_checks.append(
             {"name": label, "sql": mapped.sql_check, "on": "source",

@@ -62,6 +62,8 @@ class Mapped:
     rule: str | None = None
     sql_check: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: a dataset check's constraint and its arguments
+    constraint: tuple[str, dict[str, Any]] | None = None
 
 
 def text_literal(v: str) -> str:
@@ -581,6 +583,8 @@ DATASET_FUNCTIONS: dict[str, frozenset[str]] = {
         )
         for fn in AGGREGATE_COMPARISONS
     },
+    "has_valid_schema": frozenset({"expected_schema", "strict", "columns", "exclude_columns",
+                                   "ref_table", "ref_df_name"}),
 }  # fmt: skip
 
 

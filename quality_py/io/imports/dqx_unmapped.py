@@ -38,7 +38,6 @@ UNMAPPED_FUNCTIONS: dict[str, str] = {
     "is_data_fresh_per_time_window": "counts rows per time window against the clock: use a "
     "dataset check",
     "has_no_gaps_per_time_window": "gaps per time window: use a dataset check",
-    "has_valid_schema": "use has_schema (a dataset check) with the expected columns",
     "has_valid_json_schema": "parses with a schema given as a Spark type: use from_json in a "
     "sql_expression",
     "does_not_contain_pii": "a Presidio model run in Python",
