@@ -63,6 +63,12 @@ CASES = [
     ("expect_column_mean_to_be_between",
      {"column": "amount", "min_value": 51, "strict_min": True}, False, False),
     ("expect_column_max_to_be_between", {"column": "amount", "max_value": 150}, True, False),
+    # the non-null amounts sorted: -1, 5, 50, 150; the two middle ones' mean is 27.5 (the null
+    # left out); a median of no rows is NaN in GX (np.mean of nothing) and fails
+    ("expect_column_median_to_be_between", {"column": "amount", "min_value": 27.5,
+     "max_value": 27.5}, True, False),
+    ("expect_column_median_to_be_between", {"column": "amount", "min_value": 27.6},
+     False, False),
     ("expect_column_unique_value_count_to_be_between",
      {"column": "id", "min_value": 3, "max_value": 3}, True, False),  # 1, 2, 5; none: 0
     # 3 distinct ids of 4 non-null: 0.75; without a value the proportion is none, and fails

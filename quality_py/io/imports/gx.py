@@ -158,6 +158,9 @@ AGGREGATES = {
     "expect_column_max_to_be_between": "MAX({})",
     "expect_column_sum_to_be_between": "SUM({})",
     "expect_column_stdev_to_be_between": "STDDEV_SAMP({})",
+    # GX's Spark median (column_median.py): the mean of approxQuantile at 0.5 and just above,
+    # relative error 0: the two middle non-null values, or the middle one, exactly
+    "expect_column_median_to_be_between": "median({})",
     "expect_column_unique_value_count_to_be_between": "COUNT(DISTINCT {})",
     "expect_column_proportion_of_unique_values_to_be_between":
         "CASE WHEN COUNT({0}) > 0 THEN COUNT(DISTINCT {0}) / COUNT({0}) END",
