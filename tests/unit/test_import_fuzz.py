@@ -40,6 +40,7 @@ def _values(keys: list[str]) -> st.SearchStrategy[object]:
 
 
 DQX_KEYS = ["check", "function", "arguments", "criticality", "name", "filter", "for_each_column",
+            "has_valid_schema", "expected_schema", "exclude_columns", "strict",
             "column", "col_name", "columns", "allowed", "limit", "min_limit", "max_limit",
             "regex", "negate", "expression", "ref_table", "ref_columns", "aggr_type", "group_by",
             "user_metadata", "msg", "trim_strings"]  # fmt: skip
@@ -50,7 +51,10 @@ SE_KEYS = ["rules", "product_id", "dq_env", "rule", "rule_type", "expectation",
 SODA_KEYS = ["checks for orders", "row_count > 0", "missing_count(id) = 0", "failed rows",
              "schema", "fail", "warn", "name", "fail condition", "valid values", "valid regex",
              "when wrong column type", "duplicate_count(id) = 0",
-             "values in (c) must exist in d (k)", "invalid_count(c) = 0"]  # fmt: skip
+             "values in (c) must exist in d (k)", "invalid_count(c) = 0",
+             "when required column missing", "freshness(ts) < 1d", "freshness(ts, NOW)",
+             "freshness using ts with X < 2d", "values in c must exist in d k", "filter",
+             "identity", "attributes", "samples limit"]  # fmt: skip
 
 
 SODA_CONTRACT_KEYS = ["dataset", "filter", "columns", "checks", "name", "missing", "invalid",
@@ -61,17 +65,28 @@ SODA_CONTRACT_KEYS = ["dataset", "filter", "columns", "checks", "name", "missing
                       "expression", "column", "variables", "default"]  # fmt: skip
 GX_KEYS = ["name", "expectations", "type", "expectation_type", "kwargs", "column", "mostly",
            "min_value", "max_value", "strict_min", "value_set", "regex", "value",
-           "row_condition", "condition_parser", "meta", "expect_column_values_to_be_between",
+           "row_condition", "condition_parser", "meta", "$PARAMETER",
+           "expect_column_median_to_be_between", "expect_column_values_to_be_between",
            "expect_table_row_count_to_equal", "expect_column_values_to_be_unique"]  # fmt: skip
+ODCS_KEYS = ["apiVersion", "kind", "id", "version", "status", "schema", "name", "physicalName",
+             "properties", "physicalType", "logicalType", "logicalTypeOptions", "required",
+             "unique", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
+             "maxLength", "pattern", "format", "quality", "type", "metric", "rule", "mustBe",
+             "mustBeBetween", "unit", "query", "arguments", "severity"]  # fmt: skip
+#: values an ODCS contract holds where a type or a bound is read
+ODCS_VALUES = st.sampled_from(["serial", "varchar(2)", "varchar(max)", "money", "int",
+                               "struct<a:int>", "v3.1.0", "2020-01-01", "00:00:00", "percent",
+                               "sql", "library", "nullValues", "rowCount", "{object}"])  # fmt: skip
 
 
-def _read(text: str, kind: str, origin: str) -> None:
+def _read(text: str, kind: str, origin: str, **options: str | None) -> None:
     try:
-        import_text(text, kind, origin)
+        import_text(text, kind, origin, **options)
     except QualityError as err:
         message = err.message
         assert origin in message, message
         assert "does not read back" not in message, message  # that would be our bug
+        assert "bug of quality_py" not in message, message  # a converter raised unexpectedly
         assert "Traceback" not in message and "object at 0x" not in message, message
 
 
@@ -119,6 +134,50 @@ def test_soda_contracts_of_any_shape(doc: object) -> None:
 def test_gx_suites_of_any_shape(doc: object, expectations: list[object]) -> None:
     _read(yaml.safe_dump(doc), "gx", "suite.json")
     _read(json.dumps({"name": "s", "expectations": expectations}), "gx", "suite.json")
+
+
+@SETTINGS
+@given(st.recursive(
+    st.one_of(SCALARS, ODCS_VALUES),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(ODCS_KEYS), inner, max_size=5)),
+    max_leaves=16,
+))  # fmt: skip
+def test_odcs_contracts_of_any_shape(doc: object) -> None:
+    if isinstance(doc, dict):
+        doc = {"apiVersion": "v3.1.0", **doc}
+    _read(yaml.safe_dump(doc), "odcs", "contract.yaml")
+
+
+_ODCS_VALUE = st.one_of(SCALARS, ODCS_VALUES, st.lists(st.one_of(SCALARS, ODCS_VALUES), max_size=3))
+_ODCS_ENTRIES = st.lists(st.dictionaries(st.sampled_from(ODCS_KEYS), _ODCS_VALUE, max_size=5),
+                         max_size=2)  # fmt: skip
+_ODCS_PROPERTY = st.fixed_dictionaries(
+    {"name": st.sampled_from(["a", "b", "c d", "`e`"])},
+    optional={"physicalType": st.one_of(SCALARS, ODCS_VALUES), "required": SCALARS,
+              "unique": SCALARS, "quality": _ODCS_ENTRIES,
+              "logicalTypeOptions": st.dictionaries(st.sampled_from(ODCS_KEYS), _ODCS_VALUE,
+                                                    max_size=4)},
+)  # fmt: skip
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"name": st.sampled_from(["t", "u", "t"])},
+            optional={"properties": st.lists(_ODCS_PROPERTY, max_size=3),
+                      "quality": _ODCS_ENTRIES, "physicalName": st.sampled_from(["p", "t"])},
+        ),
+        min_size=1, max_size=2,
+    ),
+    st.sampled_from([None, "t", "u", "p", "x"]),
+)  # fmt: skip
+def test_odcs_contracts_of_the_standard_shape_with_any_values(
+    objects: list[object], table: str | None
+) -> None:
+    text = yaml.safe_dump({"apiVersion": "v3.1.0", "kind": "DataContract", "schema": objects})
+    _read(text, "odcs", "contract.yaml", odcs_object=table)
 
 
 @SETTINGS

@@ -68,3 +68,9 @@ def import_text(
         raise malformed(origin, 1, "the file", "it nests deeper than a rules file does") from None
     except SHAPE_ERRORS as err:  # the document's top level (items are checked one by one)
         raise malformed(origin, 1, "the file", err) from None
+    except Exception as err:  # a converter's own bug: one paragraph still, never a traceback
+        raise RulesetFormatError(
+            f"{origin}: the {kind} converter failed on this file ({type(err).__name__}: "
+            f"{str(err)[:200]}); this is a bug of quality_py: please report it with the file",
+            item_kind="ruleset",
+        ) from err
