@@ -627,3 +627,18 @@ def test_dqx_valid_schema_as_dqx_compares_types(spark: Any) -> None:
     ruleset = loads_ruleset_file(result.text, variables={})
     got = [r.passed for r in verify(df, ruleset.checks).results]
     assert got == [passed for *_, passed in cases]
+
+
+def test_soda_row_count_same_as_another_table(spark: Any) -> None:
+    """soda-core v3.5.6 row_count_comparison_check.py: passes when the two row counts are equal
+    (``row_count - other_row_count == 0``), so two empty tables pass. The other table is read
+    where the run allows it as a view (by hand: 3 rows against 3, 3 against 2, 0 against 0)."""
+    text = "checks for t:\n  - row_count same as other_t\n"
+    ruleset = loads_ruleset_file(import_text(text, "sodacl", "c.yml").text, variables={})
+    policy = RulePolicy().with_views("other_t")
+    got = []
+    for rows, other in ((3, 3), (3, 2), (0, 0)):
+        spark.range(other).createOrReplaceTempView("other_t")
+        (metric,) = run_sql_checks(ruleset.sql_checks, {"source": spark.range(rows)}, policy)
+        got.append(metric.status)
+    assert got == ["passed", "failed", "passed"]

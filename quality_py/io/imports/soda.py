@@ -296,6 +296,32 @@ def _freshness(draft: Draft, m: re.Match[str], text: str, config: dict[str, Any]
                                  "level": level})  # fmt: skip
 
 
+#: ``row_count same as T [partition] [in data_source]`` (the grammar's
+#: ``row_count_comparison_check``)
+_SAME_AS = re.compile(
+    r"^row_count same as (?P<table>\S+)(?: (?P<part>(?!in )\S+))?(?: in (?P<ds>\S+))?$"
+)
+
+
+def _same_as(draft: Draft, m: re.Match[str], text: str, config: dict[str, Any]) -> None:
+    """soda-core v3.5.6 ``row_count_comparison_check.py``: passes when the dataset's row count
+    equals the other table's (0 and 0 pass). A SQL check over the source reading the other
+    table, which the run must allow as a view."""
+    if m["ds"]:
+        raise Unmappable(f"a count in another data source ({m['ds']})")
+    if m["part"]:
+        raise Unmappable(f"a count of the partition {m['part']} of a filter section")
+    if set(config) - {"name"}:
+        raise Unmappable(f"the configuration(s) {', '.join(sorted(set(config) - {'name'}))} "
+                         "are not converted")  # fmt: skip
+    refused = draft.reference(m["table"])
+    if refused:
+        raise Unmappable(refused)
+    draft.sql_checks.append({"name": draft.name(str(config.get("name") or text)),
+                             "sql": f"COUNT(*) = (SELECT COUNT(*) FROM {m['table']})",
+                             "on": "source", "level": "error"})  # fmt: skip
+
+
 def _reference(draft: Draft, m: re.Match[str], config: dict[str, Any]) -> None:
     """Soda's ``reference_query.py``: a left join on every column; a row fails when one of
     its key's parts is not null and the join found nothing (``must not exist``: found
@@ -374,6 +400,8 @@ def _one(draft: Draft, node: Any) -> None:
             _schema(draft, config)
         elif m := _REFERENCE.match(text):
             _reference(draft, m, config)
+        elif m := _SAME_AS.match(text):
+            _same_as(draft, m, text, config)
         elif m := _FRESHNESS.match(text):
             _freshness(draft, m, text, config)
         else:
