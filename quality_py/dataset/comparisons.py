@@ -197,6 +197,31 @@ class ColumnCount(DirectAnalyzer):
         return float(len(df.columns))
 
 
+@dataclass(frozen=True)
+class MatchingColumns(DirectAnalyzer):
+    """The number of the data's top-level columns whose name matches one of ``patterns`` (a
+    ``*`` is any text, the rest as written; names compared as Spark resolves them).
+
+    >>> MatchingColumns(("pii*", "ssn")).matches(["PII_email", "ssn", "ssn_hash", "id"], False)
+    ['PII_email', 'ssn']
+    """
+
+    patterns: tuple[str, ...]
+
+    def matches(self, names: list[str], sensitive: bool) -> list[str]:
+        """The ``names`` that match a pattern."""
+        flags = 0 if sensitive else re.IGNORECASE
+        found = [re.compile(".*".join(map(re.escape, p.split("*"))), flags) for p in self.patterns]
+        return [n for n in names if any(f.fullmatch(n) for f in found)]
+
+    def compute(self, df: DataFrame, policy: RulePolicy) -> float | None:
+        return float(len(self.matches(list(df.columns), _case_sensitive(df))))
+
+    @property
+    def name(self) -> str:
+        return f"MatchingColumns({', '.join(self.patterns)})"
+
+
 def _case_sensitive(df: DataFrame) -> bool:
     """Whether Spark compares names with case in ``df``'s session (``spark.sql.caseSensitive``)."""
     try:

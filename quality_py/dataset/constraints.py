@@ -30,6 +30,7 @@ from quality_py.dataset.analyzers import (
 from quality_py.dataset.comparisons import (
     ColumnCount,
     DatasetMatch,
+    MatchingColumns,
     ReferentialIntegrity,
     SchemaMatch,
     SizeRatio,
@@ -408,6 +409,19 @@ class ConstraintBuilders(TimeConstraintBuilders):
         'column count'
         """
         return self._add("column count", ColumnCount(), assertion)
+
+    def has_no_columns(self, patterns: str | Sequence[str]) -> Check:
+        """No column's name matches one of ``patterns`` (``"pii*"``: a ``*`` is any text; names
+        compared as Spark resolves them): columns that must not reach the output, such as
+        personal data. The metric is the number of matching columns.
+
+        >>> Check("error", "t").has_no_columns(["pii*", "ssn"]).constraints[-1].description
+        'no column named pii*, ssn'
+        """
+        wanted = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+        if not wanted or not all(isinstance(p, str) and p for p in wanted):
+            raise ModelError("has_no_columns takes one or more names or patterns")
+        return self._add(f"no column named {', '.join(wanted)}", MatchingColumns(wanted), "== 0")
 
     def has_min_length(self, column: str, assertion: Assertion) -> Check:
         """The shortest non-null value of the text ``column`` (in characters) meets ``assertion``.

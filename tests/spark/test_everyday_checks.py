@@ -204,3 +204,22 @@ def test_the_deequ_family_completed(spark: Any, orders: Any) -> None:
     deequ = verify(keyed, [Check("error", "t").is_primary_key("k", complete=False)])
     ours = verify(keyed, [Check("error", "t").is_primary_key("k")])
     assert (deequ.status, ours.status) == ("success", "error")
+
+
+def test_forbidden_columns_as_spark_resolves_names(spark: Any) -> None:
+    """has_no_columns counts the columns whose whole name matches a pattern (``*`` any text),
+    without case as Spark resolves names by default, with case under spark.sql.caseSensitive.
+    By hand: PII_email and ssn match pii*, ssn; ssn_hash is not ssn."""
+    df = spark.createDataFrame(
+        [(1, "a", "b", "c")], "id int, PII_email string, ssn string, ssn_hash string"
+    )
+    check = Check("error", "t").has_no_columns(["pii*", "ssn"])
+    assert _metric(df, check) == 2.0
+    assert verify(df, [check]).status == "error"
+    assert _metric(df.select("id", "ssn_hash"), check) == 0.0
+    before = spark.conf.get("spark.sql.caseSensitive")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        assert _metric(df, check) == 1.0  # PII_email is not pii*
+    finally:
+        spark.conf.set("spark.sql.caseSensitive", before)

@@ -834,3 +834,27 @@ schema:
             ["convert", "--from", "odcs", "a.yaml", "b.yaml", flag, "x"]
         )
         assert args.se_table == "x"
+
+
+def test_a_listed_check_leaves_nothing_of_itself_in_the_ruleset() -> None:
+    """A SodaCL schema check whose fail level converts and whose warn level does not (a type
+    of another database) is listed whole: none of its levels is kept (Draft.atomic), and a
+    forbidden name is a has_no_columns pattern matched from the start of a column's name, as
+    soda-core v3.5.6 schema_check.py matches it (``re.match`` of the name with ``%`` and ``*``
+    as ``.*``)."""
+    text = """checks for t:
+  - schema:
+      fail:
+        when forbidden column present: [pii*, '%SALARY%', ssn]
+      warn:
+        when wrong column type: {cost: money}
+  - schema:
+      fail:
+        when forbidden column present: [pii*, '%SALARY%', ssn]
+        when required column missing: [id]
+"""
+    result = import_text(text, "sodacl", "c.yml")
+    assert [u.reason for u in result.unmapped] == ["warn: cannot read the type 'money'"]
+    (check,) = loads_ruleset_file(result.text, variables={}).checks
+    assert [c.description for c in check.constraints] == [
+        "schema has id any", "no column named pii*, *SALARY*, ssn*"]  # fmt: skip

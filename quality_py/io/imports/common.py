@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -74,6 +75,21 @@ class Draft:
             name, n = f"{base}_{n}", n + 1
         self._names.add(name)
         return name
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """An item's conversion, whole or not at all: when it raises (an ``Unmappable`` part
+        found after other parts were kept), what it added is taken out again, so a listed item
+        never leaves half of itself in the ruleset."""
+        kept = (len(self.rules), len(self.constraints), len(self.sql_checks), len(self.kept),
+                dict(self.error_rates))  # fmt: skip
+        try:
+            yield
+        except Exception:
+            del self.rules[kept[0] :], self.constraints[kept[1] :], self.sql_checks[kept[2] :]
+            del self.kept[kept[3] :]
+            self.error_rates = kept[4]
+            raise
 
     def skip(self, line: int, text: object, reason: str) -> None:
         """Record what could not be mapped."""

@@ -255,8 +255,9 @@ def _check(draft: Draft, version: tuple[int, int], line: int, spec: Any) -> None
     args = _arguments(draft, spec, line)
     ctx = Context(version, str(spec["filter"]) if spec.get("filter") else None)
     try:
-        every = [_each(fn, args, item) for item in items] if items else [args]
-        translated = [(each, _translate(draft, fn, each, ctx)) for each in every]
+        with draft.atomic():
+            every = [_each(fn, args, item) for item in items] if items else [args]
+            translated = [(each, _translate(draft, fn, each, ctx)) for each in every]
     except Unmappable as why:
         draft.skip(line, spec, str(why))
         return

@@ -434,36 +434,37 @@ def _one(draft: Draft, line: int, node: Any) -> None:
     kind = spec.get("type", spec.get("expectation_type"))
     k = spec.get("kwargs") or {}
     try:
-        if kind not in EXPECTATIONS:
-            raise Unmappable(f"the expectation {kind} has no counterpart here")
-        unknown = sorted(set(k) - _COMMON - EXPECTATIONS[kind])
-        unknown += sorted(set(spec) - _QUIET - {"type", "expectation_type", "kwargs"})
-        if unknown:
-            raise Unmappable(f"{', '.join(unknown)} not converted")
-        if k.get("catch_exceptions"):
-            raise Unmappable("catch_exceptions turns an error into a failed result")
-        if kind in _TABLE:
-            _table(draft, kind, k)
-        elif kind in STRUCTURE and not kind.startswith("expect_column_"):
-            _structure(draft, kind, k)
-        elif kind in PAIRS:
-            _pair(draft, kind, k)
-        elif kind == "expect_compound_columns_to_be_unique":
-            _compound(draft, k)
-        elif not isinstance(k.get("column"), str) or not k["column"]:
-            raise Unmappable("it names no column")
-        elif kind in (
-            "expect_column_to_exist",
-            "expect_column_values_to_be_of_type",
-            "expect_column_values_to_be_in_type_list",
-        ):
-            _structure(draft, kind, k)
-        elif kind in DISTINCT_SETS:
-            _distinct_set(draft, kind, k)
-        elif kind in AGGREGATES:
-            _aggregate(draft, kind, k)
-        else:
-            _map(draft, kind, k)
+        with draft.atomic():
+            if kind not in EXPECTATIONS:
+                raise Unmappable(f"the expectation {kind} has no counterpart here")
+            unknown = sorted(set(k) - _COMMON - EXPECTATIONS[kind])
+            unknown += sorted(set(spec) - _QUIET - {"type", "expectation_type", "kwargs"})
+            if unknown:
+                raise Unmappable(f"{', '.join(unknown)} not converted")
+            if k.get("catch_exceptions"):
+                raise Unmappable("catch_exceptions turns an error into a failed result")
+            if kind in _TABLE:
+                _table(draft, kind, k)
+            elif kind in STRUCTURE and not kind.startswith("expect_column_"):
+                _structure(draft, kind, k)
+            elif kind in PAIRS:
+                _pair(draft, kind, k)
+            elif kind == "expect_compound_columns_to_be_unique":
+                _compound(draft, k)
+            elif not isinstance(k.get("column"), str) or not k["column"]:
+                raise Unmappable("it names no column")
+            elif kind in (
+                "expect_column_to_exist",
+                "expect_column_values_to_be_of_type",
+                "expect_column_values_to_be_in_type_list",
+            ):
+                _structure(draft, kind, k)
+            elif kind in DISTINCT_SETS:
+                _distinct_set(draft, kind, k)
+            elif kind in AGGREGATES:
+                _aggregate(draft, kind, k)
+            else:
+                _map(draft, kind, k)
     except Unmappable as why:
         draft.skip(line, kind, str(why))
 

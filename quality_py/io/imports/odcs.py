@@ -315,7 +315,8 @@ def _entries(draft: Draft, node: Any, column: str | None) -> None:
             draft.kept.append(kept)
             return
         try:
-            _entry(draft, entry, column)
+            with draft.atomic():
+                _entry(draft, entry, column)
         except Unmappable as why:
             draft.skip(line, entry.get("id") or entry.get("metric") or entry.get("type"), str(why))
 

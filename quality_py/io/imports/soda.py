@@ -199,33 +199,65 @@ def _failed_rows(draft: Draft, config: dict[str, Any]) -> None:
     draft.rules.append(rule)
 
 
-#: the schema validations that map: a column missing, or present with another type
-_SCHEMA_WHEN = ("when required column missing", "when wrong column type")
+#: the schema validations that map: a column missing, present with another type, forbidden
+_SCHEMA_WHEN = ("when required column missing", "when wrong column type",
+                "when forbidden column present")  # fmt: skip
+_FORBIDDEN = re.compile(r"[A-Za-z0-9_ *%-]+")
+
+
+def _forbidden(patterns: object, key: str) -> list[str]:
+    """Soda's forbidden column names (``schema_check.py``: ``%`` and ``*`` become ``.*``, the
+    rest is a regex matched from the start of a name) as ``has_no_columns`` patterns, a name
+    followed by anything; a pattern with another regex character is listed.
+
+    >>> _forbidden(["pii*", "%SALARY%", "sombrero"], "fail")
+    ['pii*', '*SALARY*', 'sombrero*']
+    """
+    if not isinstance(patterns, list) or not patterns:
+        raise Unmappable(f"{key}: when forbidden column present takes a list of names")
+    out = []
+    for p in map(str, patterns):
+        if not _FORBIDDEN.fullmatch(p):
+            raise Unmappable(f"{key}: the forbidden name {p!r} holds a regex character")
+        glob = p.replace("%", "*")
+        out.append(glob if glob.endswith("*") else f"{glob}*")
+    return out
 
 
 def _schema(draft: Draft, config: dict[str, Any]) -> None:
     """soda-core v3.5.6 (``schema_check.py``, get_schema_violations): a level's validations are
-    violated when a required column is missing, or a typed column (required too) has another
-    type; ``fail`` over ``warn``. Each level is a ``has_schema`` of its columns (``any`` where
-    only the name is required). Forbidden columns, indexes and changes are listed."""
+    violated when a required column is missing, a typed column (required too) has another
+    type, or a column matches a forbidden name; ``fail`` over ``warn``. Each level is a
+    ``has_schema`` of its columns (``any`` where only the name is required) and a
+    ``has_no_columns`` of the forbidden names. Indexes and changes are listed."""
     levels = [(k, config[k]) for k in ("fail", "warn") if config.get(k) is not None]
     unknown = sorted(set(config) - {"fail", "warn", "name"})
+    allowed = ", ".join(_SCHEMA_WHEN)
     if unknown or not levels:
         raise Unmappable(f"the schema keys {', '.join(unknown) or 'fail / warn'}: only "
-                         f"{' and '.join(_SCHEMA_WHEN)} map (has_schema)")  # fmt: skip
+                         f"{allowed} map")  # fmt: skip
+    checks: list[tuple[str, str, dict[str, Any]]] = []
     for key, when in levels:
         if not isinstance(when, dict) or not when or set(when) - set(_SCHEMA_WHEN):
-            raise Unmappable(f"{key}: only {' and '.join(_SCHEMA_WHEN)} map (has_schema)")
+            raise Unmappable(f"{key}: only {allowed} map")
         required, types = when.get(_SCHEMA_WHEN[0]) or [], when.get(_SCHEMA_WHEN[1]) or {}
         if not isinstance(required, list) or not isinstance(types, dict):
             raise Unmappable(f"{key}: a list of required columns and a mapping of types")
         expected = {str(c): "any" for c in required}
         expected.update({str(c): str(t) for c, t in types.items()})
         try:
-            SchemaMatch.of(expected, False, False)
+            if expected:
+                SchemaMatch.of(expected, False, False)
         except QualityError as err:  # a type of another database (money, ...)
             raise Unmappable(f"{key}: {err.message}") from None
-        draft.check("error" if key == "fail" else "warning", "has_schema", {"expected": expected})
+        forbidden = _forbidden(when[_SCHEMA_WHEN[2]], key) if _SCHEMA_WHEN[2] in when else []
+        level = "error" if key == "fail" else "warning"
+        if expected:
+            checks.append((level, "has_schema", {"expected": expected}))
+        if forbidden:
+            checks.append((level, "has_no_columns", {"patterns": forbidden}))
+    for level, constraint, args in checks:  # every level read before any is kept
+        draft.check(level, constraint, args)
 
 
 #: soda-core v3.5.6 freshness: ``freshness(column[, VARIABLE]) < span`` and the older
@@ -394,18 +426,19 @@ def _one(draft: Draft, node: Any) -> None:
     config = {k: v for k, v in config.items() if k not in REPORT_KEYS}
     before = len(draft.rules) + len(draft.sql_checks) + len(draft.constraints)
     try:
-        if text == "failed rows":
-            _failed_rows(draft, config)
-        elif text == "schema":
-            _schema(draft, config)
-        elif m := _REFERENCE.match(text):
-            _reference(draft, m, config)
-        elif m := _SAME_AS.match(text):
-            _same_as(draft, m, text, config)
-        elif m := _FRESHNESS.match(text):
-            _freshness(draft, m, text, config)
-        else:
-            _metric(draft, text, config)
+        with draft.atomic():
+            if text == "failed rows":
+                _failed_rows(draft, config)
+            elif text == "schema":
+                _schema(draft, config)
+            elif m := _REFERENCE.match(text):
+                _reference(draft, m, config)
+            elif m := _SAME_AS.match(text):
+                _same_as(draft, m, text, config)
+            elif m := _FRESHNESS.match(text):
+                _freshness(draft, m, text, config)
+            else:
+                _metric(draft, text, config)
     except Unmappable as why:
         draft.skip(line, spec, str(why))
         return

@@ -371,35 +371,38 @@ class Contract:
 def _one(contract: Contract, column: dict[str, Any] | None, line: int, node: object) -> None:
     draft, spec = contract.draft, _plain(node)
     try:
-        spec = _with_variables(draft, spec)
-        if isinstance(spec, str):  # Soda: "You forgot the colon"
-            raise Unmappable("a check is its type and a colon")
-        if isinstance(spec, dict) and "type" in spec:
-            raise Unmappable("a check of Soda's experimental contracts of 2024 (type: ...); a "
-                             "v4 contract names a check by its key (- missing:)")  # fmt: skip
-        if not isinstance(spec, dict) or len(spec) != 1:
-            raise Unmappable("a check is one key, its type")
-        kind, body = next(iter(spec.items()))
-        cfg = mapping(body, draft.origin, line, str(kind))
-        if kind == "schema":
-            _schema(contract, cfg)
-            return
-        if kind not in HANDLERS:
-            raise Unmappable(f"the check type {kind!r} has no counterpart here")
-        handler, keys = HANDLERS[kind]
-        unknown = sorted(set(cfg) - _COMMON - keys)
-        if unknown:
-            raise Unmappable(f"{', '.join(unknown)} not converted")
-        expression = cfg.get("column_expression") or (column or {}).get("column_expression")
-        c = None if column is None else quoted(str(column["name"]))
-        if expression:
-            c = f"({expression})"
-        label = "_".join(str(p) for p in ((column or {}).get("name"), kind) if p)
-        if cfg.get("qualifier") is not None:
-            label = f"{label}_{cfg['qualifier']}"
-        name = draft.name(str(cfg.get("name") or label))
-        scope = Scope(contract.filter, str(cfg["filter"]).strip() if cfg.get("filter") else None)
-        handler(draft, Where(name, c, scope, line), effective(cfg, column or {}))
+        with draft.atomic():
+            spec = _with_variables(draft, spec)
+            if isinstance(spec, str):  # Soda: "You forgot the colon"
+                raise Unmappable("a check is its type and a colon")
+            if isinstance(spec, dict) and "type" in spec:
+                raise Unmappable("a check of Soda's experimental contracts of 2024 (type: ...); a "
+                                 "v4 contract names a check by its key (- missing:)")  # fmt: skip
+            if not isinstance(spec, dict) or len(spec) != 1:
+                raise Unmappable("a check is one key, its type")
+            kind, body = next(iter(spec.items()))
+            cfg = mapping(body, draft.origin, line, str(kind))
+            if kind == "schema":
+                _schema(contract, cfg)
+                return
+            if kind not in HANDLERS:
+                raise Unmappable(f"the check type {kind!r} has no counterpart here")
+            handler, keys = HANDLERS[kind]
+            unknown = sorted(set(cfg) - _COMMON - keys)
+            if unknown:
+                raise Unmappable(f"{', '.join(unknown)} not converted")
+            expression = cfg.get("column_expression") or (column or {}).get("column_expression")
+            c = None if column is None else quoted(str(column["name"]))
+            if expression:
+                c = f"({expression})"
+            label = "_".join(str(p) for p in ((column or {}).get("name"), kind) if p)
+            if cfg.get("qualifier") is not None:
+                label = f"{label}_{cfg['qualifier']}"
+            name = draft.name(str(cfg.get("name") or label))
+            scope = Scope(
+                contract.filter, str(cfg["filter"]).strip() if cfg.get("filter") else None
+            )
+            handler(draft, Where(name, c, scope, line), effective(cfg, column or {}))
     except Unmappable as why:
         draft.skip(line, _plain(node), str(why))
 

@@ -262,17 +262,18 @@ def _rule(draft: Draft, defaults: dict[str, Any], line: int, raw: Any) -> None:
     rule = {**defaults, **given}
     kind = str(rule.get("rule_type") or "")
     try:
-        for key in _QUERY_ONLY:
-            if kind != "query_dq" and _flag(rule, key):
-                draft.skip(line, {key: rule[key]}, f"{key} applies to query_dq rules only")
-        if not str(rule.get("expectation") or "").strip():
-            draft.skip(line, raw, "a rule without an expectation")
-        elif kind in ("row_dq", "agg_dq"):
-            (_row_rule if kind == "row_dq" else _agg_rule)(draft, rule, line)
-        elif kind == "query_dq":
-            draft.skip(line, raw, "query_dq reads tables by name: write it as a SQL check")
-        else:
-            draft.skip(line, raw, f"rule_type is row_dq, agg_dq or query_dq, not {kind!r}")
+        with draft.atomic():
+            for key in _QUERY_ONLY:
+                if kind != "query_dq" and _flag(rule, key):
+                    draft.skip(line, {key: rule[key]}, f"{key} applies to query_dq rules only")
+            if not str(rule.get("expectation") or "").strip():
+                draft.skip(line, raw, "a rule without an expectation")
+            elif kind in ("row_dq", "agg_dq"):
+                (_row_rule if kind == "row_dq" else _agg_rule)(draft, rule, line)
+            elif kind == "query_dq":
+                draft.skip(line, raw, "query_dq reads tables by name: write it as a SQL check")
+            else:
+                draft.skip(line, raw, f"rule_type is row_dq, agg_dq or query_dq, not {kind!r}")
     except Unmappable as why:
         draft.skip(line, raw, str(why))
 
