@@ -642,3 +642,40 @@ def test_soda_row_count_same_as_another_table(spark: Any) -> None:
         (metric,) = run_sql_checks(ruleset.sql_checks, {"source": spark.range(rows)}, policy)
         got.append(metric.status)
     assert got == ["passed", "failed", "passed"]
+
+
+def test_dqx_dataset_level_sql_query_as_dqx_applies_it(spark: Any) -> None:
+    """DQX's sql_query without merge_columns (check_funcs.py line 2129,
+    _apply_dataset_level_sql_check): the query over the input (in the check's filter); no row
+    back is a condition not met, one row its condition (true flags every row in scope, negate
+    flips it, null flags none), two rows an error (a failed check here); with no row in scope
+    nothing is flagged. By hand on amounts 10, 20, 30, -5 and null (ids 0-4): the sum is 55."""
+    df = spark.createDataFrame([(0, 10.0), (1, 20.0), (2, 30.0), (3, -5.0), (4, None)],
+                               "id int, amount double")  # fmt: skip
+    view = "{{ input_view }}"
+    cases = [  # (query, extra YAML of the check, passes)
+        (f"SELECT SUM(amount) > 100 AS condition FROM {view}", "", True),
+        (f"SELECT SUM(amount) > 50 AS condition FROM {view}", "", False),
+        (f"SELECT SUM(amount) > 50 AS condition FROM {view}", "negate: true", True),
+        (f"SELECT MIN(amount) < 0 AS condition FROM {view}", "", False),
+        (f"SELECT MIN(amount) < 0 AS condition FROM {view}", "filter: id < 3", True),
+        (f"SELECT amount > 0 AS condition FROM {view}", "", False),  # five rows back
+        (f"SELECT amount > 1000 AS c2 FROM {view} WHERE id = 4", "condition_column: c2", True),
+        (f"SELECT true AS condition FROM {view} WHERE id > 100", "", True),  # no row back
+    ]
+    text = ""
+    for query, extra, _ in cases:
+        key, _, val = extra.partition(": ")
+        args = f'query: "{query}", input_placeholder: input_view'
+        if key in ("negate", "condition_column"):
+            args += f", {key}: {val}"
+        text += f"- check: {{function: sql_query, arguments: {{{args}}}}}\n"
+        if key == "filter":
+            text += f"  filter: {val}\n"
+    result = import_text(text, "dqx", "c.yml")
+    assert result.unmapped == ()
+    checks = loads_ruleset_file(result.text, variables={}).sql_checks
+    got = [m.status == "passed" for m in run_sql_checks(checks, {"source": df}, RulePolicy())]
+    assert got == [passes for *_, passes in cases]
+    empty = run_sql_checks(checks, {"source": df.limit(0)}, RulePolicy())
+    assert [m.status for m in empty] == ["passed"] * len(cases)  # nothing in scope to flag

@@ -25,6 +25,7 @@ from typing import Any
 from quality_py.dataset.comparisons import SchemaMatch
 from quality_py.errors import QualityError, RulesetFormatError
 from quality_py.io.imports.common import (
+    VARIABLE_MARK,
     Draft,
     ImportResult,
     assemble,
@@ -33,6 +34,7 @@ from quality_py.io.imports.common import (
     mapping,
     nodes_with_lines,
     value,
+    variable_mark,
 )
 from quality_py.io.imports.dqx_functions import (
     DATASET_FUNCTIONS,
@@ -47,6 +49,7 @@ from quality_py.io.imports.dqx_functions import (
     row_rule,
 )
 from quality_py.io.imports.dqx_unmapped import UNMAPPED_FUNCTIONS
+from quality_py.sql.snippets import quoted
 
 #: The keys of a check (DQX's ``checks_serializer.py``) and of its ``check`` mapping.
 CHECK_KEYS = frozenset({"criticality", "check", "name", "filter", "user_metadata", "message_expr"})
@@ -111,6 +114,8 @@ def _translate(draft: Draft, fn: str, args: dict[str, Any], ctx: Context) -> Map
         return Mapped(rule=row_rule(fn, args, ctx))
     if fn == "has_valid_schema":
         return _valid_schema(args)
+    if fn == "sql_query":
+        return _sql_query(args, ctx)
     if fn == "foreign_key":  # the reference's name passes the gate every importer uses
         refused = draft.reference(args.get("ref_table") or args.get("ref_df_name"))
         if refused:
@@ -142,6 +147,36 @@ def _valid_schema(args: dict[str, Any]) -> Mapped:
         raise Unmappable("exclude_columns holds an expected column, which DQX then never finds")
     expected = dict(match.expected)
     return Mapped(constraint=("has_schema", {"expected": expected, "compatible": True}))
+
+
+def _sql_query(args: dict[str, Any], ctx: Context) -> Mapped:
+    """DQX's dataset-level ``sql_query`` (check_funcs.py line 2129 and
+    ``_apply_dataset_level_sql_check``): the query reads the input (its rows in the check's
+    filter) through ``{{ input_view }}``; no row back is a condition not met, two rows an error,
+    one row its condition column, whose true value (false with ``negate``) flags every row in
+    scope; a null flags none, and with no row in scope nothing is flagged. Here a SQL check over
+    the source true where DQX flags nothing; two rows back fail it (DQX raises)."""
+    if args.get("merge_columns"):
+        raise Unmappable("merge_columns joins the query's rows back to the input: write the "
+                         "condition as a rule")  # fmt: skip
+    if args.get("row_filter"):
+        raise Unmappable("row_filter is set by DQX from the check's filter: write filter")
+    query = str(args.get("query") or "").strip().rstrip(";")
+    name = str(args.get("input_placeholder") or "input_view")
+    scope = f"(SELECT * FROM source WHERE ({ctx.filter}))" if ctx.filter else "source"
+    # DQX fills its placeholder itself, whatever the version (before 0.14 it is still braces)
+    read = re.sub(r"\{\{\s*" + re.escape(name) + r"\s*\}\}", scope, query)
+    read = read.replace(variable_mark(name), scope)
+    if read == query:
+        raise Unmappable("the query does not read the input through its placeholder")
+    if re.search(VARIABLE_MARK, read) or "{{" in read:
+        raise Unmappable("the query reads other placeholders (reference data frames)")
+    column = quoted(str(args.get("condition_column") or "condition"))
+    found = f"(SELECT {column} FROM ({read}) AS qp_query)"
+    count = f"(SELECT COUNT(*) FROM ({read}) AS qp_query)"
+    flags = found if args.get("negate") is not True else f"NOT {found}"
+    return Mapped(sql_check=f"SELECT NOT EXISTS (SELECT 1 FROM {scope}) OR ({count} <= 1 AND "
+                            f"coalesce(NOT {flags}, true))")  # fmt: skip
 
 
 def _label(spec: dict[str, Any], fn: str, args: dict[str, Any]) -> str:

@@ -56,14 +56,13 @@ class Unmappable(Exception):
 
 @dataclass
 class Mapped:
-    """What one DQX check becomes: a rule (its passing condition), or a SQL check over the
-    source (an aggregate that must be true), or nothing."""
+    """What one DQX check becomes: a rule (its passing condition), a SQL check over the source
+    (an aggregate that must be true), a dataset check's constraint, or nothing."""
 
     rule: str | None = None
     sql_check: str | None = None
     notes: list[str] = field(default_factory=list)
-    #: a dataset check's constraint and its arguments
-    constraint: tuple[str, dict[str, Any]] | None = None
+    constraint: tuple[str, dict[str, Any]] | None = None  # a dataset check's, with arguments
 
 
 def text_literal(v: str) -> str:
@@ -573,18 +572,15 @@ def aggregate(fn: str, a: dict[str, Any], ctx: Context) -> Mapped:
 #: Arguments of the dataset-level functions converted.
 DATASET_FUNCTIONS: dict[str, frozenset[str]] = {
     "is_unique": frozenset({"columns", "nulls_distinct", "row_filter"}),
-    "foreign_key": frozenset(
-        {"columns", "ref_columns", "ref_table", "ref_df_name", "negate", "null_safe", "row_filter"}
-    ),
-    **{
-        fn: frozenset(
-            {"column", "col_name", "limit", "aggr_type", "group_by", "row_filter", "aggr_params",
-             "abs_tolerance", "rel_tolerance", "null_safe_limit_compare"}
-        )
-        for fn in AGGREGATE_COMPARISONS
-    },
+    "foreign_key": frozenset({"columns", "ref_columns", "ref_table", "ref_df_name", "negate",
+                              "null_safe", "row_filter"}),
+    **{fn: frozenset({"column", "col_name", "limit", "aggr_type", "group_by", "row_filter",
+                      "aggr_params", "abs_tolerance", "rel_tolerance", "null_safe_limit_compare"})
+       for fn in AGGREGATE_COMPARISONS},
     "has_valid_schema": frozenset({"expected_schema", "strict", "columns", "exclude_columns",
                                    "ref_table", "ref_df_name"}),
+    "sql_query": frozenset({"query", "merge_columns", "msg", "name", "negate", "row_filter",
+                            "condition_column", "input_placeholder"}),
 }  # fmt: skip
 
 

@@ -31,8 +31,6 @@ UNMAPPED_FUNCTIONS: dict[str, str] = {
     "(has_min, has_max, anomaly checks) on the column",
     "has_no_aggr_outliers": "an anomaly test of aggregates over time windows: use the history's "
     "anomaly checks",
-    "sql_query": "a query over tables by name: write it as a SQL check over source, valid, "
-    "quarantine",
     "aggr_matches_dataset": "compares with another table read by name",
     "compare_datasets": "compares with another table read by name, row by row",
     "is_data_fresh_per_time_window": "counts rows per time window against the clock: use a "
