@@ -662,6 +662,12 @@ def test_dqx_dataset_level_sql_query_as_dqx_applies_it(spark: Any) -> None:
         (f"SELECT amount > 0 AS condition FROM {view}", "", False),  # five rows back
         (f"SELECT amount > 1000 AS c2 FROM {view} WHERE id = 4", "condition_column: c2", True),
         (f"SELECT true AS condition FROM {view} WHERE id > 100", "", True),  # no row back
+        # a filter holding a backslash reaches the query as written: ids 1 and 3 (odd digits)
+        (
+            f"SELECT MIN(amount) < 0 AS condition FROM {view}",
+            r"filter: id RLIKE '^[13]\\d*$'",
+            False,
+        ),
     ]
     text = ""
     for query, extra, _ in cases:

@@ -27,6 +27,11 @@ VARIABLE_MARK = rf"{_VARIABLE}\w+{_VARIABLE}"
 FORMATS = ("dqx", "spark-expectations", "sodacl", "soda-contract", "gx", "odcs")
 
 
+def _as_variables(text: str) -> str:
+    """``text`` with each variable's mark written as the ruleset writes it, ``${name}``."""
+    return re.sub(f"{_VARIABLE}(\\w+){_VARIABLE}", r"${\1}", text)
+
+
 def variable_mark(name: str) -> str:
     """A ``${name}`` variable's place in a converted text (kept through the escaping of texts);
     :func:`assemble` finds every mark, so a reader without the draft at hand can write one.
@@ -97,8 +102,7 @@ class Draft:
             shown = text
         else:
             shown = yaml.safe_dump(text, default_flow_style=True, width=10_000)
-        shown = re.sub(f"{_VARIABLE}(\\w+){_VARIABLE}", r"${\1}", shown)  # as the ruleset shows it
-        self.unmapped.append(Unmapped(line, shown.strip(), reason))
+        self.unmapped.append(Unmapped(line, _as_variables(shown).strip(), reason))
 
     def reference(self, name: object) -> str | None:
         """Why the table ``name`` a foreign file names cannot be a check's reference (None: it
@@ -173,7 +177,7 @@ def assemble(draft: Draft, suite_name: str) -> ImportResult:
             doc["error_rates"]["inclusive"] = True
     text = dump_yaml(escape_variables(doc))
     named = {*draft.variables, *re.findall(f"{_VARIABLE}(\\w+){_VARIABLE}", text)}
-    text = re.sub(f"{_VARIABLE}(\\w+){_VARIABLE}", r"${\1}", text)
+    text = _as_variables(text)
     _readable(text, draft.origin, dict.fromkeys(named, "0"))
     count = len(draft.constraints) + len(draft.sql_checks)
     return ImportResult(text, tuple(draft.unmapped), len(draft.rules), count)

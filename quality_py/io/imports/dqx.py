@@ -155,7 +155,8 @@ def _sql_query(args: dict[str, Any], ctx: Context) -> Mapped:
     filter) through ``{{ input_view }}``; no row back is a condition not met, two rows an error,
     one row its condition column, whose true value (false with ``negate``) flags every row in
     scope; a null flags none, and with no row in scope nothing is flagged. Here a SQL check over
-    the source true where DQX flags nothing; two rows back fail it (DQX raises)."""
+    the source true where DQX flags nothing, reading the query once; two rows back fail it
+    (DQX raises)."""
     if args.get("merge_columns"):
         raise Unmappable("merge_columns joins the query's rows back to the input: write the "
                          "condition as a rule")  # fmt: skip
@@ -165,18 +166,18 @@ def _sql_query(args: dict[str, Any], ctx: Context) -> Mapped:
     name = str(args.get("input_placeholder") or "input_view")
     scope = f"(SELECT * FROM source WHERE ({ctx.filter}))" if ctx.filter else "source"
     # DQX fills its placeholder itself, whatever the version (before 0.14 it is still braces)
-    read = re.sub(r"\{\{\s*" + re.escape(name) + r"\s*\}\}", scope, query)
+    read = re.sub(r"\{\{\s*" + re.escape(name) + r"\s*\}\}", lambda _: scope, query)
     read = read.replace(variable_mark(name), scope)
     if read == query:
         raise Unmappable("the query does not read the input through its placeholder")
     if re.search(VARIABLE_MARK, read) or "{{" in read:
         raise Unmappable("the query reads other placeholders (reference data frames)")
     column = quoted(str(args.get("condition_column") or "condition"))
-    found = f"(SELECT {column} FROM ({read}) AS qp_query)"
-    count = f"(SELECT COUNT(*) FROM ({read}) AS qp_query)"
-    flags = found if args.get("negate") is not True else f"NOT {found}"
-    return Mapped(sql_check=f"SELECT NOT EXISTS (SELECT 1 FROM {scope}) OR ({count} <= 1 AND "
-                            f"coalesce(NOT {flags}, true))")  # fmt: skip
+    flags = f"MAX({column})" if args.get("negate") is not True else f"NOT MAX({column})"
+    # one pass over the query's rows: their count and (one row) its condition
+    verdict = (f"(SELECT CASE WHEN COUNT(*) > 1 THEN false ELSE coalesce(NOT {flags}, true) END "
+               f"FROM ({read}) AS qp_query)")  # fmt: skip
+    return Mapped(sql_check=f"SELECT NOT EXISTS (SELECT 1 FROM {scope}) OR {verdict}")
 
 
 def _label(spec: dict[str, Any], fn: str, args: dict[str, Any]) -> str:
