@@ -36,6 +36,7 @@ if "TieredStopAtLevel" not in os.environ["SPARK_SUBMIT_OPTS"]:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     from quality_py.spark.session import local_session
+    from tests.frames import FOLD_ON_DRIVER, arrow_frames
     from tests.jvm import CRASH_DIR, ERROR_FILE, QUICK_JVM
 
     CRASH_DIR.mkdir(exist_ok=True)
@@ -47,8 +48,15 @@ def spark() -> Iterator[Any]:
             "spark.sql.shuffle.partitions": "1",
             "spark.default.parallelism": "2",
             "spark.driver.extraJavaOptions": f"{QUICK_JVM} {ERROR_FILE}",
+            # a rule meets a test's rows in tasks, with generated code, as it meets a table's
+            # (tests/frames.py), not folded into the plan on the driver
+            "spark.sql.optimizer.excludedRules": FOLD_ON_DRIVER,
         },
     )
+    # the tests' own frames through Arrow, not a Python worker (QP_TEST_FRAMES=list: the
+    # list's way, to tell whether a difference comes from the frames)
+    if os.environ.get("QP_TEST_FRAMES") != "list":
+        arrow_frames(session)
     yield session
     session.stop()
 
