@@ -8,9 +8,10 @@ calls keep the path production takes.
 
 The values a test reads are the same either way: every row is checked by PySpark's own type
 verifier first (the same ``TypeError`` for a wrong value), and anything this module does not
-convert exactly goes the usual way: timestamps and intervals (time zones), Row objects and
-dicts (matched by name), schema inference, NaN on pyspark 3.5 (whose pandas path reads NaN as
-null), an Arrow error or warning.
+convert exactly goes the usual way: Row objects and dicts (matched by name), schema
+inference, intervals, nested values, timestamps and NaN on pyspark 3.5 (whose pandas path reads
+NaN as null), an Arrow error or warning. On pyspark 4 a timestamp is handed over as the
+microseconds PySpark's own ``toInternal`` computes for it on the list's way.
 
 The frame is a local relation: ``ConvertToLocalRelation`` would fold a projection over it on the
 driver, with interpreted evaluation, where the list's frame ran in tasks with generated code.
@@ -102,7 +103,7 @@ def _frame(session: Any, struct: Any, columns: list[list[Any]], spark4: bool) ->
         from pyspark.sql.pandas.types import to_arrow_type
 
         arrays = [
-            pa.array(c, type=to_arrow_type(f.dataType))
+            pa.array(c, type=to_arrow_type(f.dataType, timezone="UTC"))
             for c, f in zip(columns, struct.fields, strict=True)
         ]
         table = pa.Table.from_arrays(arrays, names=[f.name for f in struct.fields])
@@ -141,7 +142,9 @@ def _convertible(dtype: Any, spark4: bool) -> bool:
     if type(dtype) in plain:
         return True
     if not spark4:
-        return False  # nested values on 3.5's pandas path: the list's way
+        return False  # nested values and timestamps on 3.5's pandas path: the list's way
+    if type(dtype) in (t.TimestampType, t.TimestampNTZType):
+        return True  # as PySpark's own toInternal reads the value (_plain)
     if isinstance(dtype, t.ArrayType):
         return _convertible(dtype.elementType, spark4)
     if isinstance(dtype, t.MapType):
@@ -155,6 +158,8 @@ def _plain(dtype: Any, value: Any) -> Any:
 
     if value is None:
         return None
+    if type(dtype) in (t.TimestampType, t.TimestampNTZType):
+        return dtype.toInternal(value)  # microseconds, as the list's way computes them
     if isinstance(dtype, t.ArrayType):
         return [_plain(dtype.elementType, v) for v in value]
     if isinstance(dtype, t.MapType):
