@@ -99,6 +99,7 @@ def _through_arrow(session: Any, rows: list[Any], schema: Any, spark4: bool) -> 
 def _frame(session: Any, struct: Any, columns: list[list[Any]], spark4: bool) -> Any:
     import pyarrow as pa
 
+    create = type(session).createDataFrame  # PySpark's own, not the routing on the session
     if spark4:
         from pyspark.sql.pandas.types import to_arrow_type
 
@@ -107,10 +108,10 @@ def _frame(session: Any, struct: Any, columns: list[list[Any]], spark4: bool) ->
             for c, f in zip(columns, struct.fields, strict=True)
         ]
         table = pa.Table.from_arrays(arrays, names=[f.name for f in struct.fields])
-        return session.createDataFrame(table, struct)
+        return create(session, table, struct)
     import pandas as pd
 
-    names = [f"c{i}" for i in range(len(columns))]  # duplicate names stay apart
+    names = [f"c{i}" for i in range(len(columns))]  # the schema names the columns
     data = pd.DataFrame(
         {n: pd.Series(c, dtype=object) for n, c in zip(names, columns, strict=True)}
     )
@@ -120,14 +121,15 @@ def _frame(session: Any, struct: Any, columns: list[list[Any]], spark4: bool) ->
     conf.set("spark.sql.execution.arrow.pyspark.enabled", "true")
     conf.set("spark.sql.execution.arrow.pyspark.fallback.enabled", "false")
     try:
-        return session.createDataFrame(data, struct)
+        return create(session, data, struct)
     finally:
         conf.set("spark.sql.execution.arrow.pyspark.enabled", before)
         conf.set("spark.sql.execution.arrow.pyspark.fallback.enabled", fallback)
 
 
 def _convertible(dtype: Any, spark4: bool) -> bool:
-    """Whether ``dtype``'s values go through Arrow exactly (no time zone, no name matching)."""
+    """Whether ``dtype``'s values go through Arrow exactly (no name matching; on pyspark 3.5's
+    pandas path flat values only, no timestamps)."""
     from pyspark.sql import types as t
 
     plain = (
