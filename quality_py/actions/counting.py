@@ -39,17 +39,52 @@ class RunCounts:
         from pyspark.sql import functions as F
 
         pairs = code_counts(self.codes, self.probable_pass, self.values, self.families or None)
+        copies = self.copies()
         if quarantine is None:
-            return [F.expr(sql).alias(key) for key, sql in pairs]
+            return [F.expr(sql).alias(key) for key, sql in pairs if key not in copies]
         by_code = dict(code_counts(self.codes, self.probable_pass, None, self.families or None))
         out = []
         for key, sql in pairs:
             failures = self._of_boolean_rule(key) and key.endswith("_failed")
+            if key in copies:
+                continue
             if quarantine and failures:
                 out.append(F.expr(by_code[key]).alias(key))
             elif not quarantine and not failures:
                 out.append(F.expr(sql).alias(key))
         return out
+
+    def copies(self) -> dict[str, str]:
+        """The counts that are another's (``r<i>_<kind>`` -> the first rule's key): rules that
+        share their code column (:func:`~quality_py.runners.staging.rule_slots`) have the same
+        counts, aggregated once.
+
+        >>> RunCounts(("c0", "c1", "c0"), ("v0", "v1", "v0"), ("boolean",) * 3, 0.8).copies()
+        {'r2_failed': 'r0_failed', 'r2_null': 'r0_null'}
+        """
+        first: dict[str, int] = {}
+        for i, code in enumerate(self.codes):
+            first.setdefault(code, i)
+        out: dict[str, str] = {}
+        for key, _ in code_counts(
+            self.codes, self.probable_pass, self.values, self.families or None
+        ):
+            if key.startswith("r") and "_" in key:
+                rule, kind = key[1:].split("_", 1)
+                source = first[self.codes[int(rule)]]
+                if source != int(rule):
+                    out[key] = f"r{source}_{kind}"
+        return out
+
+    def completed(self, observed: dict[str, Any]) -> dict[str, Any]:
+        """``observed`` with the counts of rules sharing another's code (:meth:`copies`).
+
+        >>> counts = RunCounts(("c0", "c0"), ("v0", "v0"), ("boolean",) * 2, 0.8)
+        >>> counts.completed({"rows": 2, "r0_failed": 1, "r0_null": 0})["r1_failed"]
+        1
+        """
+        copied = {k: observed[v] for k, v in self.copies().items() if v in observed}
+        return {**observed, **copied}
 
     def _of_boolean_rule(self, key: str) -> bool:
         """Whether the count ``key`` (``rows`` or ``r<i>_<kind>``) is a boolean rule's."""

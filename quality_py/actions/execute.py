@@ -334,7 +334,7 @@ def summarize(
     plan: RunPlan, values: dict[str, Any], verification: VerificationResult | None, started: float
 ) -> RunSummary:
     """The summary of a run's observed ``values`` and its dataset checks' ``verification``."""
-    values = RunCounts.read(values)
+    values = RunCounts.read(plan.counting.completed(values))
     rows = int(values["rows"])
     dropped = int(values["dropped"])
     # a failing `fail` check stopped the run in the precheck: what is left is recorded only

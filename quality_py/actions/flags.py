@@ -108,6 +108,9 @@ def fails_any_sql(
     if not codes:
         return "false"
     fams = families if families is not None else [None] * len(codes)
+    # rules computing the same value share one code column (runners.staging.rule_slots)
+    once = dict(zip(codes, fams, strict=True))
+    codes, fams = list(once), list(once.values())
     boolean = [c for c, f in zip(codes, fams, strict=True) if f == "boolean"]
     other = [c for c, f in zip(codes, fams, strict=True) if f != "boolean"]
     parts = []

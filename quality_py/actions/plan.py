@@ -49,6 +49,8 @@ class RunPlan:
     refs: tuple[RuleRef, ...]
     codes: tuple[str, ...]  # the hidden code column of each rule, in ``refs`` order
     hidden: tuple[str, ...]
+    #: the hidden value column of each rule, in ``refs`` order (rules of one value share one)
+    values: tuple[str, ...]
     checks: tuple[Check, ...]
     run_id: str
     run_time: datetime
@@ -124,7 +126,7 @@ class RunPlan:
         """What the run counts on its valid write (quality_py.actions.counting)."""
         return RunCounts(
             self.codes,
-            self.hidden[: len(self.codes)],
+            self.values,
             self.families,
             self.prepared.probable_pass,
             self.top_values,

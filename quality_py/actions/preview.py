@@ -146,17 +146,18 @@ def preview_edit(
     old, new = prepare_for_schema(old, df.schema), prepare_for_schema(new, df.schema)
     first = stage_rule_codes(df, old)
     kept = [quoted(c) for c in columns]
-    olds = [f"__qp_c{i} AS __qp_old{i}" for i in range(len(first.compiled.rules))]
+    olds = [f"{c} AS __qp_old{i}" for i, c in enumerate(first.code_names())]
     second = stage_rule_codes(first.frame.selectExpr(*kept, *olds), new)
     changes = suite_changes(first.compiled.suite, second.compiled.suite)
     old_at = {k: i for i, k in enumerate(_keys(first.compiled.suite))}
     new_at = {k: i for i, k in enumerate(_keys(second.compiled.suite))}
+    new_codes = second.code_names()
     tests = [
         (
             None
             if c.key not in old_at
             else fails_sql(f"__qp_old{old_at[c.key]}", old.probable_pass),
-            None if c.key not in new_at else fails_sql(f"__qp_c{new_at[c.key]}", new.probable_pass),
+            None if c.key not in new_at else fails_sql(new_codes[new_at[c.key]], new.probable_pass),
         )
         for c in changes
     ]
@@ -202,7 +203,7 @@ def _aggregates(
     out = ["count(1)"]
     sides = (
         (first, old, [f"__qp_old{i}" for i in range(len(first.compiled.rules))]),
-        (second, new, [f"__qp_c{i}" for i in range(len(second.compiled.rules))]),
+        (second, new, second.code_names()),
     )
     per_side: list[list[str]] = [[], []]
     for n, (staged, suite, codes) in enumerate(sides):

@@ -239,6 +239,7 @@ def run_quality(
             refs=refs,
             codes=codes,
             hidden=staged.hidden,
+            values=tuple(staged.value_names()),
             checks=dataset_checks,
             run_id=run_id,
             run_time=started.run_time,

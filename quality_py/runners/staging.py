@@ -139,9 +139,11 @@ def _with_rule_values(
     probe: Sequence[str] = (),
     base: DataFrame | None = None,
     analysed: DataFrame | None = None,
+    slots: Sequence[int] | None = None,
 ) -> tuple[DataFrame, list[str | None]]:
-    """``df`` (see :func:`input_frame`) plus one hidden column per rule value, and each value's
-    family. ``probe``: more SQL (outputs) that decides the input's naming with the rules.
+    """``df`` (see :func:`input_frame`) plus one hidden column per distinct rule value (see
+    :func:`rule_slots`; every rule when ``slots`` is None), and each rule's value family.
+    ``probe``: more SQL (outputs) that decides the input's naming with the rules.
     ``analysed``: ``base`` with exactly these value columns, already analysed (reused).
 
     Spark analyses every rule here (no job runs). A suite that does not analyse is diagnosed
@@ -152,15 +154,16 @@ def _with_rule_values(
     clash = {*names, *(n.replace("_v", "_c") for n in names)} & set(df.columns)
     if clash:
         raise ModelError(f"input columns clash with internal names: {sorted(clash)}")
-    sqls = _value_sqls(compiled)
+    slots = tuple(range(len(compiled.rules))) if slots is None else tuple(slots)
+    sqls = _value_sqls(compiled, slots)
     if base is None:  # the caller may have decided the input's naming already
         base = input_frame(df, [*sqls, *probe])
     try:
         values = analysed if analysed is not None else select_exprs(base, ["*", *sqls])
-        fields = values.schema.fields[len(df.columns) :]
+        kept = values.schema.fields[len(df.columns) :]
     except _analysis_errors():
         problems = []
-        for rule, sql in zip(compiled.rules, sqls, strict=True):
+        for rule, sql in zip(compiled.rules, _value_sqls(compiled), strict=True):
             try:
                 base.selectExpr(sql).schema  # noqa: B018 - analysis only
             except _analysis_errors() as err:
@@ -169,7 +172,9 @@ def _with_rule_values(
             raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
         raise _rule_errors(problems) from None
     if not (compiled.policy.trusted or compiled.policy.allow_random):
-        _require_deterministic(base, values, compiled, sqls)
+        _require_deterministic(base, values, compiled, _value_sqls(compiled))
+    at = {slot: n for n, slot in enumerate(sorted(set(slots)))}
+    fields = [kept[at[slot]] for slot in slots]
     families = [
         "code" if rule.coded else family_of(f.dataType.simpleString())
         for rule, f in zip(compiled.rules, fields, strict=True)
@@ -184,20 +189,43 @@ def _with_rule_values(
     return values, families
 
 
-def _value_sqls(compiled: CompiledSuite) -> list[str]:
-    """``(<rule>) AS __qp_v<i>`` for every compiled rule (each rule's SQL is generated once)."""
-    return [f"({r.sql}) AS __qp_v{i}" for i, r in enumerate(compiled.rules)]
+def rule_slots(compiled: CompiledSuite) -> tuple[int, ...]:
+    """For each rule, the first rule computing the same value: rules whose SQL (and coding) is
+    identical share one hidden value and code column, so a suite that repeats a predicate
+    computes it once (not left to Spark's subexpression elimination, which a plan wider than
+    ``spark.sql.codegen.maxFields`` does not get). Only where every rule is deterministic: a
+    policy that allows random values or trusts the rules keeps one column per rule (two
+    ``rand()`` are two draws).
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> from quality_py.sql.compiler import compile_suite
+    >>> rules = [Rule(Id(i, 1), t) for i, t in enumerate(["a > 1", "b > 1", "a > 1"])]
+    >>> rule_slots(compile_suite(RuleSuite(Id(1, 1), [RuleSet(Id(1, 1), rules)])))
+    (0, 1, 0)
+    """
+    if compiled.policy.trusted or compiled.policy.allow_random:
+        return tuple(range(len(compiled.rules)))
+    first: dict[tuple[str, bool], int] = {}
+    return tuple(first.setdefault((r.sql, r.coded), i) for i, r in enumerate(compiled.rules))
+
+
+def _value_sqls(compiled: CompiledSuite, slots: Sequence[int] | None = None) -> list[str]:
+    """``(<rule>) AS __qp_v<i>`` for every compiled rule (each rule's SQL is generated once),
+    or, with ``slots`` (:func:`rule_slots`), for each distinct one only."""
+    rules = compiled.rules
+    chosen = range(len(rules)) if slots is None else sorted(set(slots))
+    return [f"({rules[i].sql}) AS __qp_v{i}" for i in chosen]
 
 
 def _analysed_on_alias(
-    df: DataFrame, compiled: CompiledSuite, extra: Sequence[str]
+    df: DataFrame, compiled: CompiledSuite, extra: Sequence[str], slots: Sequence[int]
 ) -> DataFrame | None:
     """The input aliased ``main`` with every rule value, when that analyses (with ``extra``);
     one analysis decides the naming and types the values. None: see :func:`input_frame`."""
     errors = _analysis_errors()
     aliased = df.alias(MAIN_ALIAS)
     try:
-        analysed = select_exprs(aliased, ["*", *_value_sqls(compiled)])
+        analysed = select_exprs(aliased, ["*", *_value_sqls(compiled, slots)])
         analysed.schema  # noqa: B018 - analysis only
         if extra:
             aliased.selectExpr(*extra).schema  # noqa: B018 - analysis only
@@ -375,10 +403,24 @@ class StagedCodes:
     families: list[str | None]
     compiled: CompiledSuite
     hidden: tuple[str, ...]
+    #: each rule's value and code column (:func:`rule_slots`); empty: one per rule
+    slots: tuple[int, ...] = ()
+
+    def _slot_of(self) -> Sequence[int]:
+        return self.slots or range(len(self.compiled.rules))
+
+    def code_names(self) -> list[str]:
+        """Each rule's hidden code column, in ``suite.iter_rules()`` order (rules computing
+        the same value share one)."""
+        return [f"__qp_c{i}" for i in self._slot_of()]
+
+    def value_names(self) -> list[str]:
+        """Each rule's hidden value column, in ``suite.iter_rules()`` order."""
+        return [f"__qp_v{i}" for i in self._slot_of()]
 
     def code_refs(self) -> list[exp.Expr]:
         """Column references to the codes, in ``suite.iter_rules()`` order."""
-        return [exp.column(f"__qp_c{i}") for i in range(len(self.compiled.rules))]
+        return [exp.column(name) for name in self.code_names()]
 
     def finish(self, *columns: Column) -> DataFrame:
         """Append ``columns`` (built from the codes) and drop the hidden columns.
@@ -449,7 +491,8 @@ def _stage(
     register_arrow_functions(df.sparkSession, [*(r.sql for r in compiled.rules), *extra])
     # One analysis decides the naming and, when no implicit cast needs containing, is the
     # values projection itself (each analysis of 1000 rules costs ~0.2 s).
-    analysed = _analysed_on_alias(df, compiled, extra)
+    slots = rule_slots(compiled)
+    analysed = _analysed_on_alias(df, compiled, extra, slots)
     if analysed is not None:
         base = df.alias(MAIN_ALIAS)
     else:
@@ -457,18 +500,20 @@ def _stage(
     contained = apply_if_enabled(base, compiled)
     if contained is not compiled:
         compiled, analysed = contained, None
-    values, families = _with_rule_values(df, compiled, extra, base, analysed)
-    n = len(compiled.rules)
-    value_cols = [f"__qp_v{i}" for i in range(n)]
-    code_cols = [f"__qp_c{i}" for i in range(n)]
+        slots = rule_slots(compiled)
+    values, families = _with_rule_values(df, compiled, extra, base, analysed, slots)
+    distinct = sorted(set(slots))
+    value_cols = [f"__qp_v{i}" for i in distinct]
+    code_cols = [f"__qp_c{i}" for i in distinct]
     codes = select_exprs(
         values,
         [
             "*",
             *(
-                f"{result_code_sql(v, f)} AS {c}"
-                for v, f, c in zip(value_cols, families, code_cols, strict=True)
+                f"{result_code_sql(v, families[i])} AS {c}"
+                for i, v, c in zip(distinct, value_cols, code_cols, strict=True)
             ),
         ],
     )
-    return StagedCodes(codes, families, compiled, (*value_cols, *code_cols, *joined))
+    hidden = (*value_cols, *code_cols, *joined)
+    return StagedCodes(codes, families, compiled, hidden, slots)
