@@ -56,22 +56,22 @@ class RunCounts:
 
     def copies(self) -> dict[str, str]:
         """The counts that are another's (``r<i>_<kind>`` -> the first rule's key): rules that
-        share their code column (:func:`~quality_py.runners.staging.rule_slots`) have the same
+        share their value column (:func:`~quality_py.runners.staging.rule_slots`) have the same
         counts, aggregated once.
 
-        >>> RunCounts(("c0", "c1", "c0"), ("v0", "v1", "v0"), ("boolean",) * 3, 0.8).copies()
+        >>> RunCounts(("c0", "c1", "c2"), ("v0", "v1", "v0"), ("boolean",) * 3, 0.8).copies()
         {'r2_failed': 'r0_failed', 'r2_null': 'r0_null'}
         """
         first: dict[str, int] = {}
-        for i, code in enumerate(self.codes):
-            first.setdefault(code, i)
+        for i, value in enumerate(self.values):
+            first.setdefault(value, i)
         out: dict[str, str] = {}
         for key, _ in code_counts(
             self.codes, self.probable_pass, self.values, self.families or None
         ):
             if key.startswith("r") and "_" in key:
                 rule, kind = key[1:].split("_", 1)
-                source = first[self.codes[int(rule)]]
+                source = first[self.values[int(rule)]]
                 if source != int(rule):
                     out[key] = f"r{source}_{kind}"
         return out
@@ -79,7 +79,7 @@ class RunCounts:
     def completed(self, observed: dict[str, Any]) -> dict[str, Any]:
         """``observed`` with the counts of rules sharing another's code (:meth:`copies`).
 
-        >>> counts = RunCounts(("c0", "c0"), ("v0", "v0"), ("boolean",) * 2, 0.8)
+        >>> counts = RunCounts(("c0", "c1"), ("v0", "v0"), ("boolean",) * 2, 0.8)
         >>> counts.completed({"rows": 2, "r0_failed": 1, "r0_null": 0})["r1_failed"]
         1
         """

@@ -231,7 +231,7 @@ def flag_rows(
     from pyspark.sql import functions as F  # deferred: importing the package needs no pyspark
 
     with fewer_collections(suite_size(suite)):  # compile, analysis and struct: collect later
-        staged = stage_rule_codes(df, suite, compiled=compiled, rows=rows)
+        staged = stage_rule_codes(df, suite, compiled=compiled, rows=rows, shared_codes=True)
         prepared = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
         chosen = as_layout(layout)
         struct = to_sql(dq_struct(prepared, staged.code_refs(), staged.families, chosen))

@@ -55,8 +55,12 @@ def test_identical_rules_share_one_column(df: Any) -> None:
     staged = stage_rule_codes(df, _suite())
     # the spaced text compiles to the same SQL: three rules, one value
     assert staged.slots == (0, 1, 0, 0)
-    assert staged.code_names() == ["__qp_c0", "__qp_c1", "__qp_c0", "__qp_c0"]
+    assert staged.value_names() == ["__qp_v0", "__qp_v1", "__qp_v0", "__qp_v0"]
     hidden = [c for c in staged.frame.columns if c.startswith("__qp_")]
+    assert sorted(hidden) == ["__qp_c0", "__qp_c1", "__qp_c2", "__qp_c3", "__qp_v0", "__qp_v1"]
+    run_staged = stage_rule_codes(df, _suite(), shared_codes=True)  # what a quality run stages
+    assert run_staged.code_names() == ["__qp_c0", "__qp_c1", "__qp_c0", "__qp_c0"]
+    hidden = [c for c in run_staged.frame.columns if c.startswith("__qp_")]
     assert sorted(hidden) == ["__qp_c0", "__qp_c1", "__qp_v0", "__qp_v1"]
 
 
