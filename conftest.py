@@ -154,11 +154,52 @@ def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] 
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Every ended JVM of the run, said once at the end (its test ran again on a new worker)."""
+    """Every ended JVM of the run, said once at the end (its test ran again on a new worker),
+    and every collected test that no worker ran (:func:`pytest_sessionfinish` fails the run)."""
     if _JVM_ENDINGS:
         terminalreporter.section("the tests' JVM ended")
         for line in _JVM_ENDINGS:
             terminalreporter.write_line(f"{line}\nThe test ran again on a new worker.")
+    lost = _never_ran()
+    if lost:
+        terminalreporter.section("tests that never ran")
+        terminalreporter.write_line(
+            f"{len(lost)} collected test(s) got no result (a worker ended with them queued); "
+            "the run fails:\n  " + "\n  ".join(lost[:50])
+        )
+
+
+#: In the xdist controller: the tests the workers collected, and those that got a result.
+_COLLECTED: set[str] = set()
+_RAN: set[str] = set()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """The tests a worker collected (after deselection): each must get a result."""
+    _COLLECTED.update(ids)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """A test has a result once its call ran, it failed anywhere (a worker's crash included), or
+    its setup skipped it (a test run again after its JVM ended has only the ``rerun`` report
+    until it runs)."""
+    if report.outcome == "rerun":  # type: ignore[comparison-overlap]
+        return
+    if report.failed or report.when == "call" or (report.when == "setup" and report.skipped):
+        _RAN.add(report.nodeid)
+
+
+def _never_ran() -> list[str]:
+    return sorted(_COLLECTED - _RAN)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run where a collected test got no result fails, whatever else passed: a worker that
+    ended with tests queued must not pass the step silently (2026-11-30: 31 doctests and one
+    test never ran after a worker's JVM ended, and the step passed)."""
+    if _never_ran() and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _uses_spark(item: pytest.Item) -> bool:
