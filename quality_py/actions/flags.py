@@ -20,8 +20,9 @@ from quality_py.model.types import DataFrame
 from quality_py.runners.staging import StagedCodes, as_layout, stage_rule_codes, wrap_column
 from quality_py.runners.summary import failing_sql, fails_sql
 from quality_py.sql.build import to_sql
-from quality_py.sql.compiler import CompiledSuite, fewer_collections, suite_size
+from quality_py.sql.compiler import CompiledSuite
 from quality_py.sql.dq_struct import dq_struct
+from quality_py.sql.garbage import fewer_collections, suite_size
 from quality_py.sql.snippets import string_literal
 
 if TYPE_CHECKING:

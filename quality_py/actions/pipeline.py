@@ -64,7 +64,9 @@ def foreach_batch(
     """A ``foreachBatch`` function: each micro-batch is a run with id ``<prefix>-<batch id>``.
 
     Valid rows go to ``target`` partitioned by ``qp_run_id`` and every output replaces only its
-    batch's partition, so a batch Spark replays after a failure is written once.
+    batch's partition, so a batch Spark replays after a failure is written once. The suite is
+    compiled for the first micro-batch and reused for the next ones (a batch whose types would
+    compile it differently is compiled again).
 
     ``stream.writeStream.foreachBatch(foreach_batch(suite, target="out/valid")).start()``
 
@@ -78,8 +80,15 @@ def foreach_batch(
     ['batch-7']
     """
 
+    earlier: list[Any] = [suite]  # the suite, or its compile for the last batch
+
     def handle(batch: DataFrame, batch_id: int) -> None:
-        run = run_quality(batch, suite, checks, f"{run_prefix}-{batch_id}", **options)
+        run = run_quality(batch, earlier[0], checks, f"{run_prefix}-{batch_id}", **options)
+        # Reused only when fitting the suite to the schema changed nothing (no meta rule set,
+        # no fallback), so the run's suite is the suite given; staging compiles it again for a
+        # batch whose types answer its compile's questions differently.
+        if run.compiled is not None and run.compiled.suite is suite:
+            earlier[0] = run.compiled
         run.write(target, quarantine, stats, partition_valid_by_run=True)
 
     return handle

@@ -85,6 +85,10 @@ class RunPlan:
     rule_trees: tuple[Any, ...] = ()
     #: where the run's OpenLineage events go (an ``actions.lineage.RunLineage``), when asked for
     lineage: Any = None
+    #: the suite as compiled for this input (a ``CompiledSuite``): ``run_quality`` of another
+    #: input takes it in place of the suite and compiles nothing where that input's types
+    #: answer its compile's questions as this one's did (a stream's next micro-batch)
+    compiled: Any = None
 
     @property
     def input_columns(self) -> list[str]:

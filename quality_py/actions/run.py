@@ -192,8 +192,8 @@ def run_quality(
     """Check ``df`` with ``suite`` (row rules) and ``checks`` (dataset checks: :class:`Check`
     and :class:`~quality_py.actions.sql_checks.SqlCheck`, judged on the source and outputs).
 
-    ``suite`` may be ``compile_suite(suite)`` done beforehand (to report rule errors before any
-    data is read); it is reused when the data's schema changes nothing in the suite.
+    ``suite`` may be compiled beforehand (``compile_suite(suite)`` or another run's ``compiled``):
+    reused where this input's types compile it the same (``runners.staging.reusable``).
 
     Raises :class:`QualityRunFailed` here when a ``fail`` rule or check fails (one aggregation
     job, run only for ``fail`` actions; nothing is written). ``keys`` name the columns shown as
@@ -252,16 +252,18 @@ def run_quality(
             codes_frame=staged.frame,
             table_state=table_state,
             table_keys=planned_keys(table_state, dataset_checks, staged.compiled, df.columns),
-            **compiled_facts(staged.compiled),
+            **compiled_facts(staged.compiled, staged.early),
             lineage=told,
         )
         return _prechecked(run, keys, seen)
 
 
-def compiled_facts(compiled: CompiledSuite) -> dict[str, Any]:
+def compiled_facts(compiled: CompiledSuite, early: CompiledSuite | None) -> dict[str, Any]:
     """What a run plan keeps of the compiled rules: the key sets they partition by, whether
-    one sums over a window, and each rule's tree as written (before the passes)."""
+    one sums over a window, each rule's tree as written (before the passes), and ``early``, the
+    suite as compiled before staging (what another input reuses)."""
     return {
+        "compiled": early,
         "window_keys": window_keys(compiled),
         "window_sums": any(sums_over_windows(r.tree) for r in compiled.rules),
         "rule_trees": tuple(r.parsed if r.parsed is not None else r.tree for r in compiled.rules),

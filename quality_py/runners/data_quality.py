@@ -26,11 +26,10 @@ from quality_py.sql.coding import static_family
 from quality_py.sql.compiler import (
     CompiledSuite,
     compile_suite,
-    fewer_collections,
     rule_code,
-    suite_size,
 )
 from quality_py.sql.dq_struct import dq_struct, rendered
+from quality_py.sql.garbage import fewer_collections, suite_size
 from quality_py.sql.windows import needs_total_order
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from sqlglot import exp
 
@@ -27,10 +27,10 @@ from quality_py.sql.compiler import (
     CompiledRule,
     CompiledSuite,
     TypeOracle,
+    answers_hold,
     compile_suite,
-    fewer_collections,
-    suite_size,
 )
+from quality_py.sql.garbage import fewer_collections, suite_size
 from quality_py.sql.own_table import input_types
 
 if TYPE_CHECKING:
@@ -207,6 +207,28 @@ def rule_slots(compiled: CompiledSuite) -> tuple[int, ...]:
         return tuple(range(len(compiled.rules)))
     first: dict[tuple[str, bool], int] = {}
     return tuple(first.setdefault((r.sql, r.coded), i) for i, r in enumerate(compiled.rules))
+
+
+def reusable(
+    compiled: CompiledSuite | None, prepared: RuleSuite, type_of: TypeOracle
+) -> TypeGuard[CompiledSuite]:
+    """Whether ``compiled`` (a suite compiled earlier: before any data was read, as a job and
+    the CLI do to report rule errors first, or for an earlier micro-batch) is what compiling
+    ``prepared`` over this input gives: the same suite, and every question its compile put to
+    the type oracle answered the same here (a compile without data answered each None).
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> from quality_py.sql.compiler import compile_suite
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "to_yaml(m) = '1'")])])
+    >>> early = compile_suite(suite)
+    >>> reusable(early, suite, lambda sql: None), reusable(early, suite, lambda sql: "int")
+    (True, False)
+    """
+    if compiled is None:
+        return False
+    if compiled.suite is not prepared and compiled.suite != prepared:
+        return False
+    return answers_hold(compiled, type_of)
 
 
 def _value_sqls(compiled: CompiledSuite, slots: Sequence[int] | None = None) -> list[str]:
@@ -407,6 +429,9 @@ class StagedCodes:
     slots: tuple[int, ...] = ()
     #: whether rules of one value share its code column too (see :func:`stage_rule_codes`)
     shared_codes: bool = False
+    #: the suite as compiled for this input, before staging fitted it: another input reuses it
+    #: where its compile's questions get the same answers (:func:`reusable`)
+    early: CompiledSuite | None = None
 
     def _slot_of(self) -> Sequence[int]:
         return self.slots or range(len(self.compiled.rules))
@@ -488,15 +513,13 @@ def _stage(
     from quality_py.runners.implicit_casts import apply_if_enabled
 
     prepared = prepare_for_schema(suite, df.schema)
-    if compiled is None or compiled.suite is not prepared:
-        # A suite compiled before any data was read (the CLI does, to report rule errors first)
-        # is reused when the schema changes nothing: the type oracle only decides cases that
-        # such a compile refuses.
-        oracle = type_of or type_oracle(df)
-        view = getattr(rows, "view", None)  # the table itself: its columns are the input's
-        if view:
-            oracle = input_types(oracle, view, df.columns)
+    oracle = type_of or type_oracle(df)
+    view = getattr(rows, "view", None)  # the table itself: its columns are the input's
+    if view:
+        oracle = input_types(oracle, view, df.columns)
+    if not reusable(compiled, prepared, oracle):
         compiled = compile_suite(prepared, type_of=oracle)
+    early = compiled
     compiled = over_rows(df, compiled)
     joined: tuple[str, ...] = ()
     if rows is not None:
@@ -533,4 +556,4 @@ def _stage(
         ],
     )
     hidden = (*value_cols, *code_cols, *joined)
-    return StagedCodes(codes, families, compiled, hidden, slots, shared_codes)
+    return StagedCodes(codes, families, compiled, hidden, slots, shared_codes, early)

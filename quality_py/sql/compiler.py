@@ -18,9 +18,7 @@ Nothing here needs Spark; runners that hold a DataFrame pass a ``type_of`` oracl
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
@@ -34,6 +32,7 @@ from quality_py.model.rules import LambdaFunction, OutputExpression, Rule, RuleS
 from quality_py.sql.allowed.enforce import enforce
 from quality_py.sql.build import SUBSTITUTION, call, to_sql
 from quality_py.sql.context import PassContext
+from quality_py.sql.garbage import fewer_collections, suite_size
 from quality_py.sql.lambdas import LambdaLibrary, check_callable_name
 from quality_py.sql.parse import (
     ParsedLambda,
@@ -118,6 +117,10 @@ class CompiledSuite:
     policy: RulePolicy = DEFAULT_POLICY
     outputs: tuple[CompiledOutput, ...] = ()
     issues: tuple[CompileIssue, ...] = field(default=())
+    #: every question the compile put to its type oracle, with the answer, in order (a compile
+    #: without an oracle records the questions it would have asked, answered None): the compile
+    #: is the same wherever the same questions get the same answers (:func:`answers_hold`)
+    asked: tuple[tuple[str, str | None], ...] = ()
 
 
 def _generates_faithfully(tree: exp.Expr, ctx: PassContext) -> exp.Expr:
@@ -390,10 +393,11 @@ def compile_suite(
     issues: list[CompileIssue] | None = [] if collect else None
     lambdas = compile_lambdas(suite.lambdas, policy, issues)
     compiled = []
+    asked: list[tuple[str, str | None]] = []
     with fewer_collections(suite_size(suite)):
         for rule_set, rule in suite.iter_rules():
             done = _compile_rule(
-                rule_set.id, rule, lambdas, layout, policy, type_of, input_view, issues
+                rule_set.id, rule, lambdas, layout, policy, (type_of, asked), input_view, issues
             )
             if done is not None:
                 compiled.append(done)
@@ -401,10 +405,26 @@ def compile_suite(
         if issues is None:
             raise error
         issues.append(CompileIssue(error, "rule", past.rule_id, past.source))
-    outputs = _compile_outputs(suite, lambdas, policy, type_of, issues) if collect else ()
+    outputs = _compile_outputs(suite, lambdas, policy, (type_of, asked), issues) if collect else ()
     return CompiledSuite(
-        suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ())
+        suite, tuple(compiled), lambdas, policy, tuple(outputs), tuple(issues or ()), tuple(asked)
     )
+
+
+def answers_hold(compiled: CompiledSuite, type_of: TypeOracle) -> bool:
+    """Whether ``type_of`` answers every question ``compiled``'s compile asked as it was
+    answered then: a compile asks in order and decides only by the answers, so compiling again
+    with ``type_of`` would ask the same questions and give the same result.
+
+    >>> from quality_py.model import Rule, RuleSet
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "to_yaml(m) = '1'")])])
+    >>> compiled = compile_suite(suite)  # before any data: the question is answered None
+    >>> compiled.asked
+    (('m', None),)
+    >>> answers_hold(compiled, lambda sql: None), answers_hold(compiled, lambda sql: "int")
+    (True, False)
+    """
+    return all(type_of(question) == answer for question, answer in compiled.asked)
 
 
 def _compile_rule(
@@ -413,11 +433,13 @@ def _compile_rule(
     lambdas: LambdaLibrary,
     layout: ResultLayout,
     policy: RulePolicy,
-    type_of: TypeOracle | None,
+    types: tuple[TypeOracle | None, list[tuple[str, str | None]]],
     input_view: str | None,
     issues: list[CompileIssue] | None,
 ) -> CompiledRule | None:
-    """One rule compiled; None when it has a problem and ``issues`` records it."""
+    """One rule compiled; None when it has a problem and ``issues`` records it. ``types``: the
+    type oracle and the list recording its questions (``PassContext.asked``)."""
+    type_of, asked = types
     ctx = PassContext(
         rule.id,
         "rule",
@@ -427,6 +449,7 @@ def _compile_rule(
         policy=policy,
         type_of=type_of,
         input_view=input_view,
+        asked=asked,
     )
     parsed = None
     source = rule.expression
@@ -485,75 +508,15 @@ def rule_code(rule: CompiledRule, family: str | None = None) -> exp.Expr:
     return result_code(rule.tree, family)
 
 
-#: Suites from this many rules are built with no garbage collection ...
-_MANY_RULES = 500
-#: ... up to this many (a larger build collects as it goes, in fewer passes).
-_AT_MOST = 20_000
-#: Allocations between young-generation collections while a larger suite is built.
-_COLLECT_EVERY = 10_000
-
-
-def suite_size(suite: RuleSuite) -> int:
-    """The number of rules of ``suite``.
-
-    >>> from quality_py.model import Id, Rule, RuleSet
-    >>> suite_size(RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 0")])]))
-    1
-    """
-    return sum(len(rs.rules) for rs in suite.rule_sets)
-
-
-@contextmanager
-def fewer_collections(rules: int) -> Iterator[None]:
-    """No garbage collection while a suite of ``rules`` (500 to 20,000) is compiled and its
-    frame built, then the collector as before; a larger suite collects every 10,000
-    allocations instead of 700.
-
-    Syntax trees point at their parents, so every discarded tree is a cycle that only the
-    collector frees, and each full collection scans every object the process holds (PySpark's
-    and sqlglot's included): 5000 rules spent 0.3 s of a 1.7 s compile collecting, and 0.8 s
-    of a 6.4 s compile and plan (benchmarks/README.md). The garbage of such a build (a few
-    hundred MB at most for 20,000 rules; the whole process held 260 MB at 5000) is collected
-    by the first collection after it. Other threads' garbage waits as long.
-
-    >>> import gc
-    >>> before = gc.get_threshold()
-    >>> with fewer_collections(5000):
-    ...     gc.isenabled()
-    False
-    >>> with fewer_collections(50_000):
-    ...     gc.get_threshold()[0]
-    10000
-    >>> gc.isenabled(), gc.get_threshold() == before
-    (True, True)
-    """
-    before = gc.get_threshold()
-    if rules < _MANY_RULES or not gc.isenabled() or before[0] >= _COLLECT_EVERY:
-        yield
-        return
-    if rules <= _AT_MOST:
-        gc.disable()
-        try:
-            yield
-        finally:
-            gc.enable()
-        return
-    gc.set_threshold(_COLLECT_EVERY, *before[1:])
-    try:
-        yield
-    finally:
-        if gc.get_threshold()[0] == _COLLECT_EVERY:  # unless someone else has changed it since
-            gc.set_threshold(*before)
-
-
 def _compile_outputs(
     suite: RuleSuite,
     lambdas: LambdaLibrary,
     policy: RulePolicy,
-    type_of: TypeOracle | None,
+    types: tuple[TypeOracle | None, list[tuple[str, str | None]]],
     issues: list[CompileIssue] | None,
 ) -> list[CompiledOutput]:
     assert issues is not None
+    type_of, asked = types
     users: dict[Id, list[Id]] = {}
     distinct: dict[Id, OutputExpression] = {}
     for _, rule in suite.iter_rules():
@@ -571,6 +534,7 @@ def _compile_outputs(
             ctx = PassContext(
                 oid, "output", output.expression, lambdas, policy=policy, type_of=type_of
             )
+            ctx.asked = asked
             parsed = _checked_tree(output.expression, ctx, "output")
             tree = _generates_faithfully(run_passes(parsed, ctx), ctx)
             out.append(CompiledOutput(oid, output.expression, parsed, tree))

@@ -79,6 +79,28 @@ class PassContext:
     type_of: Callable[[str], str | None] | None = None
     #: The view of the whole input, registered by the expression runner (``map_with`` groups it).
     input_view: str | None = None
+    #: Every question put to ``type_of`` (through :meth:`kind`) with its answer, in order,
+    #: shared by the contexts of one compile: a compile is a function of its text and these
+    #: answers, so it can be reused where the same questions get the same answers.
+    asked: list[tuple[str, str | None]] | None = None
+
+    @property
+    def knows_types(self) -> bool:
+        """Whether Spark's types of expressions over the input can be asked (:meth:`kind`)."""
+        return self.type_of is not None
+
+    def kind(self, sql: str) -> str | None:
+        """Spark's type of ``sql`` over the input, None when it does not analyse or no type
+        oracle was given; the question and its answer are recorded in ``asked`` either way.
+
+        >>> ctx = PassContext(type_of=lambda sql: "int" if sql == "a" else None, asked=[])
+        >>> ctx.kind("a"), ctx.kind("nope"), PassContext(asked=[]).kind("a"), ctx.asked
+        ('int', None, None, [('a', 'int'), ('nope', None)])
+        """
+        answer = self.type_of(sql) if self.type_of is not None else None
+        if self.asked is not None:
+            self.asked.append((sql, answer))
+        return answer
 
     def fresh_name(self, hint: str) -> str:
         """A lambda-variable name that cannot clash with user columns."""

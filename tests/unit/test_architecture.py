@@ -535,3 +535,19 @@ def test_only_the_lineage_events_import_the_openlineage_client() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "quality_py.lineage.events":
                 events_users.append(rel)
     assert events_users == []
+
+
+def test_compiles_ask_spark_for_types_only_through_the_recording_context() -> None:
+    # A compiled suite is reused (an early compile, an earlier micro-batch) only where every
+    # question its compile put to the type oracle gets the same answer: a question asked past
+    # ``PassContext.kind`` would not be recorded, and a reuse could give another rule's SQL.
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == PACKAGE / "sql" / "context.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "type_of":
+                inner = node.value
+                if isinstance(inner, ast.Name) and inner.id.endswith("ctx"):
+                    offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert not offenders, offenders

@@ -56,7 +56,7 @@ def _typed_value(value: exp.Expr, spec: BloomSpec, ctx: PassContext, fn: str) ->
     """``value`` in the bloom's type. A value of another type is refused when Spark's type is
     known (sql/allowed/key_types.py); when it is not, the SQL carries the struct guard, which Spark
     analyses only for a compatible type (its result is the same either way)."""
-    kind = ctx.type_of(to_sql(value)) if ctx.type_of is not None else None
+    kind = ctx.kind(to_sql(value))
     if kind is not None and not compatible(kind, spec.value_type):
         message = mismatch_message(fn, "bloom", spec.name, spec.value_type, value, kind)
         raise _error(ctx, message, value, KEY_TYPE)

@@ -195,7 +195,7 @@ def _rule_result(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The result of one rule, by packed suite, rule-set and rule ids; null when absent."""
     results, suite, rule_set, rule = args
     same_suite = exp.EQ(this=field(results, "id"), expression=paren(suite.copy()))
-    kind = ctx.type_of(to_sql(results)) if ctx.type_of is not None else None
+    kind = ctx.kind(to_sql(results))
     if kind is not None and "rulesetresults:map<bigint,map<" in kind.lower().replace(" ", ""):
         # an expression runner's results: map<set, map<rule, value>>, of any value type
         sets = call("try_element_at", field(results, "ruleSetResults"), paren(rule_set.copy()))
@@ -326,8 +326,8 @@ def _target_shape(target: exp.Expr, ctx: PassContext, fn: str) -> Shape:
         shape = ctx.shapes.get(target.name.lower())
     if shape is None:
         shape = literal_shape(target)
-    if shape is None and ctx.type_of is not None:
-        shape = shape_of_ddl(ctx.type_of(to_sql(target)))
+    if shape is None:
+        shape = shape_of_ddl(ctx.kind(to_sql(target)))
     if shape is None:
         raise _error(
             ctx,

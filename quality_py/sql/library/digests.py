@@ -112,7 +112,7 @@ def _field_based_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
 
 def _id_fields(ctx: PassContext, node: exp.Expr, fn: str) -> list[str]:
     """The field names of an id struct (``<p>_base``, ``<p>_i0`` ...), from the data's type."""
-    kind = ctx.type_of(to_sql(node)) if ctx.type_of is not None else None
+    kind = ctx.kind(to_sql(node))
     if kind is None or not kind.startswith("struct<"):
         raise _error(ctx, f"{fn} takes an id struct (<p>_base INT, <p>_i0 BIGINT, ...)", node)
     names = [part.split(":")[0].strip() for part in kind[len("struct<") : -1].split(",")]

@@ -157,7 +157,7 @@ def to_yaml_sql(
 @register("to_yaml", 1, 2)
 def _to_yaml(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """The value as JSON text (JSON is YAML); a second argument (render options) is ignored."""
-    known = ctx.type_of(to_sql(args[0])) if ctx.type_of is not None else None
+    known = ctx.kind(to_sql(args[0]))
     return to_yaml_sql(args[0], parse_type(known) if known else None, ctx)
 
 

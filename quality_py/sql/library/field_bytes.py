@@ -62,14 +62,14 @@ def field_hex(
 ) -> exp.Expr:
     """The hex of the bytes one field feeds to the digest ('' for null, or null with
     ``keep_null``)."""
-    if ctx.type_of is None:
+    if not ctx.knows_types:
         raise _error(
             ctx,
             f"{fn} needs the data's types to feed each field as the original does: use a "
             "DataFrame runner (add_data_quality, ...) or functions.expr(..., over=df)",
             arg,
         )
-    kind = ctx.type_of(to_sql(arg))
+    kind = ctx.kind(to_sql(arg))
     if kind is None:
         raise _error(ctx, f"{fn}: {to_sql(arg)} does not analyse against the data", arg)
     table = _HEX_OF_LITTLE_ENDIAN if little_endian else _HEX_OF

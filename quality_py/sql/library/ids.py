@@ -174,7 +174,7 @@ def _little_endian_long(hexed: exp.Expr, start: int) -> exp.Expr:
 def _rng_uuid(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     """A version-4 uuid string of a lower/higher long pair or of 16 bytes (the original's)."""
     arg = args[0]
-    kind = ctx.type_of(arg.sql(dialect=DIALECT)) if ctx.type_of is not None else None
+    kind = ctx.kind(arg.sql(dialect=DIALECT))
     if kind == "binary":
         hexed = expand("IF(length(__a0) = 16, hex(__a0), NULL)", arg)
         most, least = _little_endian_long(hexed, 0), _little_endian_long(hexed, 8)
@@ -191,7 +191,7 @@ def _provided_id(args: list[exp.Expr], ctx: PassContext) -> exp.Expr:
     prefix = _name_literal(args[0], "provided_id", "prefix", ctx)
     if len(prefix) != 1:
         raise _error(ctx, "provided_id takes a prefix, not a path", args[0])
-    kind = ctx.type_of(args[1].sql(dialect=DIALECT)) if ctx.type_of is not None else None
+    kind = ctx.kind(args[1].sql(dialect=DIALECT))
     fields = [
         part.split(":", 1) for part in (kind or "")[len("struct<") : -1].split(",") if ":" in part
     ]

@@ -50,11 +50,9 @@ def _map_table(args: list[exp.Expr], ctx: PassContext, fn: str) -> tuple[exp.Tab
 def _checked_key(ctx: PassContext, fn: str, name: str, key: exp.Expr) -> bool:
     """True when Spark's types of the key and of the map's keys are known and compatible;
     refuses the rule when they are known and differ."""
-    if ctx.type_of is None:
-        return False
     quoted = "`" + name.replace("`", "``") + "`"
-    map_type = ctx.type_of(f"(SELECT first({KEY}) FROM {quoted})")
-    key_type = ctx.type_of(to_sql(key))
+    map_type = ctx.kind(f"(SELECT first({KEY}) FROM {quoted})")
+    key_type = ctx.kind(to_sql(key))
     if map_type is None or key_type is None:
         return False
     if not compatible(key_type, map_type):

@@ -136,11 +136,9 @@ def _check_types(
 ) -> None:
     """Refuse a key whose type differs from the view column's, when both are known (Spark
     would convert text to a number, and one bad value would abort the job under ANSI)."""
-    if ctx.type_of is None:
-        return
     for column, key in zip(columns, keys, strict=True):
-        ref_type = ctx.type_of(view_probe(view, column))
-        key_type = ctx.type_of(to_sql(key))
+        ref_type = ctx.kind(view_probe(view, column))
+        key_type = ctx.kind(to_sql(key))
         if ref_type is None or key_type is None or compatible(key_type, ref_type):
             continue
         raise library_error(
