@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quality_py.actions.counting import RunCounts
+from quality_py.actions.counting import RunCounts, counts_column, observed_counts
 from quality_py.actions.flags import ANY, FAIL
 from quality_py.actions.judging import judge_written
 from quality_py.actions.lineage import RunLineage
@@ -232,12 +232,14 @@ def _write_rows(plan: RunPlan, out: Any, to: Destinations, started: float) -> Ru
     if to.quarantine is not None:
         rows = plan.flagged.where(ANY)
         if quarantined is not None:
-            rows = rows.observe(quarantined, *plan.counting.quarantine_columns())
+            rows = rows.observe(quarantined, counts_column(plan.counting.quarantine_aggregates()))
         frame = plan.quarantine_of(rows, to.quarantine_detail or DEFAULT_FORM)
         out.write(frame, to.quarantine, "overwrite", "qp_run_id", plan.run_id)
     _write_valid(plan, out, valid, to)
     verification = finish() if finish is not None else plan.precheck
-    values = {**counts.get, **(quarantined.get if quarantined is not None else {})}
+    values = observed_counts(counts.get)
+    if quarantined is not None:  # its own struct of counts: read apart, then merged
+        values.update(observed_counts(quarantined.get))
     return summarize(plan, values, verification, started)
 
 
@@ -262,7 +264,7 @@ def measure(plan: RunPlan) -> RunSummary:
     with wide_plan_settings(valid.sparkSession):
         valid.write.format("noop").mode("overwrite").save()
     verification = finish() if finish is not None else plan.precheck
-    return summarize(plan, counts.get, verification, time.perf_counter())
+    return summarize(plan, observed_counts(counts.get), verification, time.perf_counter())
 
 
 def _published(

@@ -15,7 +15,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from quality_py.actions.counting import RunCounts
+from quality_py.actions.counting import RunCounts, counts_column
 from quality_py.actions.error_rates import ErrorRates
 from quality_py.actions.flags import (
     ANY,
@@ -162,7 +162,7 @@ class RunPlan:
         from quality_py.dataset.observe import observe_checks
 
         counts = Observation(f"quality_py_run_{uuid.uuid4().hex}")
-        columns = self.counting.columns(quarantine_counted)
+        columns = [counts_column(self.counting.aggregates(quarantine_counted))]
         # Spark cannot prune a column through an observation: observed on ``flagged`` itself,
         # the valid job would build the data-quality struct of every row only to drop it.
         # (Checks read input columns only: preconditions.require_evaluable.)

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from quality_py.model.rules import RuleSuite
-from quality_py.model.types import Column
 from quality_py.runners.summary import failing_sql
 from quality_py.sql.snippets import quoted
 
@@ -70,29 +69,26 @@ class TopValuePlan:
     pairs: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
     as_text: frozenset[str] = frozenset()
 
-    def columns(
+    def aggregates(
         self,
         codes: Sequence[str],
         probable_pass: float,
         values: Sequence[str] | None,
         families: Sequence[str | None] | None,
-    ) -> list[Column]:
-        """The aggregates to observe (``top<j>`` for pair ``j``).
+    ) -> list[tuple[str, str]]:
+        """The aggregates to observe (name, SQL: ``top<j>`` for pair ``j``).
 
-        >>> _ = spark  # Columns are built in a session
         >>> plan = TopValuePlan(((0, "1.1", ("amount",)),))
-        >>> str(plan.columns(["c"], 0.8, None, ["boolean"])[0])
-        "Column<'approx_top_k(IF(c = 0, `amount`, NULL), 21, 1024) AS top0'>"
+        >>> plan.aggregates(["c"], 0.8, None, ["boolean"])[0]
+        ('top0', 'approx_top_k(IF(c = 0, `amount`, NULL), 21, 1024)')
         """
-        from pyspark.sql import functions as F
-
         out = []
         for j, (i, _, entry) in enumerate(self.pairs):
             fails = failing_sql(i, codes, probable_pass, values, families)
             col = _value_sql(entry, self.as_text)
             top = f"approx_top_k(IF({fails}, {col}, NULL), {4 * TOP_K + 1}, {TRACKED})"
-            out.append(F.expr(top).alias(f"top{j}"))
-            out.append(F.expr(f"count_if({col} IS NULL AND {fails})").alias(f"top{j}_null"))
+            out.append((f"top{j}", top))
+            out.append((f"top{j}_null", f"count_if({col} IS NULL AND {fails})"))
         return out
 
     def read(self, observed: Mapping[str, Any]) -> dict[str, tuple[TopValue, ...]]:
