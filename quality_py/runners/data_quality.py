@@ -19,6 +19,7 @@ from quality_py.runners.staging import (
     require_new_columns,
     rule_families,
     stage_rule_codes,
+    type_oracle,
     wrap_column,
 )
 from quality_py.sql.build import to_sql
@@ -104,7 +105,10 @@ def rule_runner(
     [100000, 0]
     """
     lay = as_layout(layout)
-    compiled = compile_suite(suite)
+    frame = _as_dataframe(schema) if schema is not None else None
+    # with a schema, functions that read the data's types (to_yaml, rng_uuid ...) compile for
+    # them, as add_data_quality does
+    compiled = compile_suite(suite, type_of=type_oracle(frame) if frame is not None else None)
     families = None
     if any(needs_total_order(r.tree) for r in compiled.rules):
         if schema is None:
@@ -115,8 +119,8 @@ def rule_runner(
                 code="INVALID_MODEL",
             )
         compiled = ordered_totally(compiled, _as_dataframe(schema).schema)
-    if schema is not None:
-        families = rule_families(_as_dataframe(schema), compiled)
+    if frame is not None:
+        families = rule_families(frame, compiled)
     sql = rule_runner_sql(suite, layout=lay, families=families, compiled=compiled)
     return wrap_column(sql, suite, lay, name)
 

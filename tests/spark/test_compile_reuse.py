@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality, run_quality
+from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality, rule_runner, run_quality
 from quality_py.actions import foreach_batch
 from quality_py.runners.staging import stage_rule_codes
 from quality_py.sql.compiler import compile_suite
@@ -72,3 +72,11 @@ def test_a_stream_batch_whose_types_differ_is_compiled_for_them(spark: Any, tmp_
     valid = spark.read.parquet(str(tmp_path / "v"))
     counts = {r.qp_run_id: r["count"] for r in valid.groupBy("qp_run_id").count().collect()}
     assert counts == {"batch-1": 1, "batch-2": 1, "batch-3": 1}
+
+
+def test_a_column_runner_given_the_schema_compiles_for_its_types(spark: Any) -> None:
+    suite = _suite(f"to_yaml(m) = '{ENTRIES}'", "length(rng_uuid(b)) = 36")
+    df = _typed(spark)
+    for schema in (df, df.schema):
+        column = rule_runner(suite, schema=schema)
+        assert [r.DataQuality.overallResult for r in df.select(column).collect()] == [PASSED]
