@@ -32,6 +32,7 @@ from quality_py.dataset.table_state import TableState
 from quality_py.history.over_time import OverTime
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
+from quality_py.sql.table_firsts import FirstRows
 
 if TYPE_CHECKING:
     from quality_py.actions.sql_checks import SqlCheck
@@ -77,9 +78,9 @@ class RunPlan:
     #: where the table the input is a partition of keeps its partitions' states: the dataset
     #: checks answer for the table, and a published run keeps the input's state for its partition
     table_state: TableState | None = None
-    #: the key sets the rules count rows by, whose counts a published run keeps for its
-    #: partition (with a table state: actions/table_rows.py)
-    table_keys: tuple[tuple[str, ...], ...] = ()
+    #: the key sets the rules count rows by and the keep-one indexes they read, which a
+    #: published run keeps for its partition (with a table state: actions/table_rows.py)
+    table_keys: tuple[tuple[str, ...] | FirstRows, ...] = ()
     #: each rule's tree as written (before the passes), in ``refs`` order: what tells the
     #: columns its top failing values count (quality_py.sql.telling)
     rule_trees: tuple[Any, ...] = ()

@@ -17,10 +17,16 @@ of ``(order_id)`` (kept for the purpose) and the batch's own values, read as a t
 those keys alone (left in the session: a lazy plan reads it whenever it runs). Any other read
 of that view (a lookup of another column) is refused, naming the rule.
 
-Only counts of rows can be answered from the index. Any other window over a key (a rank, a sum,
-keep-one's ``row_number``), a count of a column's values or a key that is not a plain column is
-refused with a table state, naming the rule, rather than answered for the batch while the run
-claims the table.
+Keep-one (``row_number() OVER (PARTITION BY k ORDER BY ...) = 1``): each partition keeps a
+**first-row index** per such window, its first row of each key's order values
+(:mod:`quality_py.sql.table_firsts`); a run joins the batch to the first of the other
+partitions' kept rows of its key and passes a row first in the batch only when it comes before
+that one.
+
+Only counts of rows and keep-one can be answered from the indexes. Any other window over a key
+(a rank, a sum, ``row_number`` compared otherwise), a count of a column's values or a key that
+is not a plain column is refused with a table state, naming the rule, rather than answered for
+the batch while the run claims the table.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
+from typing import Any
 
 from quality_py.dataset.grouping import COUNT, FrequencyState, GroupKey
 from quality_py.dataset.table_state import TableState
@@ -38,36 +45,55 @@ from quality_py.sql.compiler import CompiledRule, CompiledSuite
 from quality_py.sql.own_table import KEYS_VIEW, own_references, read_keys_from
 from quality_py.sql.snippets import quoted
 from quality_py.sql.table_counts import KeySet, add_table_counts, counted_keys
+from quality_py.sql.table_firsts import FirstRows, add_first_rows, first_rows
 from quality_py.sql.windows import key_sets as key_sets_of
 
 #: The table's count of a key set's key, joined onto the batch (hidden, never in an output)
 _COUNT_COLUMN = "__qp_table_count_{}"
 _KEY_COLUMN = "__qp_table_key_{}_{}"
+#: The other partitions' first row of a key, for keep-one (hidden, never in an output)
+_FIRST_KEY = "__qp_first_key_{}_{}"
+_FIRST_VALUE = "__qp_first_{}_{}"
+_FIRST_PRESENT = "__qp_first_{}"
+_RANK = "__qp_first_rank"
 
 
-def _counted_keys(rule: CompiledRule, names: dict[str, str]) -> list[KeySet]:
-    """The key sets ``rule`` counts rows by; a window the key index cannot answer is refused."""
-    out = []
+def _windows(rule: CompiledRule, names: dict[str, str]) -> tuple[list[KeySet], list[FirstRows]]:
+    """The key sets ``rule`` counts rows by and the first-row indexes its keep-one windows
+    read; a window neither answers is refused."""
+    firsts = first_rows(rule.tree, names)
+    good = {shown: found for found, shown in firsts if found is not None}
+    bad = {shown for found, shown in firsts if found is None}
+    counts = []
     for keys, shown in counted_keys(rule.tree, names):
-        if keys is None:
+        if keys is not None:
+            counts.append(keys)
+        elif shown in bad or shown not in good:
             raise ModelError(
                 f"{item_text('rule', rule.rule_id, rule.name)} computes {shown}: with a table "
-                "state a rule over rows answers for the table from each partition's count of "
-                "rows per key, which answers COUNT(*) OVER (PARTITION BY columns) (is_unique, "
-                "group limits) and nothing else; run this rule without a table state, or write "
-                "it as a count of rows per key",
+                "state a rule over rows answers for the table from each partition's index of "
+                "its keys, which answers COUNT(*) OVER (PARTITION BY columns) (is_unique, "
+                "group limits) and row_number() OVER (PARTITION BY columns ORDER BY ...) = 1 "
+                "(keep-one) and nothing else; run this rule without a table state, or write it "
+                "in one of those forms",
                 code="TABLE_ROWS",
             )
-        out.append(keys)
-    return out
+    return counts, list(good.values())
 
 
 def key_sets(compiled: CompiledSuite, columns: Sequence[str]) -> tuple[KeySet, ...]:
     """The key sets (input column names) the rules count rows by, sorted; refuses what the key
     index cannot answer (see the module)."""
     names = {c.lower(): c for c in columns}
-    found = {keys for rule in compiled.rules for keys in _counted_keys(rule, names)}
+    found = {keys for rule in compiled.rules for keys in _windows(rule, names)[0]}
     return tuple(sorted(found))
+
+
+def first_row_indexes(compiled: CompiledSuite, columns: Sequence[str]) -> tuple[FirstRows, ...]:
+    """The first-row indexes the rules' keep-one windows read, sorted; refuses what no index
+    answers (see the module)."""
+    names = {c.lower(): c for c in columns}
+    return tuple(sorted({f for rule in compiled.rules for f in _windows(rule, names)[1]}))
 
 
 def referenced_keys(
@@ -130,6 +156,7 @@ class TableRows:
     ) -> tuple[DataFrame, CompiledSuite, tuple[str, ...]]:
         table = self.table
         keys = key_sets(compiled, df.columns)
+        firsts = first_row_indexes(compiled, df.columns)
         owned = referenced_keys(compiled, table.view, df.columns)
         wanted = tuple(sorted(set(keys) | set(owned)))
         others = table.key_counts(wanted) if wanted else {}
@@ -141,27 +168,102 @@ class TableRows:
                 for r in compiled.rules
             )
             compiled = replace(compiled, rules=rules)
-        others = {k: v for k, v in others.items() if k in keys}
-        if not others:  # the table is this partition alone: its counts are the batch's
-            return df, compiled, ()
-        at: dict[KeySet, str] = {}
-        for i, key in enumerate(keys):
-            counts = others[key].frame
-            renamed = counts.select(
-                *[counts[quoted(c)].alias(_KEY_COLUMN.format(i, j)) for j, c in enumerate(key)],
-                counts[COUNT].alias(_COUNT_COLUMN.format(i)),
-            )
-            on = [df[quoted(c)].eqNullSafe(renamed[_KEY_COLUMN.format(i, j)])
-                  for j, c in enumerate(key)]  # fmt: skip
-            df = df.join(renamed, on=on, how="left").drop(
-                *[_KEY_COLUMN.format(i, j) for j in range(len(key))]
-            )
-            at[key] = _COUNT_COLUMN.format(i)
-        rules = tuple(
-            replace(r, tree=add_table_counts(r.tree, names, at)) if key_sets_of(r.tree) else r
-            for r in compiled.rules
+        counts = {k: v for k, v in others.items() if k in keys}
+        df, compiled, counted = _join_counts(df, compiled, keys, counts)
+        df, compiled, first = _join_firsts(df, compiled, table, firsts)
+        return df, compiled, counted + first
+
+
+def _join_counts(
+    df: DataFrame, compiled: CompiledSuite, keys: Sequence[KeySet], others: dict[KeySet, Any]
+) -> tuple[DataFrame, CompiledSuite, tuple[str, ...]]:
+    """The batch joined to the other partitions' counts of each key set, and the rules adding
+    them to the batch's (nothing when no other partition is kept)."""
+    if not others:  # the table is this partition alone: its counts are the batch's
+        return df, compiled, ()
+    names = {c.lower(): c for c in df.columns}
+    at: dict[KeySet, str] = {}
+    for i, key in enumerate(keys):
+        counts = others[key].frame
+        renamed = counts.select(
+            *[counts[quoted(c)].alias(_KEY_COLUMN.format(i, j)) for j, c in enumerate(key)],
+            counts[COUNT].alias(_COUNT_COLUMN.format(i)),
         )
-        return df, replace(compiled, rules=rules), tuple(at.values())
+        on = [df[quoted(c)].eqNullSafe(renamed[_KEY_COLUMN.format(i, j)])
+              for j, c in enumerate(key)]  # fmt: skip
+        df = df.join(renamed, on=on, how="left").drop(
+            *[_KEY_COLUMN.format(i, j) for j in range(len(key))]
+        )
+        at[key] = _COUNT_COLUMN.format(i)
+    rules = tuple(
+        replace(r, tree=add_table_counts(r.tree, names, at)) if key_sets_of(r.tree) else r
+        for r in compiled.rules
+    )
+    return df, replace(compiled, rules=rules), tuple(at.values())
+
+
+def _ordered(index: FirstRows, columns: Sequence[str]) -> list[Any]:
+    """``columns`` (the index's order values) ordered as the index's window orders its terms."""
+    from pyspark.sql import functions as F
+
+    out = []
+    for column, (_, desc, first) in zip(columns, index.order, strict=True):
+        c = F.col(quoted(column))
+        if desc:
+            out.append(c.desc_nulls_first() if first else c.desc_nulls_last())
+        else:
+            out.append(c.asc_nulls_first() if first else c.asc_nulls_last())
+    return out
+
+
+def _first_of_each_key(frame: DataFrame, index: FirstRows, columns: Sequence[str]) -> DataFrame:
+    """The first row of each key of ``frame`` (``columns``: its order values), as the index's
+    window numbers them."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    window = Window.partitionBy(*[quoted(k) for k in index.keys]).orderBy(*_ordered(index, columns))
+    ranked = frame.withColumn(_RANK, F.row_number().over(window))
+    return ranked.where(F.col(_RANK) == 1).drop(_RANK)
+
+
+def _join_firsts(
+    df: DataFrame, compiled: CompiledSuite, table: TableState, firsts: Sequence[FirstRows]
+) -> tuple[DataFrame, CompiledSuite, tuple[str, ...]]:
+    """The batch joined to the other partitions' first row of each key of each keep-one
+    index, and the rules needing their row to come before it (see the module)."""
+    from pyspark.sql import functions as F
+
+    names = {c.lower(): c for c in df.columns}
+    at: dict[FirstRows, tuple[str, tuple[str, ...]]] = {}
+    for i, index in enumerate(firsts):
+        parts = table.kept_indexes(
+            (index.keys + index.columns, index.marker),
+            f"no stored first row per ({', '.join(index.keys)}) by the keep-one rule's order",
+            "a keep-one rule over those keys in that order (or a column of the input: the "
+            "order breaks ties by every column)",
+        )
+        if not parts:
+            continue
+        stored = [quoted(c) for c in index.keys + index.columns]
+        kept = reduce(lambda a, b: a.unionByName(b), (p.frame.select(*stored) for p in parts))
+        best = _first_of_each_key(kept, index, index.columns)
+        keys = [_FIRST_KEY.format(i, j) for j in range(len(index.keys))]
+        values = tuple(_FIRST_VALUE.format(i, j) for j in range(len(index.columns)))
+        present = _FIRST_PRESENT.format(i)
+        renamed = best.select(
+            *[best[quoted(c)].alias(k) for c, k in zip(index.keys, keys, strict=True)],
+            *[best[quoted(c)].alias(v) for c, v in zip(index.columns, values, strict=True)],
+            F.lit(True).alias(present),
+        )
+        on = [df[quoted(c)].eqNullSafe(renamed[k]) for c, k in zip(index.keys, keys, strict=True)]
+        df = df.join(renamed, on=on, how="left").drop(*keys)
+        at[index] = (present, values)
+    if not at:
+        return df, compiled, ()
+    rules = tuple(replace(r, tree=add_first_rows(r.tree, names, at)) for r in compiled.rules)
+    joined = tuple(c for present, values in at.values() for c in (present, *values))
+    return df, replace(compiled, rules=rules), joined
 
 
 def table_rows(table: TableState) -> TableRows:
@@ -169,21 +271,38 @@ def table_rows(table: TableState) -> TableRows:
     return TableRows(table)
 
 
-def key_index(df: DataFrame, keys: Sequence[KeySet]) -> dict[GroupKey, FrequencyState]:
-    """The batch's key index: each key set's row counts per key (lazy; written when kept)."""
-    return {(key, None): FrequencyState.of(df, key) for key in keys}
+def key_index(df: DataFrame, keys: Sequence[KeySet | FirstRows]) -> dict[GroupKey, FrequencyState]:
+    """The batch's key index: each key set's row counts per key, each keep-one index's first
+    row per key (lazy; written when kept)."""
+    from pyspark.sql import functions as F
+
+    out: dict[GroupKey, FrequencyState] = {}
+    for key in keys:
+        if isinstance(key, FirstRows):
+            terms = [
+                F.expr(sql).alias(c) for (sql, _, _), c in zip(key.order, key.columns, strict=True)
+            ]
+            frame = df.select(*[df[quoted(k)] for k in key.keys], *terms)
+            first = _first_of_each_key(frame, key, key.columns)
+            out[(key.keys + key.columns, key.marker)] = FrequencyState.of(
+                first, key.keys + key.columns
+            )
+        else:
+            out[(key, None)] = FrequencyState.of(df, key)
+    return out
 
 
 def planned_keys(
     table: TableState | None, checks: Sequence[object], compiled: CompiledSuite, columns: list[str]
-) -> tuple[KeySet, ...]:
+) -> tuple[KeySet | FirstRows, ...]:
     """The key sets a run with a table state keeps an index of (none without one); a table state
     for a run with neither dataset checks nor rules counting rows per key is refused: it would
     keep nothing."""
     if table is None:
         return ()
     owned = referenced_keys(compiled, table.view, columns)
-    keys = tuple(sorted(set(key_sets(compiled, columns)) | set(owned)))
+    counted = sorted(set(key_sets(compiled, columns)) | set(owned))
+    keys: tuple[KeySet | FirstRows, ...] = (*counted, *first_row_indexes(compiled, columns))
     if not checks and not keys:
         raise ModelError(
             f"a table state ({table.location}, partition {table.partition}) keeps the states of "

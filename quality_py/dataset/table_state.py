@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from quality_py.dataset.comparisons import DirectAnalyzer
-from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer
+from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, GroupKey
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.store import FileStateStore, StagedState, StateStoreError
 from quality_py.model.file_names import decode_part, file_name
@@ -257,22 +257,29 @@ class TableState:
         >>> TableState(tempfile.mkdtemp(), "day=1").key_counts([("k",)])
         {}
         """
-        others = self.others()
-        self._same_keys(others)
         out = {}
         for key in keys:
-            missing = [p for p, r in others.items() if (tuple(key), None) not in r.frequencies]
-            if missing:
-                self._unknown(
-                    f"no stored count of rows per ({', '.join(key)})",
-                    "a rule over those keys",
-                    missing,
-                    "key index",
-                )
-            if others:
-                parts = [r.frequencies[(tuple(key), None)] for r in others.values()]
+            shown = f"no stored count of rows per ({', '.join(key)})"
+            parts = self.kept_indexes((tuple(key), None), shown, "a rule over those keys")
+            if parts:
                 out[tuple(key)] = FrequencyState.union(parts)
         return out
+
+    def kept_indexes(self, name: GroupKey, shown: str, added: str) -> list[FrequencyState]:
+        """Every other partition's kept index ``name`` (empty when no other partition is kept);
+        refuses, naming them, partitions kept without it (``shown``: what is missing, ``added``:
+        what needs it).
+
+        >>> import tempfile
+        >>> TableState(tempfile.mkdtemp(), "day=1").kept_indexes((("k",), None), "", "")
+        []
+        """
+        others = self.others()
+        self._same_keys(others)
+        missing = [p for p, r in others.items() if name not in r.frequencies]
+        if missing:
+            self._unknown(shown, added, missing, "key index")
+        return [r.frequencies[name] for r in others.values()]
 
     def publish(self, batch: AnalysisResult) -> int:
         """Save ``batch`` as this partition's state (a new version: the partition's earlier

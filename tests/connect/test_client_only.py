@@ -194,6 +194,28 @@ def test_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
     assert [r.metric for r in second.checks.results] == [0.5, 1.0]  # keys 1 and 3 of 4 rows
 
 
+def test_keep_one_over_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
+    """Keep-one (each key's latest day) over a table on a Connect-only client: the other days'
+    first rows are read from the server's state. By hand: day 3's key 2 is later than day 1's;
+    its key 3 twice keeps one; day 1 re-run with key 2 is earlier than day 3's."""
+    import datetime as dt
+
+    from quality_py import OverTime, TableState, run_quality
+
+    rule = Rule(Id(3, 1), "row_number() OVER (PARTITION BY k ORDER BY d DESC) = 1",
+                action_if_failed="drop")  # fmt: skip
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [rule])])
+
+    def day(n: int, keys: list[int]) -> Any:
+        df = connect.createDataFrame([(k, dt.date(2026, 11, n)) for k in keys], "k int, d date")
+        table = OverTime(table_state=TableState(tmp_path / "states", f"day={n}"))
+        return run_quality(df, suite, over_time=table).write(str(tmp_path / f"v{n}-{len(keys)}"))
+
+    assert day(1, [1, 2]).dropped_rows == 0
+    assert day(3, [2, 3, 3]).dropped_rows == 1
+    assert day(1, [2]).dropped_rows == 1
+
+
 def test_a_foreign_key_into_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
     """A foreign key into the table itself on a Connect-only client: the keys are read from the
     other days' key index and the batch (a temporary view on the server). By hand: day 2's

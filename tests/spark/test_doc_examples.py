@@ -272,6 +272,8 @@ def test_growing_tables_doc(notebook: dict[str, Any]) -> None:
     # by hand: Tuesday's order 2 is Monday's, so the table holds it twice: one row dropped
     assert ns["tue_summary"].dropped_rows == 1
     assert ns["linked_tuesday"].dropped_rows == 1  # by hand: order 4's parent 9 is nowhere
+    # by hand: Tuesday's order 1 (9.0) tops Monday's 5.0; its order 2 (0.5) is below 1.0
+    assert (ns["latest_tuesday"].valid_rows, ns["latest_tuesday"].dropped_rows) == (1, 1)
     kept = TableState("out/growing/orders_states", "day=x").partitions()
     assert kept == ["day=2026-11-23", "day=2026-11-24"]
 

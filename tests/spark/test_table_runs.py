@@ -218,14 +218,119 @@ def test_a_group_limit_and_nulls_equal_count_the_table(spark: Any, tmp_path: Pat
 
 def test_what_the_key_index_cannot_answer_is_refused(spark: Any, tmp_path: Path) -> None:
     df = spark.createDataFrame([(1, 1, 1.0)], DDL)
-    ranked = _keys_suite("row_number() OVER (PARTITION BY k ORDER BY v) = 1")
-    with pytest.raises(ModelError, match="answers COUNT"):
-        run_quality(df, ranked, over_time=_table(tmp_path, "day=1"))
+    for text in ("row_number() OVER (PARTITION BY k ORDER BY v) <= 2",
+                 "rank() OVER (PARTITION BY k ORDER BY v) = 1"):  # fmt: skip
+        with pytest.raises(ModelError, match=r"answers COUNT.*= 1 \(keep-one\) and nothing"):
+            run_quality(df, _keys_suite(text), over_time=_table(tmp_path, "day=1"))
     # day 1 kept before the rule over k existed: the table's counts of k are unknown
     run_quality(df, SUITE, [Check("warning", "t").has_size(">= 0")],
                 over_time=_table(tmp_path, "day=1")).write(str(tmp_path / "v1"))  # fmt: skip
     with pytest.raises(StateStoreError, match=r"no stored count of rows per \(k\)"):
         run_quality(df, _keys_suite("is_unique(k)"), over_time=_table(tmp_path, "day=2"))
+
+
+KEEP_LATEST = "k IS NULL OR row_number() OVER (PARTITION BY k ORDER BY v DESC) = 1"
+
+
+def test_keep_one_keeps_the_table_s_first_row(spark: Any, tmp_path: Path) -> None:
+    """Keep-one (the largest ``v`` of each key) over days: a batch row passes when it is its
+    key's first in the batch and no row of another partition comes first; a row equal in ``v``
+    is ordered by its other columns (``day`` first), so the earlier day's row stays the key's.
+    Counted by hand from the days below."""
+    suite = _keys_suite(KEEP_LATEST)
+    states = tmp_path / "states"
+
+    def run(day: int, rows: list[tuple[int | None, float]]) -> list[tuple[int | None, float]]:
+        planned = run_quality(_day(spark, day, rows), suite, over_time=_table(states, f"day={day}"))
+        planned.write(str(tmp_path / f"valid{day}-{len(rows)}"))
+        return sorted(((r.k, r.v) for r in planned.valid.collect()), key=str)
+
+    day1 = [(1, 1.0), (1, 3.0), (2, 2.0), (None, 5.0), (None, 6.0)]
+    assert run(1, day1) == sorted([(1, 3.0), (2, 2.0), (None, 5.0), (None, 6.0)], key=str)
+    # day 2: 2.0 < day 1's 3.0 for key 1, 4.0 > 3.0; (2, 2.0) ties day 1's and day 1 < 2
+    assert run(2, [(1, 2.0), (1, 4.0), (2, 2.0), (3, 1.0)]) == [(1, 4.0), (3, 1.0)]
+    # day 3: key 1's first in the table is day 2's 4.0, key 3's day 2's 1.0
+    assert run(3, [(1, 3.5), (3, 0.5), (4, 1.0)]) == [(4, 1.0)]
+    # day 2 re-run without key 1: its 4.0 is gone, so day 3's 3.5 is key 1's first
+    assert run(2, [(5, 1.0)]) == [(5, 1.0)]
+    assert run(4, [(1, 3.6), (1, 3.4)]) == [(1, 3.6)]
+
+
+def test_keep_one_kept_before_its_rule_or_column_is_refused(spark: Any, tmp_path: Path) -> None:
+    """A partition kept without the keep-one rule's index, or kept when the input had other
+    columns (its ties were broken by them), cannot answer: refused, naming the partition."""
+    df = _day(spark, 1, [(1, 1.0)])
+    run_quality(df, _keys_suite("is_unique(k)"), over_time=_table(tmp_path, "day=1")).write(
+        str(tmp_path / "v1")
+    )
+    with pytest.raises(StateStoreError, match=r"no stored first row per \(k\).*day=1"):
+        run_quality(_day(spark, 2, [(1, 2.0)]), _keys_suite(KEEP_LATEST),
+                    over_time=_table(tmp_path, "day=2"))  # fmt: skip
+    run_quality(df, _keys_suite(KEEP_LATEST), over_time=_table(tmp_path, "day=1")).write(
+        str(tmp_path / "v1b")
+    )
+    wider = spark.createDataFrame([(2, 1, 2.0, "x")], DDL + ", note string")
+    with pytest.raises(StateStoreError, match=r"no stored first row per \(k\)"):
+        run_quality(wider, _keys_suite(KEEP_LATEST), over_time=_table(tmp_path, "day=2"))
+
+
+def _order(row: tuple[int, Any, Any]) -> tuple[Any, ...]:
+    """The keep-one rule's order as Python sorts: ``v`` descending with nulls last, then the
+    tie-breaking columns ``day``, ``k``, ``v`` ascending with nulls first."""
+    day, k, v = row
+    return ((v is None, -(v or 0)), day, (k is not None, k or 0), (v is not None, v or 0))
+
+
+def _kept_by_hand(rows: list[tuple[int, Any, Any]], others: list[tuple[int, Any, Any]]) -> list:
+    """The batch ``rows`` a keep-one over the table keeps: each key's first in the batch (one of
+    equal rows), unless a row of another partition (``others``) comes first or equals it."""
+    kept = []
+    for k in {r[1] for r in rows}:
+        first = min((r for r in rows if r[1] == k), key=_order)
+        if all(_order(o) > _order(first) for o in others if o[1] == k):
+            kept.append((k, first[2]))
+    return sorted(kept, key=str)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3), st.lists(
+            st.tuples(st.none() | st.integers(0, 2), st.none() | st.integers(0, 3)), max_size=5),
+            st.sampled_from([False, False, False, True])),
+        min_size=2,
+        max_size=5,
+    )
+)  # fmt: skip
+def test_keep_one_appends_re_runs_and_failures_agree_with_the_union(
+    spark: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    steps: list[tuple[int, list[tuple[Any, Any]], bool]],
+) -> None:
+    """Random days appended, re-run and refused (a key 99 fails the run and keeps nothing),
+    each run's kept rows against the table's first rows counted in Python over the rows the
+    other kept partitions hold."""
+    root = tmp_path_factory.mktemp("keep-one")
+    suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [
+        Rule(Id(3, 1), "row_number() OVER (PARTITION BY k ORDER BY v DESC) = 1",
+             action_if_failed="drop"),
+        Rule(Id(4, 1), "k IS NULL OR k != 99", action_if_failed="fail")])])  # fmt: skip
+    table: dict[int, list[tuple[int, Any, Any]]] = {}
+    for step, (day, pairs, refused) in enumerate(steps):
+        rows = [(day, k, v) for k, v in pairs] + ([(day, 99, 0)] if refused else [])
+        df = spark.createDataFrame(rows, "day int, k int, v int")
+        over = _table(root / "states", f"day={day}")
+        if any(k == 99 for _, k, _ in rows):
+            with pytest.raises(QualityRunFailed):
+                run_quality(df, suite, over_time=over).write(str(root / f"v{step}"))
+            continue
+        others = [r for d, kept in table.items() if d != day for r in kept]
+        run = run_quality(df, suite, over_time=over)
+        run.write(str(root / f"v{step}"))
+        assert sorted(((r.k, r.v) for r in run.valid.collect()), key=str) == _kept_by_hand(
+            rows, others
+        )
+        table[day] = rows
 
 
 ORDERS = "day int, k int, v double, parent int"
