@@ -222,6 +222,8 @@ def _first_of_each_key(frame: DataFrame, index: FirstRows, columns: Sequence[str
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    if not columns:  # every row of a key is equal in the order
+        return frame.dropDuplicates(list(index.keys))
     window = Window.partitionBy(*[quoted(k) for k in index.keys]).orderBy(*_ordered(index, columns))
     ranked = frame.withColumn(_RANK, F.row_number().over(window))
     return ranked.where(F.col(_RANK) == 1).drop(_RANK)

@@ -72,8 +72,24 @@ def _test_of(window: exp.Window) -> exp.Expr | None:
 
 
 def _terms(window: exp.Window) -> list[exp.Ordered]:
+    """The window's order terms that can tell two rows of one key apart: a key column is the
+    same in both, and a term repeated is equal in both once its first occurrence is."""
     order = window.args.get("order")
-    return list(order.expressions) if order is not None else []
+    seen = {_term_name(k) for k in partition_keys(window)}
+    out = []
+    for term in order.expressions if order is not None else []:
+        name = _term_name(term.this)
+        if name not in seen:
+            seen.add(name)
+            out.append(term)
+    return out
+
+
+def _term_name(node: exp.Expr) -> str:
+    node = node.this if isinstance(node, exp.Paren) else node
+    if isinstance(node, exp.Column) and not node.table:
+        return "column " + node.name.lower()
+    return to_sql(node)
 
 
 def _first(window: exp.Window, names: Mapping[str, str]) -> FirstRows | None:
@@ -81,12 +97,14 @@ def _first(window: exp.Window, names: Mapping[str, str]) -> FirstRows | None:
     plain = bool(columns) and all(
         isinstance(c, exp.Column) and not c.table and c.name.lower() in names for c in columns
     )
+    order = window.args.get("order")
     terms = _terms(window)
-    row_only = all(t.find(exp.Window, exp.Subquery, exp.Select, exp.AggFunc) is None for t in terms)
+    row_only = order is not None and all(
+        t.find(exp.Window, exp.Subquery, exp.Select, exp.AggFunc) is None for t in terms
+    )
     if not (
         isinstance(window_function(window), exp.RowNumber)
         and plain
-        and terms
         and row_only
         and window.args.get("spec") is None
         and _test_of(window) is not None
@@ -177,6 +195,8 @@ def precedes(terms: list[Term], kept: list[str]) -> exp.Expr:
     """
     columns: list[exp.Expr] = [exp.column(exp.to_identifier(c, quoted=True)) for c in kept]
     groups = _groups(terms, columns)
+    if not groups:  # the rows of a key are all equal in the order: the kept one comes first
+        return exp.false()
     mine, other, desc, first = groups[-1]
     out = _before(mine, other, desc, first)
     for mine, other, desc, first in reversed(groups[:-1]):

@@ -256,6 +256,20 @@ def test_keep_one_keeps_the_table_s_first_row(spark: Any, tmp_path: Path) -> Non
     assert run(4, [(1, 3.6), (1, 3.4)]) == [(1, 3.6)]
 
 
+def test_keep_one_of_rows_that_are_their_key(spark: Any, tmp_path: Path) -> None:
+    """An input of its key alone: every row of a key is equal in the order, so a key kept by
+    another partition keeps none of the batch's. By hand."""
+    suite = _keys_suite("row_number() OVER (PARTITION BY k ORDER BY k) = 1")
+
+    def run(day: int, keys: list[int]) -> list[int | None]:
+        df = spark.createDataFrame([(k,) for k in keys], "k int")
+        return _valid_keys(run_quality(df, suite, over_time=_table(tmp_path / "s", f"day={day}")),
+                           tmp_path / f"v{day}")  # fmt: skip
+
+    assert run(1, [1, 1, 2]) == [1, 2]
+    assert run(2, [1, 3, 3]) == [3]
+
+
 def test_keep_one_kept_before_its_rule_or_column_is_refused(spark: Any, tmp_path: Path) -> None:
     """A partition kept without the keep-one rule's index, or kept when the input had other
     columns (its ties were broken by them), cannot answer: refused, naming the partition."""
