@@ -81,6 +81,11 @@ class Analyzer:
         """Refuse ``df`` when the analyzer cannot be computed on it (none here: a missing
         column is Spark's analysis error, named by the check's validation)."""
 
+    def refine(self, df: DataFrame, state: State) -> State:
+        """The state computed from ``df``'s rows completed with what its source keeps beside
+        them (a table's log); default: as computed."""
+        return state
+
     @property
     def name(self) -> str:
         """A stable name: kind and arguments, used to key stored states."""

@@ -149,7 +149,8 @@ def run_analyzers(
     grouping = tuple(a for a in unique if isinstance(a, GroupingAnalyzer))
     sqls, positions = shared_aggregations(scans, policy)
     rows = df.selectExpr(*[f"{s} AS `a{i}`" for i, s in enumerate(sqls)]).collect() if sqls else []
-    states = states_from_row(scans, positions, rows[0] if rows else None)
+    found = states_from_row(scans, positions, rows[0] if rows else None)
+    states = {a: a.refine(df, state) for a, state in found.items()}
     frequencies: dict[GroupKey, FrequencyState] = {}
     for analyzer in grouping:
         if analyzer.key not in frequencies:

@@ -66,9 +66,9 @@ class TimeConstraintBuilders:
 
         The write time is each file's modification time as Spark lists it (its hidden
         ``_metadata.file_modification_time``), so this works on any table or folder of files
-        Spark reads: Parquet, ORC, CSV, JSON, and Delta (the newest data file is the last
-        commit that wrote rows; a commit that only removes files or changes properties does not
-        move it, and a compaction does). Data not read from files (a DataFrame built in memory,
+        Spark reads: Parquet, ORC, CSV, JSON; for a Delta table it is its last commit, read
+        from its log (``quality_py.gate.delta_log``: any commit, a delete or a change of
+        properties included). Data not read from files (a DataFrame built in memory,
         a join or an aggregation) is refused with this check's name. The metric is the age in
         seconds; with a table state, of the table's newest write.
 

@@ -24,7 +24,7 @@ from quality_py.dataset.analyzers import (
     _double,
     _filter,
 )
-from quality_py.dataset.states import BucketsState, ExtremeState
+from quality_py.dataset.states import BucketsState, ExtremeState, State
 from quality_py.errors import CheckDefinitionError, ModelError
 from quality_py.model.policy import RulePolicy
 from quality_py.model.times import from_micros, parse_datetime
@@ -116,6 +116,8 @@ class Newest(_NewestTime):
         return [f"max({micros}){_filter(self.where, policy)}"]
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
 #: The hidden column Spark's file sources (and Delta) give each row: the file it was read from
 FILE_TIME = "_metadata.file_modification_time"
 
@@ -154,6 +156,17 @@ class LastWrite(_NewestTime):
                 "from files, or was computed from them (a join, a union, an aggregation)"
             )
         return None
+
+    def refine(self, df: DataFrame, state: State) -> State:
+        """The last commit time instead of the files' when ``df`` reads a Delta table
+        (:mod:`quality_py.gate.delta_log`: its log's newest commit, which also counts commits
+        that wrote no file)."""
+        from quality_py.gate.delta_log import last_commit
+
+        when = last_commit(df)
+        if when is None:
+            return state
+        return ExtremeState(float((when - _EPOCH) // timedelta(microseconds=1)), True)
 
     def require(self, df: DataFrame) -> None:
         """Refuse ``df`` when it has no write time (:meth:`problem`)."""

@@ -8,6 +8,8 @@
 * :mod:`~quality_py.gate.locations`: every input and output resolved to its canonical identity
   (real paths, qualified tables, URIs by scheme and path), and no output equal to, inside or
   containing an input or another output;
+* :mod:`~quality_py.gate.delta_log`: a Delta table's transaction log, read for its last
+  commit time (a file Spark lists beside the data, parsed defensively);
 * :mod:`~quality_py.gate.numbers`: every number a file, a variable or the command line gives a
   run (thresholds, rates, bounds, sizes) is finite and in its documented range.
 """

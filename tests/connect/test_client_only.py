@@ -256,6 +256,27 @@ def test_the_last_write_on_connect(connect: Any, tmp_path: Path) -> None:
     assert (result.passed, result.metric) == (False, 6 * 3600.0)
     with pytest.raises(CheckDefinitionError, match="not read from files"):
         verify(connect.createDataFrame([(1,)], "k int"), [check])
+    # the folder made a Delta table (its log written by hand, as the Delta protocol states it,
+    # with an in-commit timestamp, 05:00, and the log file's own time 02:00): its commit's time
+    log = folder / "_delta_log"
+    log.mkdir()
+    committed = (written + 5 * 3600) * 1000
+    actions = [
+        {"commitInfo": {"inCommitTimestamp": committed, "timestamp": committed, "operation": "WRITE"}},
+        {"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+                      "writerFeatures": ["inCommitTimestamp"]}},
+        {"metaData": {"id": "qp-test", "format": {"provider": "parquet", "options": {}},
+                      "schemaString": json.dumps({"type": "struct", "fields": [
+                          {"name": "k", "type": "long", "nullable": True, "metadata": {}}]}),
+                      "partitionColumns": [], "configuration": {
+                          "delta.enableInCommitTimestamps": "true"}}},
+        {"add": {"path": "a.parquet", "partitionValues": {}, "size": 1,
+                 "modificationTime": written * 1000, "dataChange": True}},
+    ]  # fmt: skip
+    (log / "00000000000000000000.json").write_text("\n".join(map(json.dumps, actions)) + "\n")
+    os.utime(log / "00000000000000000000.json", (written + 2 * 3600, written + 2 * 3600))
+    result = verify(connect.read.parquet(str(folder)), [check]).results[0]
+    assert (result.passed, result.metric) == (True, 3600.0)
 
 
 def test_a_run_tells_its_lineage_on_connect(

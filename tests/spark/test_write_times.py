@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -119,3 +120,41 @@ def test_validation_asks_data_read_from_files_and_never_a_schema_alone(
     memory = spark.createDataFrame([(1,)], "k bigint")
     found = [f.message for f in validate(suite, memory, checks=checks).findings if f.is_error]
     assert len(found) == 1 and "not read from files" in found[0]
+
+
+def _delta_times(root: Path, data: int, commits: dict[int, int]) -> None:
+    """Every data file of the Delta table at ``root`` written at ``data``, and commit file
+    ``<version>.json`` at ``commits[version]`` (epoch seconds, by hand)."""
+    for path in root.rglob("*.parquet"):
+        os.utime(path, (data, data))
+    for version, when in commits.items():
+        os.utime(root / "_delta_log" / f"{version:020d}.json", (when, when))
+
+
+def test_a_delta_table_s_age_is_its_last_commit_s(spark: Any, tmp_path: Path) -> None:
+    """A partitioned Delta table written by delta-rs (the ``deltalake`` package, a writer of
+    its own): the age is its newest commit's (its log file's time, the protocol's commit
+    timestamp without in-commit timestamps), not its data files'; a commit that only removes a
+    file moves it. Its folder's name has a space (the files' paths are URL-encoded)."""
+    deltalake = pytest.importorskip("deltalake")
+    root = tmp_path / "delta table"
+    check = Check("warning", "w").was_written_within("1 day", now=NOW)
+    deltalake.write_deltalake(
+        str(root), pa.table({"k": [1, 2], "day": ["a", "b"]}), partition_by=["day"]
+    )
+    deltalake.write_deltalake(str(root), pa.table({"k": [3], "day": ["c"]}), mode="append")
+    # data 11-28 00:00 (36 h before NOW); commits 11-28 00:00 and 11-29 06:00 (6 h)
+    _delta_times(root, MIDNIGHT - 86_400, {0: MIDNIGHT - 86_400, 1: MIDNIGHT + 6 * 3600})
+
+    def live() -> Any:  # the table's current files, as a Delta reader reads them
+        return spark.read.parquet(*map(unquote, deltalake.DeltaTable(str(root)).file_uris()))
+
+    assert _ages(live(), check) == [(True, 6 * 3600.0)]
+    deltalake.DeltaTable(str(root)).delete("k = 3")  # removes day=c's one file, writes none
+    _delta_times(root, MIDNIGHT - 86_400, {2: MIDNIGHT + 9 * 3600})
+    assert live().count() == 2
+    assert _ages(live(), check) == [(True, 3 * 3600.0)]  # the delete at 09:00
+    # the same files read as plain Parquet from outside the table folder: no log, their times
+    copy = tmp_path / "copy"
+    _file(copy / "a.parquet", [1], MIDNIGHT - 86_400)
+    assert _ages(spark.read.parquet(str(copy)), check) == [(False, 36 * 3600.0)]

@@ -1,0 +1,117 @@
+"""A Delta table's last commit time, read from its transaction log with Spark alone (no Delta
+library: the log is JSON files under the table's ``_delta_log`` folder, which Spark lists and
+reads as files, on a classic session or over Connect, on any storage the session reaches).
+
+The Delta protocol's timestamp of a commit is its in-commit timestamp when the table records
+one (``commitInfo.inCommitTimestamp``, milliseconds, then the commit's first action), else the
+modification time of its commit file ``<version>.json``. The last commit is the one of the
+highest version. A commit that only removes rows, compacts files or changes properties is a
+commit too, which the data files' own times do not show.
+
+The log is found from a file the data was read from: the nearest of its folders (at most
+:data:`MAX_LEVELS` up: a table's partition folders) holding a ``_delta_log`` with commit files.
+A folder that cannot be listed is passed over, as one without a log: the data files' times
+then stand, which are never later than the commit that added them, so a check falling back on
+them is stricter, never looser.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from urllib.parse import unquote
+
+from quality_py.gate.reads import files
+from quality_py.model.types import DataFrame, SparkSession
+
+#: how many folders up from a data file the table's root may be (its partition folders)
+MAX_LEVELS = 8
+_COMMIT = re.compile(r"^(\d{20})\.json$")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:(?://[^/]*)?)(.*)$")
+#: the first line of a commit longer than this is not read for an in-commit timestamp
+_FIRST_LINE_LIMIT = 1 << 20
+
+
+def folders_up(path: str, levels: int = MAX_LEVELS) -> list[str]:
+    """The folders holding ``path`` (a file's URI or path), nearest first, at most ``levels``.
+
+    >>> folders_up("s3://bucket/t/day=1/part-0.parquet")
+    ['s3://bucket/t/day=1', 's3://bucket/t', 's3://bucket']
+    >>> folders_up("file:///tmp/t/part-0.parquet", 1)
+    ['file:///tmp/t']
+    """
+    found = _SCHEME.match(path)
+    prefix, rest = (found.group(1), found.group(2)) if found else ("", path)
+    parts = rest.split("/")
+    out = []
+    for end in range(len(parts) - 1, 0, -1):
+        head = "/".join(parts[:end])
+        if head or prefix:  # a bucket's root is a folder, a local disk's is not probed
+            out.append(prefix + head)
+    return out[:levels]
+
+
+def commit_micros(first_line: str | None, modified_micros: int) -> int:
+    """A commit's time in microseconds since the epoch: its in-commit timestamp when its first
+    line (``first_line``) records one, else its file's modification time.
+
+    >>> commit_micros('{"commitInfo":{"inCommitTimestamp":1700000000123,"timestamp":1}}', 5)
+    1700000000123000
+    >>> commit_micros('{"commitInfo":{"timestamp":1700000000123}}', 5)
+    5
+    """
+    if first_line is None or len(first_line) > _FIRST_LINE_LIMIT:
+        return modified_micros
+    try:
+        action = json.loads(first_line)
+    except ValueError:
+        return modified_micros
+    info = action.get("commitInfo") if isinstance(action, dict) else None
+    stamp = info.get("inCommitTimestamp") if isinstance(info, dict) else None
+    if isinstance(stamp, int) and not isinstance(stamp, bool) and stamp >= 0:
+        return stamp * 1000
+    return modified_micros
+
+
+def _commits(spark: SparkSession, folder: str) -> list[tuple[int, str, int]]:
+    """The commit files of the table at ``folder`` (version, path, modification time in
+    microseconds); empty when it has no log or the log cannot be listed."""
+    try:
+        listing = files(
+            spark, "binaryFile", f"{folder}/_delta_log", options={"pathGlobFilter": "*.json"}
+        ).selectExpr("path", "unix_micros(modificationTime) AS micros")
+        rows = listing.collect()
+    except Exception:  # no such folder, or one this session may not list: no log here
+        return []
+    out = []
+    for row in rows:
+        found = _COMMIT.match(str(row["path"]).rsplit("/", 1)[-1])
+        if found is not None:
+            out.append((int(found.group(1)), str(row["path"]), int(row["micros"])))
+    return out
+
+
+def last_commit(df: DataFrame) -> datetime | None:
+    """The last commit time of the Delta table ``df`` reads files from (a UTC ``datetime``), or
+    None when ``df`` reads no row or its files belong to no Delta table this session can list.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> spark.range(1).write.mode("overwrite").parquet(folder)  # Parquet, no Delta log
+    >>> last_commit(spark.read.parquet(folder)) is None
+    True
+    """
+    spark = df.sparkSession
+    first = df.selectExpr("_metadata.file_path AS path").limit(1).collect()
+    if not first:
+        return None
+    for folder in folders_up(unquote(str(first[0]["path"]))):
+        commits = _commits(spark, folder)
+        if commits:
+            _, path, modified = max(commits)
+            lines = files(spark, "text", path).limit(1).collect()
+            line = str(lines[0][0]) if lines else None
+            micros = commit_micros(line, modified)
+            return datetime.fromtimestamp(micros / 1_000_000, tz=timezone.utc)
+    return None
