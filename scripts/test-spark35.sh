@@ -25,7 +25,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   # pyspark 3.5 needs numpy<2, and the newest pyarrow wheels need numpy 2 (pyarrow.fs: state store)
   "$venv/bin/python" -m pip install --quiet "pyspark>=3.5,<3.6" "numpy<2" "pyarrow<20" -e ".[sample]" \
-    pytest pytest-timeout pytest-xdist hypothesis jsonschema
+    pytest pytest-timeout pytest-xdist hypothesis jsonschema "deltalake>=1.0,<2"
   echo "$want" > "$stamp"
 fi
 [ "${1:-}" = "--prepare" ] && exit 0  # the venv alone (test.sh prepares it early)
