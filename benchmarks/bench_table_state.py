@@ -14,9 +14,11 @@ round, medians after a warm-up:
 * ``batch_alone``: the run over the batch without a table state (what the batch costs alone).
 
 The suite: ``is_unique(k)`` (drop), ``v > 0`` and one range rule per ``--columns`` extra column
-(a table's other columns: the key index holds the key alone); the checks: size, completeness of
-``v``, uniqueness of ``k``. Reported: medians, ratios to ``table``, and the key index's size on disk
-per million keys.
+(a table's other columns: the key index holds the key alone); with ``--keep-one``, keep-one
+(``row_number() OVER (PARTITION BY k ORDER BY v DESC) = 1``, drop) instead of ``is_unique(k)``,
+whose partitions keep a first-row index (each key's first row's order values). The checks:
+size, completeness of ``v``, uniqueness of ``k``. Reported: medians, ratios to ``table``, and
+the indexes' size on disk per million keys.
 
     .venv/bin/python benchmarks/bench_table_state.py --batch 1000000 --partitions 10 --runs 3
 """
@@ -37,11 +39,13 @@ from quality_py.dataset import AnalysisResult, Completeness, Size
 from quality_py.dataset.grouping import COUNT, FrequencyState
 from quality_py.dataset.states import RatioState, SizeState
 
+KEEP_ONE = "row_number() OVER (PARTITION BY k ORDER BY v DESC) = 1"
 
-def suite(columns: int) -> RuleSuite:
-    """``is_unique(k)`` and ``v > 0`` (drop), and one range rule per extra column."""
+
+def suite(columns: int, keep_one: bool = False) -> RuleSuite:
+    """``is_unique(k)`` (or keep-one) and ``v > 0`` (drop), and one range rule per extra column."""
     rules = [
-        Rule(Id(3, 1), "is_unique(k)", action_if_failed="drop"),
+        Rule(Id(3, 1), KEEP_ONE if keep_one else "is_unique(k)", action_if_failed="drop"),
         Rule(Id(4, 1), "v > 0", action_if_failed="drop"),
         *[Rule(Id(10 + i, 1), f"c{i} >= 0") for i in range(columns)],
     ]
@@ -61,8 +65,31 @@ def rows(spark: Any, start: int, count: int, columns: int = 0) -> Any:
     return spark.range(start, start + count, 1, 2).selectExpr("id AS k", "1.0D AS v", *extra)
 
 
-def prepare(spark: Any, batch: int, partitions: int, columns: int, states: Path) -> tuple[str, str]:
-    """The other partitions' states and key indexes, the table's rows and the batch's."""
+def first_rows(spark: Any, rules: RuleSuite, start: int, count: int, columns: int) -> Any:
+    """A partition's first-row index of the keep-one rule, as a run keeps it: every key is
+    distinct, so every row is its key's first (its order values named as the run names them)."""
+    from pyspark.sql import functions as F
+
+    from quality_py.actions.table_rows import first_row_indexes
+    from quality_py.runners.staging import ordered_totally
+    from quality_py.sql.compiler import compile_suite
+
+    frame = rows(spark, start, count, columns)
+    (index,) = first_row_indexes(ordered_totally(compile_suite(rules), frame.schema), frame.columns)
+    values = [
+        F.expr(sql).alias(c) for (sql, _, _), c in zip(index.order, index.columns, strict=True)
+    ]
+    kept = frame.select(*[F.col(k) for k in index.keys], *values).withColumn(COUNT, F.lit(1))
+    return (index.keys + index.columns, index.marker), FrequencyState(
+        index.keys + index.columns, kept
+    )
+
+
+def prepare(
+    spark: Any, batch: int, partitions: int, columns: int, states: Path, rules: RuleSuite | None
+) -> tuple[str, str]:
+    """The other partitions' states and key indexes (with ``rules``, keep-one's first-row
+    index too), the table's rows and the batch's."""
     table = DATA / f"table_{partitions}x{batch}x{columns}.parquet"
     if not table.exists():
         rows(spark, 0, partitions * batch, columns).write.parquet(str(table))
@@ -71,9 +98,12 @@ def prepare(spark: Any, batch: int, partitions: int, columns: int, states: Path)
         rows(spark, partitions * batch, batch, columns).write.parquet(str(fresh))
     for p in range(partitions):
         index = rows(spark, p * batch, batch).selectExpr("k", f"1L AS {COUNT}")
+        kept: dict[Any, FrequencyState] = {(("k",), None): FrequencyState(("k",), index)}
+        if rules is not None:
+            name, first = first_rows(spark, rules, p * batch, batch, columns)
+            kept[name] = first
         state = AnalysisResult(
-            {Size(): SizeState(batch), Completeness("v"): RatioState(batch, batch)},
-            {(("k",), None): FrequencyState(("k",), index)},
+            {Size(): SizeState(batch), Completeness("v"): RatioState(batch, batch)}, kept
         )
         TableState(states, f"day={p}").publish(state)
     return str(table), str(fresh)
@@ -89,13 +119,16 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--columns", type=int, default=0, help="extra columns, a rule each")
+    parser.add_argument("--keep-one", action="store_true", help="keep-one instead of is_unique")
     args = parser.parse_args()
     spark = spark_session("quality_py-bench-table-state")
     states = Path(tempfile.mkdtemp(prefix="qp-table-state-"))
     out = Path(tempfile.mkdtemp(prefix="qp-table-out-"))
     started = time.perf_counter()
-    table_path, batch_path = prepare(spark, args.batch, args.partitions, args.columns, states)
-    rules = suite(args.columns)
+    rules = suite(args.columns, args.keep_one)
+    table_path, batch_path = prepare(
+        spark, args.batch, args.partitions, args.columns, states, rules if args.keep_one else None
+    )
     prepared = time.perf_counter() - started
     index_bytes = size_of(states)
     keys = args.batch * args.partitions
@@ -127,6 +160,7 @@ def main() -> None:
     medians = {n: statistics.median(t) for n, t in times.items()}
     result = {
         "batch_rows": args.batch,
+        "keep_one": args.keep_one,
         "extra_columns": args.columns,
         "table_rows": keys + args.batch,
         "index_bytes": index_bytes,
@@ -137,7 +171,7 @@ def main() -> None:
         "ratio_to_table": {n: round(m / medians["table"], 3) for n, m in medians.items()},
     }
     print(result)
-    save("bench_table_state", result)
+    save("bench_table_state_keep_one" if args.keep_one else "bench_table_state", result)
     shutil.rmtree(states, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
 

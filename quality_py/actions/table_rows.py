@@ -175,7 +175,10 @@ class TableRows:
 
 
 def _join_counts(
-    df: DataFrame, compiled: CompiledSuite, keys: Sequence[KeySet], others: dict[KeySet, Any]
+    df: DataFrame,
+    compiled: CompiledSuite,
+    keys: Sequence[KeySet],
+    others: dict[KeySet, FrequencyState],
 ) -> tuple[DataFrame, CompiledSuite, tuple[str, ...]]:
     """The batch joined to the other partitions' counts of each key set, and the rules adding
     them to the batch's (nothing when no other partition is kept)."""
