@@ -70,12 +70,12 @@ def first_rows(spark: Any, rules: RuleSuite, start: int, count: int, columns: in
     distinct, so every row is its key's first (its order values named as the run names them)."""
     from pyspark.sql import functions as F
 
-    from quality_py.actions.table_rows import first_row_indexes
+    from quality_py.actions.table_rows import indexes
     from quality_py.runners.staging import ordered_totally
     from quality_py.sql.compiler import compile_suite
 
     frame = rows(spark, start, count, columns)
-    (index,) = first_row_indexes(ordered_totally(compile_suite(rules), frame.schema), frame.columns)
+    _, (index,) = indexes(ordered_totally(compile_suite(rules), frame.schema), frame.columns)
     values = [
         F.expr(sql).alias(c) for (sql, _, _), c in zip(index.order, index.columns, strict=True)
     ]

@@ -81,19 +81,20 @@ def _windows(rule: CompiledRule, names: dict[str, str]) -> tuple[list[KeySet], l
     return counts, list(good.values())
 
 
-def key_sets(compiled: CompiledSuite, columns: Sequence[str]) -> tuple[KeySet, ...]:
-    """The key sets (input column names) the rules count rows by, sorted; refuses what the key
-    index cannot answer (see the module)."""
+def indexes(
+    compiled: CompiledSuite, columns: Sequence[str]
+) -> tuple[tuple[KeySet, ...], tuple[FirstRows, ...]]:
+    """The key sets (input column names) the rules count rows by and the first-row indexes
+    their keep-one windows read, each sorted, from one pass over the rules; refuses what no
+    index answers (see the module)."""
     names = {c.lower(): c for c in columns}
-    found = {keys for rule in compiled.rules for keys in _windows(rule, names)[0]}
-    return tuple(sorted(found))
-
-
-def first_row_indexes(compiled: CompiledSuite, columns: Sequence[str]) -> tuple[FirstRows, ...]:
-    """The first-row indexes the rules' keep-one windows read, sorted; refuses what no index
-    answers (see the module)."""
-    names = {c.lower(): c for c in columns}
-    return tuple(sorted({f for rule in compiled.rules for f in _windows(rule, names)[1]}))
+    counts: set[KeySet] = set()
+    firsts: set[FirstRows] = set()
+    for rule in compiled.rules:
+        found_counts, found_firsts = _windows(rule, names)
+        counts.update(found_counts)
+        firsts.update(found_firsts)
+    return tuple(sorted(counts)), tuple(sorted(firsts))
 
 
 def referenced_keys(
@@ -155,8 +156,7 @@ class TableRows:
         self, df: DataFrame, compiled: CompiledSuite
     ) -> tuple[DataFrame, CompiledSuite, tuple[str, ...]]:
         table = self.table
-        keys = key_sets(compiled, df.columns)
-        firsts = first_row_indexes(compiled, df.columns)
+        keys, firsts = indexes(compiled, df.columns)
         owned = referenced_keys(compiled, table.view, df.columns)
         wanted = tuple(sorted(set(keys) | set(owned)))
         others = table.key_counts(wanted) if wanted else {}
@@ -306,8 +306,8 @@ def planned_keys(
     if table is None:
         return ()
     owned = referenced_keys(compiled, table.view, columns)
-    counted = sorted(set(key_sets(compiled, columns)) | set(owned))
-    keys: tuple[KeySet | FirstRows, ...] = (*counted, *first_row_indexes(compiled, columns))
+    counts, firsts = indexes(compiled, columns)
+    keys: tuple[KeySet | FirstRows, ...] = (*sorted(set(counts) | set(owned)), *firsts)
     if not checks and not keys:
         raise ModelError(
             f"a table state ({table.location}, partition {table.partition}) keeps the states of "
