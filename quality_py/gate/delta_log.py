@@ -17,11 +17,12 @@ them is stricter, never looser.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timezone
 from urllib.parse import unquote
 
+from quality_py.errors import InputError
+from quality_py.gate.files import json_value
 from quality_py.gate.reads import files
 from quality_py.model.types import DataFrame, SparkSession
 
@@ -31,6 +32,8 @@ _COMMIT = re.compile(r"^(\d{20})\.json$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:(?://[^/]*)?)(.*)$")
 #: the first line of a commit longer than this is not read for an in-commit timestamp
 _FIRST_LINE_LIMIT = 1 << 20
+#: 9999-12-31 23:59:59.999 UTC in milliseconds: a later in-commit timestamp is no time
+_LAST_MILLI = 253_402_300_799_999
 
 
 def folders_up(path: str, levels: int = MAX_LEVELS) -> list[str]:
@@ -60,16 +63,19 @@ def commit_micros(first_line: str | None, modified_micros: int) -> int:
     1700000000123000
     >>> commit_micros('{"commitInfo":{"timestamp":1700000000123}}', 5)
     5
+    >>> huge = '{"commitInfo":{"inCommitTimestamp":99999999999999999999}}'
+    >>> commit_micros("[" * 10_000, 5), commit_micros(huge, 5)
+    (5, 5)
     """
     if first_line is None or len(first_line) > _FIRST_LINE_LIMIT:
         return modified_micros
     try:
-        action = json.loads(first_line)
-    except ValueError:
+        action = json_value(first_line, "the Delta log's newest commit")
+    except InputError:  # not the protocol's JSON: the file's time stands
         return modified_micros
     info = action.get("commitInfo") if isinstance(action, dict) else None
     stamp = info.get("inCommitTimestamp") if isinstance(info, dict) else None
-    if isinstance(stamp, int) and not isinstance(stamp, bool) and stamp >= 0:
+    if isinstance(stamp, int) and not isinstance(stamp, bool) and 0 <= stamp <= _LAST_MILLI:
         return stamp * 1000
     return modified_micros
 
@@ -110,7 +116,8 @@ def last_commit(df: DataFrame) -> datetime | None:
         commits = _commits(spark, folder)
         if commits:
             _, path, modified = max(commits)
-            lines = files(spark, "text", path).limit(1).collect()
+            head = f"substring(value, 1, {_FIRST_LINE_LIMIT + 1})"  # never a huge line whole
+            lines = files(spark, "text", path).selectExpr(head).limit(1).collect()
             line = str(lines[0][0]) if lines else None
             micros = commit_micros(line, modified)
             return datetime.fromtimestamp(micros / 1_000_000, tz=timezone.utc)
