@@ -270,6 +270,46 @@ def test_keep_one_of_rows_that_are_their_key(spark: Any, tmp_path: Path) -> None
     assert run(2, [1, 3, 3]) == [3]
 
 
+def test_keep_one_ties_are_broken_by_the_later_columns_together(spark: Any, tmp_path: Path) -> None:
+    """Terms of one direction in a row are compared together (as one struct): here the tie of
+    ``v`` is broken by ``g`` then ``w`` ascending, nulls first, and in the second rule ``v`` and
+    ``w`` descending, nulls last, then ``g``. By hand, row by row against day 1's row of the key."""
+    ddl = "g int, k int, v double, w string"
+    rules = {
+        "asc": "row_number() OVER (PARTITION BY k ORDER BY v DESC) = 1",
+        "desc": "row_number() OVER (PARTITION BY k ORDER BY v DESC, w DESC) = 1",
+    }
+
+    def run(name: str, day: int, rows: list[tuple[Any, ...]]) -> list[int]:
+        df = spark.createDataFrame(rows, ddl)
+        table = _table(tmp_path / name, f"day={day}")
+        return _valid_keys(run_quality(df, _keys_suite(rules[name]), over_time=table),
+                           tmp_path / f"{name}{day}")  # fmt: skip
+
+    day1 = [
+        (1, 1, 2.0, "b"),
+        (1, 2, 2.0, "c"),
+        (1, 3, 2.0, None),
+        (1, 4, 2.0, "a"),
+        (2, 5, 1.0, "a"),
+    ]
+    day2 = [
+        (1, 1, 2.0, "a"),
+        (1, 2, 2.0, "c"),
+        (1, 3, 2.0, "a"),
+        (1, 4, 2.0, None),
+        (1, 5, 1.0, "z"),
+    ]
+    for name in rules:
+        assert run(name, 1, day1) == [1, 2, 3, 4, 5]
+    # ascending w, nulls first: 'a' < 'b' (key 1 passes); equal (2 fails); null first (3
+    # fails, 4 passes); key 5: v ties, g 1 < 2 (passes)
+    assert run("asc", 2, day2) == [1, 4, 5]
+    # w descending, nulls last, before g: 'a' < 'b' (1 fails); equal (2 fails); 'a' before null
+    # (3 passes, 4 fails); key 5: 'z' before 'a' (passes)
+    assert run("desc", 2, day2) == [3, 5]
+
+
 def test_keep_one_kept_before_its_rule_or_column_is_refused(spark: Any, tmp_path: Path) -> None:
     """A partition kept without the keep-one rule's index, or kept when the input had other
     columns (its ties were broken by them), cannot answer: refused, naming the partition."""
