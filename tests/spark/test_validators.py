@@ -50,6 +50,10 @@ EMAILS = [
     "a" * 64 + "@x.com", "a" * 65 + "@x.com", "a@" + "b" * 63 + ".com", "a@" + "b" * 64 + ".com",
     "a@" + ".".join(["b" * 60] * 4) + ".com", "a@" + ".".join(["b" * 61] * 4) + ".com",
     "a@x." + "c" * 63, "a@x." + "c" * 64, "", "{|}~@x.org", "a@x.y.z.travel", "a@1.2.3.4",
+    # the most dots and labels the lengths allow (the parts' patterns bound their repetitions),
+    # and far more (values the depth of Java's matcher was measured against)
+    "a." * 31 + "aa@x.com", "a." * 32 + "a@x.com", "a@" + "b." * 125 + "cc",
+    "a@" + "b." * 126 + "cc", "a." * 20_000 + "a@x.com", "a@" + "b." * 20_000 + "cc",
 ]  # fmt: skip
 UUIDS = [
     "123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000",

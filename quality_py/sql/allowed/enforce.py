@@ -22,7 +22,7 @@ from quality_py.sql.allowed.functions import (
     allowed_classes,
     function_name,
 )
-from quality_py.sql.allowed.regex_safety import like_unsafe_reason, unsafe_reason
+from quality_py.sql.allowed.regex_safety import capturing_groups, like_unsafe_reason, unsafe_reason
 from quality_py.sql.allowed.windows import window_refusal, window_syntax
 from quality_py.sql.context import PassContext
 from quality_py.sql.library import REGISTRY, canonical
@@ -305,8 +305,6 @@ def _check_replacement(
     text = str(replacement.this)
     groups = None
     if isinstance(pattern, exp.Literal) and pattern.is_string:
-        from quality_py.sql.allowed.regex_linear import capturing_groups
-
         groups = capturing_groups(pattern.this)
     i = 0
     while i < len(text):

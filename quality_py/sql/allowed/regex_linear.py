@@ -15,9 +15,11 @@ listing such shapes, a pattern must belong to a subset whose every match attempt
 * **A repeated group is a fixed sequence**: ``(ab)+`` and ``(?:\\d{3})*`` are fine; a group
   holding a quantifier or an alternative cannot be repeated (``(a+)+``, ``(a|b)*``), unless it
   ends with a **delimiter**: a part of fixed length whose characters nothing else in the group
-  matches (``([0-9]{1,3}[.]){3}``, ``([a-z]+-)*``). Each repetition then ends at the first
-  delimiter character after its start: the repetitions split a text one way only. Repeated a
-  fixed number of times, such a group ends where it must and competes with nothing after it.
+  matches (``([0-9]{1,3}[.]){3}``, ``([a-z]+-){0,100}``). Each repetition then ends at the
+  first delimiter character after its start: the repetitions split a text one way only. Repeated
+  a fixed number of times, such a group ends where it must and competes with nothing after it.
+  Java matches it one nested call per repetition, so it needs a most: see
+  :mod:`quality_py.sql.allowed.regex_depth`, checked last.
 * **No two variable parts compete for the same text**: two parts of variable length (a
   quantifier whose least and most differ, or an alternation) whose characters overlap are
   refused when the first can reach the second, i.e. everything between them is optional or
@@ -39,6 +41,8 @@ overall; Java's is not, and that cost is bounded here by the value, never by the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from quality_py.sql.allowed.regex_depth import depth_reason
 
 MAX_REPEAT = 1000
 _ALL = ((0, 0x10FFFF),)
@@ -104,6 +108,7 @@ class _Node:
     branches: list[list[_Node]] = field(default_factory=list)  # a group's alternatives
     least: int = 1
     most: int | None = 1  # None: unbounded
+    literal: bool = False  # one character written out (Java joins a run of them)
 
     @property
     def variable(self) -> bool:
@@ -223,7 +228,7 @@ class _Parser:
 
     def literal(self, code: int) -> _Node:
         chars: Ranges = ((code, code),)
-        return _Node(chars=_caseless(chars) if self.caseless else chars)
+        return _Node(chars=_caseless(chars) if self.caseless else chars, literal=True)
 
     def escape(self, in_class: bool) -> _Node:
         ch = self.peek()
@@ -533,13 +538,23 @@ def linear_reason(pattern: str) -> str | None:
     ('a repeated group must be a fix', 'two variable parts can match t')
     """
     try:
-        branches = _Parser(pattern).parse()
+        branches = parse_pattern(pattern)
         budget = [MAX_PAIRS]  # for the whole pattern
         for branch in branches:
             _check_sequence(branch, budget)
     except RegexRefused as err:
         return str(err)
-    return None
+    return depth_reason(branches)
+
+
+def parse_pattern(pattern: str) -> list[list[_Node]]:
+    """A pattern's alternatives as sequences of items, or :class:`RegexRefused` outside the
+    subset Java reads as written.
+
+    >>> [len(seq) for seq in parse_pattern("ab+|[cd](e)")]
+    [2, 2]
+    """
+    return _Parser(pattern).parse()
 
 
 def like_linear_reason(pattern: str) -> str | None:
@@ -574,25 +589,3 @@ def like_linear_reason(pattern: str) -> str | None:
             "order with locate, e.g. locate('b', s, locate('a', s) + 1) > 0"
         )
     return None
-
-
-def capturing_groups(pattern: str) -> int:
-    r"""How many capturing groups ``pattern`` has (``(...)``, not ``(?:...)``).
-
-    >>> capturing_groups("(a)(?:b)([c(])"), capturing_groups(r"\(x\)")
-    (2, 0)
-    """
-    count, i, in_class = 0, 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(" and not pattern.startswith("(?", i):
-            count += 1
-        i += 1
-    return count

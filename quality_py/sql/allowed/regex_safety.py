@@ -29,3 +29,25 @@ def unsafe_reason(pattern: str) -> str | None:
     ('a repeated group must be a fix', 'a repeated group must be a fix')
     """
     return linear_reason(pattern)
+
+
+def capturing_groups(pattern: str) -> int:
+    r"""How many capturing groups ``pattern`` has (``(...)``, not ``(?:...)``).
+
+    >>> capturing_groups("(a)(?:b)([c(])"), capturing_groups(r"\(x\)")
+    (2, 0)
+    """
+    count, i, in_class = 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(" and not pattern.startswith("(?", i):
+            count += 1
+        i += 1
+    return count

@@ -74,13 +74,14 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 UUID = rf"\A{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}\z"
 UUID_STRICT = rf"\A{_HEX}{{8}}-{_HEX}{{4}}-[1-8]{_HEX}{{3}}-[89ABab]{_HEX}{{3}}-{_HEX}{{12}}\z"
 IPV4 = rf"\A{_QUAD}\z"
-#: a dot-atom local part followed by one dot: (atext+ .)+
-DOT_ATOM_DOT = rf"\A(?:{_ATEXT}+\.)+\z"
+#: a dot-atom local part followed by one dot: (atext+ .)+, at most 64 times (the local part is
+#: at most 64 characters, checked beside it: a bound Java's matcher needs, see regex_depth)
+DOT_ATOM_DOT = rf"\A(?:{_ATEXT}+\.){{1,64}}\z"
 #: the inside of a quoted local part, its escaped pairs removed, is quoted text
 QUOTED_PAIR = _QPAIR
 QUOTED_TEXT = rf"\A{_QTEXT}*\z"
-#: a host name but its top-level label: (label .)+
-HOST_LABELS = rf"\A(?:{_LABEL}\.)+\z"
+#: a host name but its top-level label: (label .)+, at most 127 labels (254 characters in all)
+HOST_LABELS = rf"\A(?:{_LABEL}\.){{1,127}}\z"
 TOP_LABEL = r"\A[A-Za-z]{2,63}\z"
 IP_LITERAL = rf"\A\[(?:{_QUAD}|IPv6:[A-Fa-f0-9:]+)\]\z"
 #: one group of an IPv6 address
