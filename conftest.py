@@ -126,7 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["QP_JVM_NOTES"] = tempfile.mkdtemp(prefix="quality_py-jvm-notes-")
 
 
-_JVM_ENDINGS: list[str] = []
+_JVM_ENDINGS: list[tuple[str, str]] = []
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -139,7 +139,7 @@ def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any
     note = note_path(crashitem)
     if not note.exists():
         return
-    _JVM_ENDINGS.append(f"{crashitem}: {note.read_text(encoding='utf-8')}")
+    _JVM_ENDINGS.append((crashitem, note.read_text(encoding="utf-8")))
     # loadfile and loadscope schedule the crashed file's unfinished tests again themselves
     with contextlib.suppress(NotImplementedError):
         sched.mark_test_pending(crashitem)
@@ -154,12 +154,18 @@ def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] 
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Every ended JVM of the run, said once at the end (its test ran again on a new worker),
-    and every collected test that no worker ran (:func:`pytest_sessionfinish` fails the run)."""
+    """Every ended JVM of the run, said once at the end (whether its test ran again on a new
+    worker), and every collected test that no worker ran (:func:`pytest_sessionfinish` fails the
+    run)."""
     if _JVM_ENDINGS:
         terminalreporter.section("the tests' JVM ended")
-        for line in _JVM_ENDINGS:
-            terminalreporter.write_line(f"{line}\nThe test ran again on a new worker.")
+        for nodeid, paragraph in _JVM_ENDINGS:
+            again = (
+                "The test ran again on a new worker."
+                if nodeid in _RAN
+                else "No worker ran it again (the step starts no new worker): the run fails."
+            )
+            terminalreporter.write_line(f"{nodeid}: {paragraph}\n{again}")
     lost = _never_ran()
     if lost:
         terminalreporter.section("tests that never ran")

@@ -60,3 +60,17 @@ def test_a_test_runs_again_on_a_new_worker_once(tmp_path: Path) -> None:
     assert failed.split(" - ")[0].endswith("test_scratch.py::test_d_ends_its_jvm_each_time"), failed
     assert "killed by SIGKILL" in out and "It ended while this test ran." in out
     assert out.count("The test ran again on a new worker.") == 2
+
+
+def test_without_new_workers_the_run_fails_and_says_so(tmp_path: Path) -> None:
+    """As the Spark steps run (``--max-worker-restart=0``): no new worker starts, so the test
+    whose JVM ended and those queued behind it never run, the run fails naming them, and the
+    summary does not claim they ran again (it did, 2026-12-01)."""
+    pytest.importorskip("xdist")
+    done = _pytest(tmp_path, "-n", "1", "-p", "xdist", "--dist", "loadfile",
+                   "--max-worker-restart=0")  # fmt: skip
+    out = done.stdout
+    assert done.returncode != 0, out + done.stderr
+    assert "The test ran again on a new worker." not in out, out
+    assert "No worker ran it again (the step starts no new worker): the run fails." in out, out
+    assert "tests that never ran" in out and "test_scratch.py::test_b_needs_the_session" in out
