@@ -8,11 +8,15 @@ modification time of its commit file ``<version>.json``. The last commit is the 
 highest version. A commit that only removes rows, compacts files or changes properties is a
 commit too, which the data files' own times do not show.
 
-The log is found from a file the data was read from: the nearest of its folders (at most
-:data:`MAX_LEVELS` up: a table's partition folders) holding a ``_delta_log`` with commit files.
-A folder that cannot be listed is passed over, as one without a log: the data files' times
-then stand, which are never later than the commit that added them, so a check falling back on
-them is stricter, never looser.
+The log is found from the files the data was read from: a table's files lie in its root or in
+its partition folders (``name=value``), so the root is the file's own folder or one above it
+with only partition folders between (at most :data:`MAX_LEVELS` up), the nearest holding a
+``_delta_log`` with commit files. A folder of another name is no partition of a table above it
+(``table/backup/x.parquet`` is not the table's). Both the first and the last of the data's file
+paths (in text order; every other lies between them) must be under that root this way, else
+the data reads more than one table's files. Whenever no log is found so, or one cannot be
+listed, the data files' times stand: they are never later than the commit that added them, so
+a check falling back on them is stricter, never looser.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from quality_py.model.types import DataFrame, SparkSession
 #: how many folders up from a data file the table's root may be (its partition folders)
 MAX_LEVELS = 8
 _COMMIT = re.compile(r"^(\d{20})\.json$")
+_PARTITION = re.compile(r"^[^=]+=")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:(?://[^/]*)?)(.*)$")
 #: the first line of a commit longer than this is not read for an in-commit timestamp
 _FIRST_LINE_LIMIT = 1 << 20
@@ -53,6 +58,23 @@ def folders_up(path: str, levels: int = MAX_LEVELS) -> list[str]:
         if head or prefix:  # a bucket's root is a folder, a local disk's is not probed
             out.append(prefix + head)
     return out[:levels]
+
+
+def table_roots(path: str) -> list[str]:
+    """The folders that may be the root of a table holding the file ``path``: its own, then each
+    one above while the folder just passed is a partition folder (``name=value``).
+
+    >>> table_roots("s3://bucket/t/day=1/h=2/part-0.parquet")
+    ['s3://bucket/t/day=1/h=2', 's3://bucket/t/day=1', 's3://bucket/t']
+    >>> table_roots("file:///data/t/backup/part-0.parquet")
+    ['file:///data/t/backup']
+    """
+    out = []
+    for folder in folders_up(path):
+        out.append(folder)
+        if not _PARTITION.match(folder.rsplit("/", 1)[-1]):
+            break
+    return out
 
 
 def commit_micros(first_line: str | None, modified_micros: int) -> int:
@@ -100,7 +122,8 @@ def _commits(spark: SparkSession, folder: str) -> list[tuple[int, str, int]]:
 
 def last_commit(df: DataFrame) -> datetime | None:
     """The last commit time of the Delta table ``df`` reads files from (a UTC ``datetime``), or
-    None when ``df`` reads no row or its files belong to no Delta table this session can list.
+    None when ``df`` reads no row, or its files are not all in one Delta table's root and
+    partition folders, or the table's log cannot be listed by this session.
 
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
@@ -109,12 +132,16 @@ def last_commit(df: DataFrame) -> datetime | None:
     True
     """
     spark = df.sparkSession
-    first = df.selectExpr("_metadata.file_path AS path").limit(1).collect()
-    if not first:
+    ends = df.selectExpr("min(_metadata.file_path) AS lo", "max(_metadata.file_path) AS hi")
+    lo, hi = ends.collect()[0]
+    if lo is None:
         return None
-    for folder in folders_up(unquote(str(first[0]["path"]))):
+    lo, hi = unquote(str(lo)), unquote(str(hi))
+    for folder in table_roots(lo):
         commits = _commits(spark, folder)
         if commits:
+            if folder not in table_roots(hi):  # files of another folder too: their times stand
+                return None
             _, path, modified = max(commits)
             head = f"substring(value, 1, {_FIRST_LINE_LIMIT + 1})"  # never a huge line whole
             lines = files(spark, "text", path).selectExpr(head).limit(1).collect()

@@ -158,3 +158,13 @@ def test_a_delta_table_s_age_is_its_last_commit_s(spark: Any, tmp_path: Path) ->
     copy = tmp_path / "copy"
     _file(copy / "a.parquet", [1], MIDNIGHT - 86_400)
     assert _ages(spark.read.parquet(str(copy)), check) == [(False, 36 * 3600.0)]
+    # files that are not the table's take their own times (36 h), never its commit's (3 h): a
+    # folder inside the table's root that is no partition of it, and the table's files read
+    # together with a file outside it, sorting after them or before them
+    inside = _file(root / "backup" / "x.parquet", [9], MIDNIGHT - 86_400)
+    assert _ages(spark.read.parquet(str(inside)), check) == [(False, 36 * 3600.0)]
+    after = _file(tmp_path / "zzz" / "y.parquet", [8], MIDNIGHT - 86_400)
+    uris = [*map(unquote, deltalake.DeltaTable(str(root)).file_uris())]
+    for other in (after, copy / "a.parquet"):
+        mixed = spark.read.parquet(*uris, str(other))
+        assert _ages(mixed, check) == [(False, 36 * 3600.0)], other
