@@ -105,7 +105,7 @@ def prepare(
         state = AnalysisResult(
             {Size(): SizeState(batch), Completeness("v"): RatioState(batch, batch)}, kept
         )
-        TableState(states, f"day={p}").publish(state)
+        TableState(states, f"day={p}").publish(state, rows=None)
     return str(table), str(fresh)
 
 

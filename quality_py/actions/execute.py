@@ -148,7 +148,7 @@ def _staged_state(plan: RunPlan, summary: RunSummary) -> StagedState | None:
     where = plan.table_state
     try:
         with describing(plan.source.sparkSession, "keeping the partition's state"):
-            return where.stage(state)
+            return where.stage(state, rows=plan.source)
     except OSError as err:
         raise StateStoreError(
             f"the state of partition {where.partition} cannot be written to the table state at "

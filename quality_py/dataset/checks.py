@@ -339,7 +339,7 @@ def verify(
     if over_time is not None and over_time.history is not None:
         result = _recorded(result, metrics, over_time, suite, run_id)
     if table_state is not None and result.status != "error":
-        table_state.publish(batch)
+        table_state.publish(batch, rows=df)
     return result
 
 

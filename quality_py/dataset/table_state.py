@@ -17,6 +17,10 @@ state merged with the batch's, which is exactly what a recomputation over the wh
   claiming the whole.
 - Analyzers that compare the data with its schema or another frame (``dataset/comparisons.py``)
   have no mergeable state and are refused with a table state.
+- A partition's state holds its own rows only: a batch that has a column named as a key of its
+  partition is kept only when every row has the partition's value there
+  (:func:`rows_elsewhere`). A row of another partition kept here would be counted twice once
+  that partition is re-run from its own rows.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from quality_py.dataset.grouping import FrequencyState, GroupingAnalyzer, GroupK
 from quality_py.dataset.runner import AnalysisResult
 from quality_py.dataset.store import FileStateStore, StagedState, StateStoreError
 from quality_py.model.file_names import decode_part, file_name
+from quality_py.model.types import DataFrame
+from quality_py.sql.snippets import quoted, string_literal
 
 _PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$")
 _FOLDER = "partitions"
@@ -107,7 +113,7 @@ class TableState:
     >>> from quality_py.dataset.analyzers import Size
     >>> from quality_py.dataset.states import SizeState
     >>> root = tempfile.mkdtemp()
-    >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(10)}))
+    >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(10)}), rows=None)
     >>> today = TableState(root, "day=2")
     >>> today.table_result(AnalysisResult({Size(): SizeState(3)})).metrics[Size()]
     13.0
@@ -165,7 +171,7 @@ class TableState:
         >>> from quality_py.dataset.analyzers import Size
         >>> from quality_py.dataset.states import SizeState
         >>> root = tempfile.mkdtemp()
-        >>> _ = TableState(root, "day=2").publish(AnalysisResult({Size(): SizeState(1)}))
+        >>> _ = TableState(root, "day=2").publish(AnalysisResult({Size(): SizeState(1)}), rows=None)
         >>> TableState(root, "day=1").partitions()
         ['day=2']
         """
@@ -178,7 +184,7 @@ class TableState:
         >>> from quality_py.dataset.analyzers import Size
         >>> from quality_py.dataset.states import SizeState
         >>> root = tempfile.mkdtemp()
-        >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(5)}))
+        >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(5)}), rows=None)
         >>> TableState(root, "day=2").others()["day=1"].metrics[Size()]
         5.0
         """
@@ -202,7 +208,7 @@ class TableState:
         >>> from quality_py.dataset.analyzers import Size
         >>> from quality_py.dataset.states import SizeState
         >>> root = tempfile.mkdtemp()
-        >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(5)}))
+        >>> _ = TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(5)}), rows=None)
         >>> batch = AnalysisResult({Size(): SizeState(2)})
         >>> TableState(root, "day=2").table_result(batch).metrics[Size()]
         7.0
@@ -281,7 +287,7 @@ class TableState:
             self._unknown(shown, added, missing, "key index")
         return [r.frequencies[name] for r in others.values()]
 
-    def publish(self, batch: AnalysisResult) -> int:
+    def publish(self, batch: AnalysisResult, *, rows: DataFrame | None) -> int:
         """Save ``batch`` as this partition's state (a new version: the partition's earlier
         states stay readable, the latest is the one merged); returns the version.
 
@@ -289,26 +295,77 @@ class TableState:
         >>> from quality_py.dataset.analyzers import Size
         >>> from quality_py.dataset.states import SizeState
         >>> root = tempfile.mkdtemp()
-        >>> [TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(n)}))
+        >>> [TableState(root, "day=1").publish(AnalysisResult({Size(): SizeState(n)}), rows=None)
         ...  for n in (5, 6)]
         [1, 2]
         """
-        return self.stage(batch).publish()
+        return self.stage(batch, rows=rows).publish()
 
-    def stage(self, batch: AnalysisResult) -> StagedState:
+    def stage(self, batch: AnalysisResult, *, rows: DataFrame | None) -> StagedState:
         """This partition's new state written but not yet the latest (see
         :meth:`~quality_py.dataset.store.FileStateStore.stage`): a run stages it before its
-        outputs' commit and publishes it right after.
+        outputs' commit and publishes it right after. ``rows`` is the batch the state was
+        computed from (None: a state made without a frame); one holding rows of another
+        partition is refused (:func:`rows_elsewhere`), nothing written.
 
         >>> import tempfile
         >>> from quality_py.dataset.analyzers import Size
         >>> from quality_py.dataset.states import SizeState
         >>> staged = TableState(tempfile.mkdtemp(), "day=1").stage(
-        ...     AnalysisResult({Size(): SizeState(5)}))
+        ...     AnalysisResult({Size(): SizeState(5)}), rows=None)
         >>> staged.publish()
         1
         """
+        if rows is not None:
+            found = rows_elsewhere(self.pairs, rows)
+            if found:
+                raise StateStoreError(
+                    f"the batch of partition {_shown(self.key)} holds rows of other partitions "
+                    f"({', '.join(found)}): a partition's state must count its own rows only, "
+                    "or a row counted here is counted again when its partition is re-run. Keep "
+                    "each partition's rows apart, or name the batch by a key that is no column "
+                    "(like load_day=...: each load is then a partition); nothing was kept",
+                    item_kind="partition",
+                )
         return self.store.stage(self.key, batch)
+
+
+#: the value Hive and Spark give a partition whose key is null
+_NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+
+
+def rows_elsewhere(pairs: Sequence[tuple[str, str]], rows: DataFrame) -> list[str]:
+    """Up to three of ``rows``' values that are not their partition's, as ``key=value`` texts
+    (one job; none when ``rows`` has no column named as a key, in any case). The partition's
+    value is read as the column's type (``month=01`` is the number 1); a column whose type
+    cannot read it is not the partition's (the flights' ``day`` of the month, a number, beside
+    ``day=2013-01-02``) and is not compared.
+
+    >>> df = spark.createDataFrame([("2013-01-02", 2), ("2013-01-01", 1)], "day string, n int")
+    >>> rows_elsewhere([("day", "2013-01-02")], df), rows_elsewhere([("n", "x")], df)
+    (['day=2013-01-01'], [])
+    """
+    fields = {f.name.lower(): f for f in rows.schema.fields}
+    tests, shown = [], []
+    for key, value in pairs:
+        found = fields.get(key.lower())
+        if found is None:
+            continue
+        column = quoted(found.name)
+        kind = found.dataType.simpleString()
+        read = f"try_cast({string_literal(value)} AS {kind})"
+        tests.append(
+            f"{column} IS NOT NULL"
+            if value == _NULL_PARTITION
+            else f"({read} IS NOT NULL AND NOT {column} <=> {read})"
+        )
+        shown.append(f"concat({string_literal(found.name + '=')}, coalesce(CAST({column} AS "
+                     f"STRING), {string_literal(_NULL_PARTITION)}))")  # fmt: skip
+    if not tests:
+        return []
+    text = "concat_ws(',', " + ", ".join(shown) + ")"
+    found_rows = rows.where(" OR ".join(tests)).selectExpr(text).distinct().limit(3).collect()
+    return sorted(str(r[0]) for r in found_rows)
 
 
 def require_mergeable(analyzers: Iterable[Any]) -> None:

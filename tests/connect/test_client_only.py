@@ -192,6 +192,14 @@ def test_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:
     second = day(3, [2, 3])  # 11-02 is empty; key 2 is in the table twice
     assert second.dropped_rows == 1
     assert [r.metric for r in second.checks.results] == [0.5, 1.0]  # keys 1 and 3 of 4 rows
+    # a batch holding rows of another partition keeps nothing (a date column read by the server)
+    from quality_py.dataset.store import StateStoreError
+
+    mixed = connect.createDataFrame([(5, dt.date(2026, 11, 4)), (6, dt.date(2026, 11, 3))],
+                                    "k int, d date")  # fmt: skip
+    table = OverTime(table_state=TableState(tmp_path / "dated", "d=2026-11-04"))
+    with pytest.raises(StateStoreError, match=r"other partitions \(d=2026-11-03\)"):
+        run_quality(mixed, suite, checks, over_time=table).write(str(tmp_path / "v4"))
 
 
 def test_keep_one_over_a_growing_table_on_connect(connect: Any, tmp_path: Path) -> None:

@@ -112,6 +112,19 @@ def test_a_state_that_cannot_be_kept_publishes_nothing(spark: Any, tmp_path: Pat
     assert not (tmp_path / "valid").exists()
 
 
+def test_a_run_holding_rows_of_other_partitions_publishes_nothing(
+    spark: Any, tmp_path: Path
+) -> None:
+    both = _day(spark, 2, [(1, 1.0)]).union(_day(spark, 1, [(2, 2.0)]))
+    run = run_quality(
+        both, SUITE, [Check("warning", "t").has_size(">= 1")], over_time=_table(tmp_path, "day=2")
+    )
+    with pytest.raises(StateStoreError, match=r"holds rows of other partitions \(day=1\)"):
+        run.write(str(tmp_path / "valid"), str(tmp_path / "quarantine"))
+    assert not (tmp_path / "valid").exists() and not (tmp_path / "quarantine").exists()
+    assert TableState(tmp_path, "day=2").partitions() == []
+
+
 def test_what_a_table_state_cannot_keep_is_refused_before_any_job(
     spark: Any, tmp_path: Path
 ) -> None:

@@ -80,6 +80,32 @@ def test_a_refused_batch_leaves_the_state_as_it_was(spark: Any, tmp_path: Path) 
     assert ok.status == "success"
 
 
+def test_a_batch_holding_rows_of_other_partitions_is_kept_nowhere(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Day 2's state kept from a batch with day-1 rows would count them twice once day 1 is
+    re-run: refused, naming the values, nothing kept. The key's case and the value's spelling
+    do not matter (``Day``; ``02`` is the number 2); a null key is Hive's default partition; a
+    column whose type cannot read the value is not the partition's."""
+    mixed = spark.createDataFrame(
+        [(2, 1, 1.0), (1, 2, 2.0), (None, 3, 3.0)], "Day int, k int, v double"
+    )
+    with pytest.raises(StateStoreError) as err:
+        verify(mixed, CHECKS, over_time=_table(tmp_path, "day=02"))
+    text = str(err.value)
+    assert "partition day=02 holds rows of other partitions" in text
+    assert "(Day=1, Day=__HIVE_DEFAULT_PARTITION__)" in text and "nothing was kept" in text
+    assert TableState(tmp_path, "day=2").partitions() == []
+    verify(mixed.where("Day = 2"), CHECKS, over_time=_table(tmp_path, "day=02"))
+    nulls = mixed.where("Day IS NULL")
+    verify(nulls, CHECKS, over_time=_table(tmp_path, "day=__HIVE_DEFAULT_PARTITION__"))
+    # the flights' day of the month beside a partition named by its date: not the partition's
+    verify(mixed, CHECKS, over_time=_table(tmp_path, "day=2013-01-02"))
+    assert TableState(tmp_path, "day=1").partitions() == [
+        "day=02", "day=2013-01-02", "day=__HIVE_DEFAULT_PARTITION__"
+    ]  # fmt: skip
+
+
 def test_what_has_no_state_is_refused_not_answered_for_the_batch(
     spark: Any, tmp_path: Path
 ) -> None:

@@ -151,7 +151,7 @@ def test_every_analyzer_answers_for_the_table_as_a_recomputation(
                 continue
             _same(table[analyzer], whole[analyzer], analyzer)
         if not refused:
-            state.publish(batch)
+            state.publish(batch, rows=batch_df)
             kept[part] = rows
             written_at[part] = written if rows else None
     assert sorted(kept) == ["day=0", "day=1", "day=2"] and kept["day=1"] == []

@@ -74,22 +74,22 @@ def test_the_table_from_partition_states_is_the_recomputation(
             else:
                 assert found == pytest.approx(want), (analyzer, steps)
         if published:
-            state.publish(_batch(rows))
+            state.publish(_batch(rows), rows=None)
             table[partition] = rows
     assert TableState(root, "day=1").partitions() == sorted(table)
 
 
 def test_a_rerun_replaces_its_partition_never_adds_it_twice(tmp_path: Path) -> None:
-    TableState(tmp_path, "day=1").publish(_batch([1, 2, 3]))
-    TableState(tmp_path, "day=2").publish(_batch([4]))
+    TableState(tmp_path, "day=1").publish(_batch([1, 2, 3]), rows=None)
+    TableState(tmp_path, "day=2").publish(_batch([4]), rows=None)
     again = TableState(tmp_path, "day=1")
     assert again.table_result(_batch([5])).metrics[Size()] == 2.0  # day=1's 3 rows replaced
-    again.publish(_batch([5]))
+    again.publish(_batch([5]), rows=None)
     assert TableState(tmp_path, "day=3").table_result(_batch([])).metrics[Sum("v")] == 9.0
 
 
 def test_a_check_added_later_is_refused_naming_the_partitions_to_rerun(tmp_path: Path) -> None:
-    TableState(tmp_path, "day=1").publish(AnalysisResult({Size(): Size().state([3])}))
+    TableState(tmp_path, "day=1").publish(AnalysisResult({Size(): Size().state([3])}), rows=None)
     batch = _batch([1])
     with pytest.raises(StateStoreError, match=r"Completeness.*1 partition.*day=1.*Re-run"):
         TableState(tmp_path, "day=2").table_result(batch)
@@ -97,8 +97,8 @@ def test_a_check_added_later_is_refused_naming_the_partitions_to_rerun(tmp_path:
 
 def test_partition_names_round_trip_and_bad_ones_are_refused(tmp_path: Path) -> None:
     odd = "region=EU/West ü, day=2013-01-01"
-    TableState(tmp_path, odd).publish(_batch([1]))
-    TableState(tmp_path, {"region": "x.y", "day": "1"}).publish(_batch([2]))
+    TableState(tmp_path, odd).publish(_batch([1]), rows=None)
+    TableState(tmp_path, {"region": "x.y", "day": "1"}).publish(_batch([2]), rows=None)
     # shown with their keys in order, lower-cased (one name per partition)
     assert TableState(tmp_path, "a=1").partitions() == ["day=1,region=x.y",
                                                         "day=2013-01-01,region=EU/West ü"]  # fmt: skip
@@ -111,8 +111,8 @@ def test_partition_names_round_trip_and_bad_ones_are_refused(tmp_path: Path) -> 
 
 
 def test_one_partition_whatever_the_order_and_case_of_its_keys(tmp_path: Path) -> None:
-    TableState(tmp_path, "year=2013,month=1").publish(_batch([1, 2]))
-    TableState(tmp_path, "year=2013,month=2").publish(_batch([3]))
+    TableState(tmp_path, "year=2013,month=1").publish(_batch([1, 2]), rows=None)
+    TableState(tmp_path, "year=2013,month=2").publish(_batch([3]), rows=None)
     again = TableState(tmp_path, {"Month": "1", "YEAR": "2013"})  # the first, given otherwise
     assert again.table_result(_batch([7])).metrics[Size()] == 2.0  # 1 replaced + 1, not 3 + 1
     assert TableState(tmp_path, "year=1,month=1").partitions() == [
@@ -120,7 +120,7 @@ def test_one_partition_whatever_the_order_and_case_of_its_keys(tmp_path: Path) -
 
 
 def test_a_partition_keyed_otherwise_than_the_table_is_refused(tmp_path: Path) -> None:
-    TableState(tmp_path, "day=1").publish(_batch([1]))
+    TableState(tmp_path, "day=1").publish(_batch([1]), rows=None)
     with pytest.raises(StateStoreError, match=r"keyed by month.*keeps partition 'day=1'"):
         TableState(tmp_path, "month=1").table_result(_batch([2]))
 
