@@ -5,6 +5,7 @@ puts an ended process where pyspark keeps its gateway's JVM."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,11 +40,15 @@ def test_d_ends_its_jvm_each_time(spark):
 
 
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The scratch file's run as a run of its own: not a worker of this run's xdist, and with
+    its own folder of notes (two scratch runs share their tests' names)."""
     (tmp_path / "test_scratch.py").write_text(SCRATCH)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST_XDIST") and k != "QP_JVM_NOTES"}  # fmt: skip
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-q",
          "--rootdir", str(tmp_path), "-c", "/dev/null", *args, str(tmp_path / "test_scratch.py")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
 
 
