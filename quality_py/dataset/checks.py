@@ -336,10 +336,20 @@ def verify(
     table = batch if table_state is None else table_state.table_result(batch)
     metrics = table.metrics
     result = replace(assess(checks, metrics), state=batch)
-    if over_time is not None and over_time.history is not None:
-        result = _recorded(result, metrics, over_time, suite, run_id)
-    if table_state is not None and result.status != "error":
-        table_state.publish(batch, rows=df)
+    # staged first: a batch its partition cannot keep is refused before the history records it
+    staged = table_state.stage(batch, rows=df) if table_state is not None else None
+    try:
+        if over_time is not None and over_time.history is not None:
+            result = _recorded(result, metrics, over_time, suite, run_id)
+    except BaseException:
+        if staged is not None:
+            staged.discard()
+        raise
+    if staged is not None:
+        if result.status != "error":
+            staged.publish()
+        else:
+            staged.discard()
     return result
 
 

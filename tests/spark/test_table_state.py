@@ -13,6 +13,7 @@ import pytest
 from quality_py.dataset.checks import Check, verify
 from quality_py.dataset.store import StateStoreError
 from quality_py.dataset.table_state import TableState
+from quality_py.history import FileMetricsRepository
 from quality_py.history.over_time import OverTime
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes
@@ -90,8 +91,11 @@ def test_a_batch_holding_rows_of_other_partitions_is_kept_nowhere(
     mixed = spark.createDataFrame(
         [(2, 1, 1.0), (1, 2, 2.0), (None, 3, 3.0)], "Day int, k int, v double"
     )
+    history = FileMetricsRepository(tmp_path / "history")
+    state = TableState(tmp_path, "day=02")
     with pytest.raises(StateStoreError) as err:
-        verify(mixed, CHECKS, over_time=_table(tmp_path, "day=02"))
+        verify(mixed, CHECKS, over_time=OverTime(table_state=state, history=history))
+    assert list(history.records()) == []  # refused before the history records it
     text = str(err.value)
     assert "partition day=02 holds rows of other partitions" in text
     assert "(Day=1, Day=__HIVE_DEFAULT_PARTITION__)" in text and "nothing was kept" in text
