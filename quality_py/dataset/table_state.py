@@ -332,6 +332,8 @@ class TableState:
 
 #: the value Hive and Spark give a partition whose key is null
 _NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+#: types of columns that are never a partition's (text does not cast to them)
+_NOT_PARTITION_TYPES = ("struct<", "array<", "map<", "variant")
 
 
 def rows_elsewhere(pairs: Sequence[tuple[str, str]], rows: DataFrame) -> list[str]:
@@ -341,18 +343,19 @@ def rows_elsewhere(pairs: Sequence[tuple[str, str]], rows: DataFrame) -> list[st
     cannot read it is not the partition's (the flights' ``day`` of the month, a number, beside
     ``day=2013-01-02``) and is not compared.
 
-    >>> df = spark.createDataFrame([("2013-01-02", 2), ("2013-01-01", 1)], "day string, n int")
-    >>> rows_elsewhere([("day", "2013-01-02")], df), rows_elsewhere([("n", "x")], df)
+    >>> df = spark.createDataFrame([("2013-01-02", 2, [1])], "day string, n int, a array<int>")
+    >>> df = df.union(spark.createDataFrame([("2013-01-01", 1, [2])], df.schema))
+    >>> rows_elsewhere([("day", "2013-01-02")], df), rows_elsewhere([("n", "x"), ("a", "1")], df)
     (['day=2013-01-01'], [])
     """
     fields = {f.name.lower(): f for f in rows.schema.fields}
     tests, shown = [], []
     for key, value in pairs:
         found = fields.get(key.lower())
-        if found is None:
-            continue
+        kind = found.dataType.simpleString() if found is not None else ""
+        if found is None or kind.startswith(_NOT_PARTITION_TYPES):
+            continue  # no such column, or one no partition value can be (no cast from text)
         column = quoted(found.name)
-        kind = found.dataType.simpleString()
         read = f"try_cast({string_literal(value)} AS {kind})"
         tests.append(
             f"{column} IS NOT NULL"
