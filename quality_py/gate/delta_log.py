@@ -13,10 +13,10 @@ its partition folders (``name=value``), so the root is the file's own folder or 
 with only partition folders between (at most :data:`MAX_LEVELS` up), the nearest holding a
 ``_delta_log`` with commit files. A folder of another name is no partition of a table above it
 (``table/backup/x.parquet`` is not the table's). Both the first and the last of the data's file
-paths (in text order; every other lies between them) must be under that root this way, else
-the data reads more than one table's files. Whenever no log is found so, or one cannot be
-listed, the data files' times stand: they are never later than the commit that added them, so
-a check falling back on them is stricter, never looser.
+paths (in text order; every other sorts between them, under the same root) must be under that
+root this way, else the data reads more than one table's files. Whenever no log is found so,
+or one cannot be listed, the data files' times stand: they are never later than the commit that
+added them, so a check falling back on them is stricter, never looser.
 """
 
 from __future__ import annotations
@@ -120,6 +120,17 @@ def _commits(spark: SparkSession, folder: str) -> list[tuple[int, str, int]]:
     return out
 
 
+def _all_under(df: DataFrame, root: str) -> bool:
+    """Whether the files ``df`` reads lie in ``root`` or its partition folders, as far as the
+    first and the last of their paths in text order show: every other path sorts between them,
+    so it lies under ``root`` too (its folders between are not checked: a folder read alone
+    never mixes partition folders with others, Spark refuses that layout). One job, run only
+    where a Delta log was found."""
+    ends = df.selectExpr("min(_metadata.file_path) AS lo", "max(_metadata.file_path) AS hi")
+    lo, hi = ends.collect()[0]
+    return all(root in table_roots(unquote(str(p))) for p in (lo, hi))
+
+
 def last_commit(df: DataFrame) -> datetime | None:
     """The last commit time of the Delta table ``df`` reads files from (a UTC ``datetime``), or
     None when ``df`` reads no row, or its files are not all in one Delta table's root and
@@ -132,15 +143,13 @@ def last_commit(df: DataFrame) -> datetime | None:
     True
     """
     spark = df.sparkSession
-    ends = df.selectExpr("min(_metadata.file_path) AS lo", "max(_metadata.file_path) AS hi")
-    lo, hi = ends.collect()[0]
-    if lo is None:
+    first = df.selectExpr("_metadata.file_path AS path").limit(1).collect()
+    if not first:
         return None
-    lo, hi = unquote(str(lo)), unquote(str(hi))
-    for folder in table_roots(lo):
+    for folder in table_roots(unquote(str(first[0]["path"]))):
         commits = _commits(spark, folder)
         if commits:
-            if folder not in table_roots(hi):  # files of another folder too: their times stand
+            if not _all_under(df, folder):  # files of another folder too: their times stand
                 return None
             _, path, modified = max(commits)
             head = f"substring(value, 1, {_FIRST_LINE_LIMIT + 1})"  # never a huge line whole
