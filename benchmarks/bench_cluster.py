@@ -31,7 +31,7 @@ ROOT = HERE.parent
 
 
 def child(master: str, rows: int, rules: int, runs: int) -> dict[str, Any]:
-    from bench_dq import COLS, gen_suite, hand_written_codes, interleaved
+    from bench_dq import COLS, gen_suite, hand_written_codes, interleaved, texts_of
     from common import long_data, noop
 
     from quality_py import add_data_quality
@@ -44,7 +44,8 @@ def child(master: str, rows: int, rules: int, runs: int) -> dict[str, Any]:
     compact = add_data_quality(df, suite, layout="compact")
     for _ in range(2):
         noop(df)
-    cases = {"noop": df, "hand_codes": hand_written_codes(df, rules), "compact": compact}
+    hand = hand_written_codes(df, texts_of(str(rules)))
+    cases = {"noop": df, "hand_codes": hand, "compact": compact}
     timing = interleaved(cases, runs)
     failures = compact.selectExpr(
         "count(*) AS rows",

@@ -22,7 +22,11 @@ and ratios of medians.
 Planning: Python compile (parse, passes, SQL generation), ``add_data_quality`` (compile + Spark
 analysis of the rules) and Spark planning (optimisation + physical plan) for 10 ... 5000 rules.
 
-Usage: ``python benchmarks/bench_dq.py [--rows N] [--runs R] [--rules 27,150,1000]``
+``compact_staged`` is ``add_data_quality`` built as before its one projection (issue 59): the
+struct over staged code columns. ``w6`` in ``--rules`` is the original's genRules itself (84
+rules over 27 predicates, most repeated three times).
+
+Usage: ``python benchmarks/bench_dq.py [--rows N] [--runs R] [--rules 27,w6,150,1000]``
 """
 
 from __future__ import annotations
@@ -45,21 +49,34 @@ def rule_text(k: int) -> str:
     return f"(`{k % COLS}` % {2 + k // COLS}) = 0"
 
 
-def gen_suite(n: int) -> RuleSuite:
+def texts_of(workload: str) -> list[str]:
+    """The rules of a workload: ``N`` distinct rules, or ``w6``, the original's genRules itself
+    (84 rules in 6 sets of 14, rule j of set s ``(`c` % 2) = 0`` with c = (14 s + j) % 27:
+    27 predicates, most of them three times)."""
+    if workload == "w6":
+        return [f"(`{k % COLS}` % 2) = 0" for k in range(84)]
+    return [rule_text(k) for k in range(int(workload))]
+
+
+def suite_of(texts: list[str]) -> RuleSuite:
     sets = []
-    for s, start in enumerate(range(0, n, SET_SIZE)):
-        rules = [Rule(Id(100 + k, 1), rule_text(k)) for k in range(start, min(n, start + SET_SIZE))]
-        sets.append(RuleSet(Id(50 + s, 1), rules))
+    for s, start in enumerate(range(0, len(texts), SET_SIZE)):
+        chunk = range(start, min(len(texts), start + SET_SIZE))
+        sets.append(RuleSet(Id(50 + s, 1), [Rule(Id(100 + k, 1), texts[k]) for k in chunk]))
     return RuleSuite(Id(1, 1), sets)
 
 
-def hand_written(df: Any, n: int) -> Any:
-    return df.selectExpr("*", *[f"{rule_text(k)} AS r{k}" for k in range(n)])
+def gen_suite(n: int) -> RuleSuite:
+    return suite_of(texts_of(str(n)))
 
 
-def hand_code_sqls(n: int) -> list[str]:
+def hand_written(df: Any, texts: list[str]) -> Any:
+    return df.selectExpr("*", *[f"{t} AS r{k}" for k, t in enumerate(texts)])
+
+
+def hand_code_sqls(texts: list[str]) -> list[str]:
     """Each rule's code as a Spark expert writes it (null is Failed)."""
-    return [f"CASE WHEN {rule_text(k)} THEN 100000 ELSE 0 END AS __c{k}" for k in range(n)]
+    return [f"CASE WHEN {t} THEN 100000 ELSE 0 END AS __c{k}" for k, t in enumerate(texts)]
 
 
 def hand_struct_sql(n: int) -> str:
@@ -78,11 +95,24 @@ def hand_struct_sql(n: int) -> str:
     )
 
 
-def hand_written_codes(df: Any, n: int) -> Any:
+def hand_written_codes(df: Any, texts: list[str]) -> Any:
     """The compact layout's content by hand: per-rule codes, per-set and overall results, codes
     computed once in a first projection."""
-    staged = df.selectExpr("*", *hand_code_sqls(n))
-    return staged.selectExpr(*[f"`{c}`" for c in df.columns], hand_struct_sql(n))
+    staged = df.selectExpr("*", *hand_code_sqls(texts))
+    return staged.selectExpr(*[f"`{c}`" for c in df.columns], hand_struct_sql(len(texts)))
+
+
+def staged_form(df: Any, suite: RuleSuite, layout: str = "compact") -> Any:
+    """``add_data_quality`` built as before issue 59's one projection: under Spark's default
+    method limit the struct stays a projection over staged code columns
+    (``quality_py.runners.one_projection``); it runs in this session like every case."""
+    spark = df.sparkSession
+    before = spark.conf.get("spark.sql.codegen.hugeMethodLimit")
+    spark.conf.set("spark.sql.codegen.hugeMethodLimit", "65535")
+    try:
+        return add_data_quality(df, suite, layout=layout)
+    finally:
+        spark.conf.set("spark.sql.codegen.hugeMethodLimit", before)
 
 
 def interleaved(cases: dict[str, Any], runs: int) -> dict[str, dict[str, Any]]:
@@ -158,7 +188,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--rules", default="10,27,150,1000")
+    ap.add_argument("--rules", default="10,27,w6,150,1000", help="rule counts, or w6")
     ap.add_argument("--plan-rules", default="10,100,1000,5000")
     args = ap.parse_args()
     spark = spark_session()
@@ -166,22 +196,27 @@ def main() -> None:
     for _ in range(3):  # warm the JVM before the first baseline
         noop(df)
     results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "cases": {}, "planning": {}}
-    for n in [int(x) for x in args.rules.split(",") if x]:
-        suite = gen_suite(n)
+    for n in [x.strip() for x in args.rules.split(",") if x.strip()]:
+        texts = texts_of(n)
+        suite = suite_of(texts)
         cases = {
             "noop": df,
-            "hand": hand_written(df, n),
-            "hand_codes": hand_written_codes(df, n),
+            "hand": hand_written(df, texts),
+            "hand_codes": hand_written_codes(df, texts),
             "compact": add_data_quality(df, suite, layout="compact"),
+            "compact_staged": staged_form(df, suite),
             "map": add_data_quality(df, suite, layout="map"),
+            "map_staged": staged_form(df, suite, "map"),
         }
         case: dict[str, Any] = interleaved(cases, args.runs)
         med = {k: v["median"] for k, v in case.items()}
         case["ratios"] = {
             "compact/hand": round(med["compact"] / med["hand"], 2),
             "compact/hand_codes": round(med["compact"] / med["hand_codes"], 2),
+            "compact_staged/hand": round(med["compact_staged"] / med["hand"], 2),
             "map/hand_codes": round(med["map"] / med["hand_codes"], 2),
             "map/hand": round(med["map"] / med["hand"], 2),
+            "map_staged/hand": round(med["map_staged"] / med["hand"], 2),
             "hand/noop": round(med["hand"] / med["noop"], 2),
             "compact/noop": round(med["compact"] / med["noop"], 2),
             "map/noop": round(med["map"] / med["noop"], 2),

@@ -27,7 +27,7 @@ import argparse
 import time
 from typing import Any
 
-from bench_dq import COLS, hand_code_sqls, hand_struct_sql, interleaved, rule_text
+from bench_dq import COLS, hand_code_sqls, hand_struct_sql, interleaved, rule_text, texts_of
 from common import long_data, noop, save, spark_session
 
 from quality_py import (
@@ -82,7 +82,7 @@ def engine_hand(df: Any, n: int) -> Any:
 def engine_hand_dq(df: Any, n: int) -> Any:
     """The engine's whole contract by hand: the triggers' data-quality struct (as
     ``bench_dq.hand_written_codes``) and the salience-ordered ``CASE`` over the trigger codes."""
-    staged = df.selectExpr("*", *hand_code_sqls(n))
+    staged = df.selectExpr("*", *hand_code_sqls(texts_of(str(n))))
     order = sorted(range(n), key=lambda k: (salience(k, n), k))
     whens = " ".join(f"WHEN __c{k} = 100000 THEN `{k % COLS}` * {k}" for k in order)
     return staged.selectExpr(

@@ -13,6 +13,7 @@ from quality_py.errors import ModelError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
+from quality_py.runners.one_projection import finish_inline, inline_codes
 from quality_py.runners.staging import (
     as_layout,
     ordered_totally,
@@ -153,8 +154,11 @@ def add_data_quality(
     with fewer_collections(suite_size(suite)):  # the whole build: compile, analysis, struct
         staged = stage_rule_codes(df, suite, compiled=compiled)
         suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-        sql = to_sql(dq_struct(suite, staged.code_refs(), staged.families, lay))
-        return staged.finish(wrap_column(sql, suite, lay, name))
+        inline = inline_codes(staged)  # one projection where Spark can run it so
+        codes = staged.code_refs() if inline is None else inline
+        sql = to_sql(dq_struct(suite, codes, staged.families, lay))
+        column = wrap_column(sql, suite, lay, name)
+        return staged.finish(column) if inline is None else finish_inline(staged, column)
 
 
 def add_overall_results_and_details(

@@ -432,6 +432,10 @@ class StagedCodes:
     #: the suite as compiled for this input, before staging fitted it: another input reuses it
     #: where its compile's questions get the same answers (:func:`reusable`)
     early: CompiledSuite | None = None
+    #: the input as the rules see it (aliased or not, :func:`input_frame`), where nothing was
+    #: joined to it for rules over rows: a struct can be one projection from it
+    #: (:mod:`quality_py.runners.one_projection`)
+    source: DataFrame | None = None
 
     def _slot_of(self) -> Sequence[int]:
         return self.slots or range(len(self.compiled.rules))
@@ -556,4 +560,5 @@ def _stage(
         ],
     )
     hidden = (*value_cols, *code_cols, *joined)
-    return StagedCodes(codes, families, compiled, hidden, slots, shared_codes, early)
+    source = base if rows is None else None
+    return StagedCodes(codes, families, compiled, hidden, slots, shared_codes, early, source)

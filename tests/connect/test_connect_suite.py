@@ -105,6 +105,38 @@ def test_large_suite_stays_below_the_protobuf_depth_limit(connect: Any) -> None:
     assert [len(r.DataQuality.ruleResults) for r in generic.collect()] == [40, 40, 40]
 
 
+def test_one_projection_on_connect(connect: Any) -> None:
+    """Under a method limit of 8000 the struct is one projection from the input
+    (runners.one_projection), on Connect as on a classic session. By hand: a % 2 == 0 holds
+    for 2 and 4, b > 5 for 4 only; '0.9' is the probability 90000, above 0.8."""
+    from quality_py.runners.one_projection import METHOD_LIMIT, inline_codes
+    from quality_py.runners.staging import stage_rule_codes
+
+    plain = RuleSuite(
+        Id(1, 1),
+        [
+            RuleSet(Id(60, 1), [Rule(Id(1, 1), "a % 2 == 0"), Rule(Id(2, 1), "b > 5")]),
+            RuleSet(Id(61, 1), [Rule(Id(3, 1), "0.9")]),
+        ],
+    )
+    df = _data(connect)
+    before = connect.conf.get(METHOD_LIMIT)
+    connect.conf.set(METHOD_LIMIT, "8000")
+    try:
+        assert inline_codes(stage_rule_codes(df, plain)) is not None
+        got = {
+            r.a: (r.DataQuality.overallResult, r.DataQuality.ruleResults)
+            for r in add_data_quality(df, plain, layout="compact").collect()
+        }
+    finally:
+        connect.conf.set(METHOD_LIMIT, before)
+    assert got == {
+        2: (FAILED, [PASSED, FAILED, 90000]),
+        3: (FAILED, [FAILED, FAILED, 90000]),
+        4: (PASSED, [PASSED, PASSED, 90000]),
+    }
+
+
 def test_errors_and_sql_functions_on_connect(connect: Any) -> None:
     df = _data(connect)
     bad = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 4), "no_such_column > 1")])])

@@ -1,0 +1,127 @@
+"""The data-quality struct as one projection from the input, where Spark can run it so.
+
+Staging (:mod:`quality_py.runners.staging`) evaluates the rules into hidden value and code
+columns, and the struct is a further projection over them. That shape keeps Spark's
+whole-stage code generation away from the struct: the code columns make the struct's input
+wider than ``spark.sql.codegen.maxFields``, and a struct of many rules inside one generated
+method exceeds the 8000 bytes HotSpot compiles, so it would run interpreted (W6, 84 rules:
+10 s against 2 s). But every projection copies the row once more: on W6 the three projections
+cost 2x a hand-written select of the same predicates.
+
+Where the session's ``spark.sql.codegen.hugeMethodLimit`` is at most 8000 (what
+:func:`quality_py.spark.session.local_session` and the sample job set), Spark itself runs a
+generated method too large for the JIT without whole-stage code, so the struct can be one
+projection straight from the input, each rule's code written where the struct uses it (Spark
+evaluates an expression repeated inside one projection once: subexpression elimination). W6
+(``benchmarks/bench_dq.py``, 1M rows): 0.81 s against 1.67 s staged, a hand-written select of
+the predicates 0.68 s. The values are the same in both forms; only the plan differs.
+
+The inline form is taken only where repeating a rule's text cannot change what it computes or
+what it costs: deterministic suites (a policy that allows random values keeps the staged form,
+where each rule is evaluated once), no subqueries, windows, lambdas or Python functions (Spark
+plans those apart from the projection, once per copy), no hidden columns joined for rules over
+rows, and at most :data:`MAX_INLINE_RULES` rules (the text grows sixfold with the codes'
+wrapping, and Spark analyses all of it: the build costs more, see there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from quality_py.runners.arrow_functions import arrow_functions_called
+from quality_py.sql.coding import result_code_sql
+from quality_py.sql.dq_struct import rendered
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+    from quality_py.runners.staging import StagedCodes
+
+#: The session setting under which Spark gives up whole-stage code for a method this large.
+METHOD_LIMIT = "spark.sql.codegen.hugeMethodLimit"
+#: Spark computes an expression repeated inside one projection once while this is true.
+SUBEXPRESSIONS = "spark.sql.subexpressionElimination.enabled"
+#: HotSpot does not compile a method of more bytecode than this (``DontCompileHugeMethods``).
+HOTSPOT_HUGE_METHOD = 8000
+#: Above this many rules the struct stays staged: its text repeats every rule three times, and
+#: Spark's analysis of it grows with it (500 rules: the build 1.9 s against 1.2 s staged, for
+#: 2.6 s less per million rows; 1000 rules: 3.5 s against 2.2 s; benchmarks/README.md).
+MAX_INLINE_RULES = 500
+#: Constructs Spark plans apart from the projection (once per copy of the text).
+_PLANNED_APART = (exp.Subquery, exp.Select, exp.Exists, exp.Window, exp.Lambda)
+_MARK = "__qp_inline_value"
+
+
+def falls_back(spark: SparkSession) -> bool:
+    """Whether ``spark`` runs a generated method too large for HotSpot's JIT without
+    whole-stage code (its ``spark.sql.codegen.hugeMethodLimit`` is at most 8000) and evaluates
+    an expression repeated in one projection once (subexpression elimination, Spark's
+    default); False where the session does not tell.
+
+    >>> before = spark.conf.get(METHOD_LIMIT)
+    >>> spark.conf.set(METHOD_LIMIT, "65535"); falls_back(spark)
+    False
+    >>> spark.conf.set(METHOD_LIMIT, "8000"); falls_back(spark)
+    True
+    >>> spark.conf.set(METHOD_LIMIT, before)
+    """
+    try:
+        limit = int(str(spark.conf.get(METHOD_LIMIT)).strip())
+        shared = str(spark.conf.get(SUBEXPRESSIONS, "true")).strip().lower() == "true"
+    except Exception:  # a server that does not tell, or not a number: keep the staged form
+        return False
+    return shared and limit <= HOTSPOT_HUGE_METHOD
+
+
+def inline_codes(staged: StagedCodes) -> list[exp.Expr] | None:
+    """Each rule's result code over its own SQL (in ``suite.iter_rules()`` order), to build
+    the struct from the input in one projection; None where the staged form must stay (see
+    the module's text), including sessions where one projection would be whole-stage code.
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> from quality_py.runners.staging import stage_rule_codes
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 1")])])
+    >>> staged = stage_rule_codes(spark.createDataFrame([(2,)], "a int"), suite)
+    >>> before = spark.conf.get(METHOD_LIMIT)
+    >>> spark.conf.set(METHOD_LIMIT, "8000")
+    >>> [c.sql() for c in inline_codes(staged)]
+    ['(CASE WHEN TRY_CAST((a > 1) AS BOOLEAN) THEN 100000 ELSE 0 END)']
+    >>> spark.conf.set(METHOD_LIMIT, "65535"); inline_codes(staged) is None
+    True
+    >>> spark.conf.set(METHOD_LIMIT, before)
+    """
+    compiled = staged.compiled
+    rules = compiled.rules
+    if staged.source is None or not rules or len(rules) > MAX_INLINE_RULES:
+        return None
+    if compiled.policy.trusted or compiled.policy.allow_random:
+        return None
+    if any(r.tree.find(*_PLANNED_APART) for r in rules):
+        return None
+    sqls = [r.sql for r in rules]
+    if arrow_functions_called(sqls) or not falls_back(staged.source.sparkSession):
+        return None
+    codes = []
+    for sql, family in zip(sqls, staged.families, strict=True):
+        template = result_code_sql(_MARK, family)
+        codes.append(rendered(template.replace(_MARK, f"({sql})")))
+    return codes
+
+
+def finish_inline(staged: StagedCodes, column: Column) -> DataFrame:
+    """The input as the rules see it with ``column`` (built over :func:`inline_codes`)
+    appended: one projection, no hidden column.
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> from quality_py.runners.staging import stage_rule_codes
+    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 1")])])
+    >>> staged = stage_rule_codes(spark.createDataFrame([(2,)], "a int"), suite)
+    >>> from pyspark.sql import functions as F
+    >>> finish_inline(staged, F.lit(1).alias("x")).columns
+    ['a', 'x']
+    """
+    assert staged.source is not None
+    return replace(staged, frame=staged.source, hidden=()).finish(column)
