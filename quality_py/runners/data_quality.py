@@ -13,7 +13,6 @@ from quality_py.errors import ModelError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.runners.one_projection import finish_inline, inline_codes
 from quality_py.runners.staging import (
     as_layout,
     ordered_totally,
@@ -152,13 +151,14 @@ def add_data_quality(
     lay = as_layout(layout)
     require_new_columns(df, name)
     with fewer_collections(suite_size(suite)):  # the whole build: compile, analysis, struct
-        staged = stage_rule_codes(df, suite, compiled=compiled)
+        # one projection from the input where Spark can run it so (runners.one_projection)
+        staged = stage_rule_codes(df, suite, compiled=compiled, one_projection=True)
         suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
-        inline = inline_codes(staged)  # one projection where Spark can run it so
-        codes = staged.code_refs() if inline is None else inline
+        inline = staged.inline
+        codes = staged.code_refs() if inline is None else list(inline)
         sql = to_sql(dq_struct(suite, codes, staged.families, lay))
         column = wrap_column(sql, suite, lay, name)
-        return staged.finish(column) if inline is None else finish_inline(staged, column)
+        return staged.finish(column) if inline is None else staged.finish_inline(column)
 
 
 def add_overall_results_and_details(

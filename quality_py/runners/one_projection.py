@@ -26,7 +26,7 @@ wrapping, and Spark analyses all of it: the build costs more, see there).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -36,9 +36,9 @@ from quality_py.sql.coding import result_code_sql
 from quality_py.sql.dq_struct import rendered
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
-    from quality_py.runners.staging import StagedCodes
+    from quality_py.sql.compiler import CompiledSuite
 
 #: The session setting under which Spark gives up whole-stage code for a method this large.
 METHOD_LIMIT = "spark.sql.codegen.hugeMethodLimit"
@@ -47,8 +47,9 @@ SUBEXPRESSIONS = "spark.sql.subexpressionElimination.enabled"
 #: HotSpot does not compile a method of more bytecode than this (``DontCompileHugeMethods``).
 HOTSPOT_HUGE_METHOD = 8000
 #: Above this many rules the struct stays staged: its text repeats every rule three times, and
-#: Spark's analysis of it grows with it (500 rules: the build 1.9 s against 1.2 s staged, for
-#: 2.6 s less per million rows; 1000 rules: 3.5 s against 2.2 s; benchmarks/README.md).
+#: Spark's analysis of it grows with it (a warm build and plan of 500 rules: 1.3 s against
+#: 1.0-1.1 s staged, for 2.6 s less per million rows; 1000 rules: 2.6 s against 1.5 s;
+#: benchmarks/README.md).
 MAX_INLINE_RULES = 500
 #: Constructs Spark plans apart from the projection (once per copy of the text).
 _PLANNED_APART = (exp.Subquery, exp.Select, exp.Exists, exp.Window, exp.Lambda)
@@ -76,52 +77,40 @@ def falls_back(spark: SparkSession) -> bool:
     return shared and limit <= HOTSPOT_HUGE_METHOD
 
 
-def inline_codes(staged: StagedCodes) -> list[exp.Expr] | None:
-    """Each rule's result code over its own SQL (in ``suite.iter_rules()`` order), to build
-    the struct from the input in one projection; None where the staged form must stay (see
-    the module's text), including sessions where one projection would be whole-stage code.
+def inline_codes(
+    compiled: CompiledSuite, families: Sequence[str | None], source: DataFrame | None
+) -> list[exp.Expr] | None:
+    """Each rule's result code over its own SQL (in ``suite.iter_rules()`` order, ``families``
+    as staging found them), to build the struct from ``source`` (the input as the rules see
+    it; None where rows were joined to it) in one projection; None where the staged form must
+    stay (see the module's text), including sessions where one projection would be whole-stage
+    code. Staging asks this before it builds the code columns
+    (``stage_rule_codes(..., one_projection=True)``).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
-    >>> from quality_py.runners.staging import stage_rule_codes
+    >>> from quality_py.sql.compiler import compile_suite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 1")])])
-    >>> staged = stage_rule_codes(spark.createDataFrame([(2,)], "a int"), suite)
+    >>> compiled, df = compile_suite(suite), spark.createDataFrame([(2,)], "a int")
     >>> before = spark.conf.get(METHOD_LIMIT)
     >>> spark.conf.set(METHOD_LIMIT, "8000")
-    >>> [c.sql() for c in inline_codes(staged)]
+    >>> [c.sql() for c in inline_codes(compiled, ["boolean"], df)]
     ['(CASE WHEN TRY_CAST((a > 1) AS BOOLEAN) THEN 100000 ELSE 0 END)']
-    >>> spark.conf.set(METHOD_LIMIT, "65535"); inline_codes(staged) is None
+    >>> spark.conf.set(METHOD_LIMIT, "65535"); inline_codes(compiled, ["boolean"], df) is None
     True
     >>> spark.conf.set(METHOD_LIMIT, before)
     """
-    compiled = staged.compiled
     rules = compiled.rules
-    if staged.source is None or not rules or len(rules) > MAX_INLINE_RULES:
+    if source is None or not rules or len(rules) > MAX_INLINE_RULES:
         return None
     if compiled.policy.trusted or compiled.policy.allow_random:
         return None
     if any(r.tree.find(*_PLANNED_APART) for r in rules):
         return None
     sqls = [r.sql for r in rules]
-    if arrow_functions_called(sqls) or not falls_back(staged.source.sparkSession):
+    if arrow_functions_called(sqls) or not falls_back(source.sparkSession):
         return None
-    codes = []
-    for sql, family in zip(sqls, staged.families, strict=True):
+    codes: list[exp.Expr] = []
+    for sql, family in zip(sqls, families, strict=True):
         template = result_code_sql(_MARK, family)
         codes.append(rendered(template.replace(_MARK, f"({sql})")))
     return codes
-
-
-def finish_inline(staged: StagedCodes, column: Column) -> DataFrame:
-    """The input as the rules see it with ``column`` (built over :func:`inline_codes`)
-    appended: one projection, no hidden column.
-
-    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
-    >>> from quality_py.runners.staging import stage_rule_codes
-    >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 1")])])
-    >>> staged = stage_rule_codes(spark.createDataFrame([(2,)], "a int"), suite)
-    >>> from pyspark.sql import functions as F
-    >>> finish_inline(staged, F.lit(1).alias("x")).columns
-    ['a', 'x']
-    """
-    assert staged.source is not None
-    return replace(staged, frame=staged.source, hidden=()).finish(column)

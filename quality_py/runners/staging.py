@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from sqlglot import exp
@@ -20,6 +20,7 @@ from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.frames import select_exprs
+from quality_py.runners.one_projection import inline_codes
 from quality_py.runners.spark_messages import plain_spark_message
 from quality_py.sql.allowed.key_types import explain_guard_error
 from quality_py.sql.coding import family_of, result_code_sql
@@ -328,7 +329,6 @@ def ordered_totally(compiled: CompiledSuite, schema: StructType) -> CompiledSuit
     """``compiled`` with every ``row_number``/``ntile`` also ordered by the row's own values
     (the columns of ``schema``, a StructType; see :mod:`quality_py.sql.windows`), so that tied
     rows are numbered the same way in every job over the same data."""
-    from dataclasses import replace
 
     from quality_py.sql.windows import needs_total_order, with_total_order
 
@@ -436,6 +436,10 @@ class StagedCodes:
     #: joined to it for rules over rows: a struct can be one projection from it
     #: (:mod:`quality_py.runners.one_projection`)
     source: DataFrame | None = None
+    #: each rule's code over its own SQL, when asked for and allowed
+    #: (:func:`~quality_py.runners.one_projection.inline_codes`): then no code column is built
+    #: (``frame`` holds the values only) and the struct is one projection from ``source``
+    inline: tuple[exp.Expr, ...] | None = None
 
     def _slot_of(self) -> Sequence[int]:
         return self.slots or range(len(self.compiled.rules))
@@ -471,6 +475,11 @@ class StagedCodes:
             return self.frame.select(*kept, *columns)
         return self.frame.select("*", *columns).drop(*self.hidden)
 
+    def finish_inline(self, *columns: Column) -> DataFrame:
+        """``source`` with ``columns`` (built over :attr:`inline`) appended: one projection."""
+        assert self.source is not None
+        return replace(self, frame=self.source, hidden=()).finish(*columns)
+
 
 def stage_rule_codes(
     df: DataFrame,
@@ -480,6 +489,7 @@ def stage_rule_codes(
     compiled: CompiledSuite | None = None,
     rows: RowsStep | None = None,
     shared_codes: bool = False,
+    one_projection: bool = False,
 ) -> StagedCodes:
     """Fit ``suite`` to ``df``'s schema, compile it, analyse it and stage the result codes.
 
@@ -489,6 +499,9 @@ def stage_rule_codes(
     ``probe`` gives more SQL over the input (e.g. the engine's outputs) for that decision.
     ``rows`` makes rules over rows see more than the input (a growing table's counts per key:
     ``quality_py.actions.table_rows``): the input with hidden columns, the rules reading them.
+
+    ``one_projection``: where :func:`~quality_py.runners.one_projection.inline_codes` allows it,
+    no code column is built and :attr:`StagedCodes.inline` holds each rule's code instead.
 
     Rules of one value (:func:`rule_slots`) share its column; with ``shared_codes`` they share
     its code column too. A quality run asks for that: its writes read the codes (names, ids,
@@ -500,7 +513,7 @@ def stage_rule_codes(
     took 8-9 s instead of 2.5-3 s when its codes were shared).
     """
     with fewer_collections(suite_size(suite)):  # syntax trees are cycles: collect them later
-        staged = _stage(df, suite, probe, type_of, compiled, rows, shared_codes)
+        staged = _stage(df, suite, probe, type_of, compiled, rows, shared_codes, one_projection)
     return staged
 
 
@@ -512,6 +525,7 @@ def _stage(
     compiled: CompiledSuite | None,
     rows: RowsStep | None = None,
     shared_codes: bool = False,
+    one_projection: bool = False,
 ) -> StagedCodes:
     from quality_py.prepare import prepare_for_schema
     from quality_py.runners.implicit_casts import apply_if_enabled
@@ -546,6 +560,21 @@ def _stage(
         slots = rule_slots(compiled)
     values, families = _with_rule_values(df, compiled, extra, base, analysed, slots)
     value_cols = [f"__qp_v{i}" for i in sorted(set(slots))]
+    source = base if rows is None else None
+    inline = inline_codes(compiled, families, source) if one_projection else None
+    if inline is not None:  # no code column: the struct is one projection from the input
+        values_only = (*value_cols, *joined)
+        return StagedCodes(
+            values,
+            families,
+            compiled,
+            values_only,
+            slots,
+            shared_codes,
+            early,
+            source,
+            tuple(inline),
+        )
     # one code per rule unless asked (shared_codes): see stage_rule_codes
     coded = sorted(set(slots)) if shared_codes else range(len(slots))
     code_cols = [f"__qp_c{i}" for i in coded]
@@ -560,5 +589,4 @@ def _stage(
         ],
     )
     hidden = (*value_cols, *code_cols, *joined)
-    source = base if rows is None else None
     return StagedCodes(codes, families, compiled, hidden, slots, shared_codes, early, source)

@@ -109,7 +109,7 @@ def test_one_projection_on_connect(connect: Any) -> None:
     """Under a method limit of 8000 the struct is one projection from the input
     (runners.one_projection), on Connect as on a classic session. By hand: a % 2 == 0 holds
     for 2 and 4, b > 5 for 4 only; '0.9' is the probability 90000, above 0.8."""
-    from quality_py.runners.one_projection import METHOD_LIMIT, inline_codes
+    from quality_py.runners.one_projection import METHOD_LIMIT
     from quality_py.runners.staging import stage_rule_codes
 
     plain = RuleSuite(
@@ -123,7 +123,7 @@ def test_one_projection_on_connect(connect: Any) -> None:
     before = connect.conf.get(METHOD_LIMIT)
     connect.conf.set(METHOD_LIMIT, "8000")
     try:
-        assert inline_codes(stage_rule_codes(df, plain)) is not None
+        assert stage_rule_codes(df, plain, one_projection=True).inline is not None
         got = {
             r.a: (r.DataQuality.overallResult, r.DataQuality.ruleResults)
             for r in add_data_quality(df, plain, layout="compact").collect()
