@@ -67,6 +67,16 @@ class RulePolicy:
             self, "allowed_functions", frozenset(f.lower() for f in self.allowed_functions)
         )
 
+    @property
+    def random_allowed(self) -> bool:
+        """Whether a rule may give other values on a rerun (random ids allowed, or a trusted
+        suite): then every rule is evaluated once in its own column, never shared or repeated.
+
+        >>> RulePolicy().random_allowed, RulePolicy(allow_random=True).random_allowed
+        (False, True)
+        """
+        return self.allow_random or self.trusted
+
     @classmethod
     def trusted_policy(cls, **changes: object) -> RulePolicy:
         """The policy for code-defined suites: no allowlist (limits and containment stay)."""

@@ -102,7 +102,7 @@ def inline_codes(
     rules = compiled.rules
     if source is None or not rules or len(rules) > MAX_INLINE_RULES:
         return None
-    if compiled.policy.trusted or compiled.policy.allow_random:
+    if compiled.policy.random_allowed:
         return None
     if any(r.tree.find(*_PLANNED_APART) for r in rules):
         return None

@@ -172,7 +172,7 @@ def _with_rule_values(
         if not problems:  # pragma: no cover - the whole failed but no part did
             raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
         raise _rule_errors(problems) from None
-    if not (compiled.policy.trusted or compiled.policy.allow_random):
+    if not compiled.policy.random_allowed:
         _require_deterministic(base, values, compiled, _value_sqls(compiled))
     at = {slot: n for n, slot in enumerate(sorted(set(slots)))}
     fields = [kept[at[slot]] for slot in slots]
@@ -204,7 +204,7 @@ def rule_slots(compiled: CompiledSuite) -> tuple[int, ...]:
     >>> rule_slots(compile_suite(RuleSuite(Id(1, 1), [RuleSet(Id(1, 1), rules)])))
     (0, 1, 0)
     """
-    if compiled.policy.trusted or compiled.policy.allow_random:
+    if compiled.policy.random_allowed:
         return tuple(range(len(compiled.rules)))
     first: dict[tuple[str, bool], int] = {}
     return tuple(first.setdefault((r.sql, r.coded), i) for i, r in enumerate(compiled.rules))

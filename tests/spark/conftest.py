@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,20 @@ def no_aqe(spark: Any) -> Iterator[Any]:
     spark.conf.set("spark.sql.adaptive.enabled", "false")
     yield spark
     spark.conf.set("spark.sql.adaptive.enabled", old)
+
+
+@pytest.fixture
+def setting(spark: Any) -> Iterator[Callable[[str, str], None]]:
+    """``setting(key, value)`` sets a session setting for one test; each is restored after."""
+    saved: dict[str, str] = {}
+
+    def set_to(key: str, value: str) -> None:
+        saved.setdefault(key, spark.conf.get(key))
+        spark.conf.set(key, value)
+
+    yield set_to
+    for key, value in saved.items():
+        spark.conf.set(key, value)
 
 
 #: The longest files (worker-seconds measured 2026-11-29 on this machine: newest Spark, then

@@ -9,7 +9,6 @@ a rule is Failed or a probability is below 0.8; SoftFailed and DisabledRule neve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -60,18 +59,6 @@ def _expected(a: int | None) -> tuple[int, list[int], list[int]]:
     return (P if all(s == P for s in sets) else F), sets, first + second
 
 
-@pytest.fixture
-def limit(spark: Any) -> Iterator[Any]:
-    """Sets the session's method limit for the test, then restores it."""
-    before = spark.conf.get(METHOD_LIMIT)
-
-    def set_to(value: int) -> None:
-        spark.conf.set(METHOD_LIMIT, str(value))
-
-    yield set_to
-    spark.conf.set(METHOD_LIMIT, before)
-
-
 def _projects(frame: Any) -> int:
     plan = frame._jdf.queryExecution().optimizedPlan().toString()
     return sum(1 for line in plan.splitlines() if line.lstrip(" +-:").startswith("Project"))
@@ -79,9 +66,9 @@ def _projects(frame: Any) -> int:
 
 @pytest.mark.parametrize("method_limit", [8000, 65535])
 def test_both_forms_answer_every_rule_as_coded_by_hand(
-    spark: Any, limit: Any, method_limit: int
+    spark: Any, setting: Any, method_limit: int
 ) -> None:
-    limit(method_limit)
+    setting(METHOD_LIMIT, str(method_limit))
     df = spark.createDataFrame(ROWS, "a int, s string")
     out = add_data_quality(df, _suite(), layout="compact")
     got = {r.a: r.DataQuality for r in out.collect()}
@@ -95,8 +82,8 @@ def test_both_forms_answer_every_rule_as_coded_by_hand(
     assert out.columns == ["a", "s", "DataQuality"]
 
 
-def test_the_map_layout_is_the_same_in_one_projection(spark: Any, limit: Any) -> None:
-    limit(8000)
+def test_the_map_layout_is_the_same_in_one_projection(spark: Any, setting: Any) -> None:
+    setting(METHOD_LIMIT, "8000")
     df = spark.createDataFrame(ROWS, "a int, s string")
     out = add_data_quality(df, _suite())
     assert _projects(out) == 1
@@ -122,9 +109,9 @@ def test_the_map_layout_is_the_same_in_one_projection(spark: Any, limit: Any) ->
     ids=["random-allowed", "subquery", "window", "lambda"],
 )
 def test_what_would_change_by_repeating_its_text_stays_staged(
-    spark: Any, limit: Any, policy: RulePolicy | None, extra: tuple[str, ...]
+    spark: Any, setting: Any, policy: RulePolicy | None, extra: tuple[str, ...]
 ) -> None:
-    limit(8000)
+    setting(METHOD_LIMIT, "8000")
     spark.createDataFrame([(2,)], "v int").createOrReplaceTempView(VIEW)
     df = spark.createDataFrame(ROWS, "a int, s string")
     out = add_data_quality(df, _suite(policy, extra), layout="compact")
@@ -137,26 +124,24 @@ def test_what_would_change_by_repeating_its_text_stays_staged(
     }
 
 
-def test_without_subexpression_elimination_the_struct_stays_staged(spark: Any, limit: Any) -> None:
+def test_without_subexpression_elimination_the_struct_stays_staged(
+    spark: Any, setting: Any
+) -> None:
     """Each copy of a rule's text would be evaluated apart: the staged form evaluates it once."""
-    limit(8000)
-    before = spark.conf.get("spark.sql.subexpressionElimination.enabled")
-    spark.conf.set("spark.sql.subexpressionElimination.enabled", "false")
-    try:
-        df = spark.createDataFrame(ROWS, "a int, s string")
-        out = add_data_quality(df, _suite(), layout="compact")
-        assert "__qp_c" in out._jdf.queryExecution().analyzed().toString()
-        assert _projects(out) > 1
-    finally:
-        spark.conf.set("spark.sql.subexpressionElimination.enabled", before)
+    setting(METHOD_LIMIT, "8000")
+    setting("spark.sql.subexpressionElimination.enabled", "false")
+    df = spark.createDataFrame(ROWS, "a int, s string")
+    out = add_data_quality(df, _suite(), layout="compact")
+    assert "__qp_c" in out._jdf.queryExecution().analyzed().toString()
+    assert _projects(out) > 1
 
 
-def test_a_suite_past_the_bound_stays_staged(spark: Any, limit: Any) -> None:
+def test_a_suite_past_the_bound_stays_staged(spark: Any, setting: Any) -> None:
     """Past MAX_INLINE_RULES the text repeated in one projection costs the build more than the
     row saves; by hand: a > i holds for the rows with a above i."""
     from quality_py.runners.one_projection import MAX_INLINE_RULES
 
-    limit(8000)
+    setting(METHOD_LIMIT, "8000")
     n = MAX_INLINE_RULES + 1
     rules = [Rule(Id(1000 + i, 1), f"a > {i}") for i in range(n)]
     suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)])

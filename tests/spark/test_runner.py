@@ -146,7 +146,9 @@ def test_overall_results_and_details(spark: Any, ab: Any) -> None:
 
 
 @pytest.mark.parametrize("method_limit", ["65535", "8000"])
-def test_each_rule_is_evaluated_once_per_row(spark: Any, ab: Any, method_limit: str) -> None:
+def test_each_rule_is_evaluated_once_per_row(
+    spark: Any, ab: Any, setting: Any, method_limit: str
+) -> None:
     """Staged (Spark's default method limit): each rule once in the plan. One projection
     (a limit of 8000, runners.one_projection): the rule's text repeats in the plan, and Spark's
     generated code computes it once."""
@@ -156,26 +158,22 @@ def test_each_rule_is_evaluated_once_per_row(spark: Any, ab: Any, method_limit: 
     suite = RuleSuite(
         Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "(a % 7919) = 0"), Rule(Id(4, 1), "b > 17")])]
     )
-    before = spark.conf.get("spark.sql.codegen.hugeMethodLimit")
-    spark.conf.set("spark.sql.codegen.hugeMethodLimit", method_limit)
-    try:
-        for layout in ("map", "compact"):
-            out = add_data_quality(ab, suite, layout=layout)
-            if method_limit == "65535":
-                plan = out._jdf.queryExecution().executedPlan().toString()
-                assert len(re.findall(r"% 7919\)", plan)) == 1, plan
-                assert len(re.findall(r"> 17\)", plan)) == 1, plan
-                continue
-            printed = io.StringIO()
-            with contextlib.redirect_stdout(printed):
-                out.explain("codegen")
-            java = "\n".join(
-                line for line in printed.getvalue().splitlines() if re.match(r"/\* \d+ \*/", line)
-            )
-            assert len(re.findall(r"% 7919\)", java)) == 1, java
-            assert len(re.findall(r"> 17;", java)) == 1, java
-    finally:
-        spark.conf.set("spark.sql.codegen.hugeMethodLimit", before)
+    setting("spark.sql.codegen.hugeMethodLimit", method_limit)
+    for layout in ("map", "compact"):
+        out = add_data_quality(ab, suite, layout=layout)
+        if method_limit == "65535":
+            plan = out._jdf.queryExecution().executedPlan().toString()
+            assert len(re.findall(r"% 7919\)", plan)) == 1, plan
+            assert len(re.findall(r"> 17\)", plan)) == 1, plan
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            out.explain("codegen")
+        java = "\n".join(
+            line for line in printed.getvalue().splitlines() if re.match(r"/\* \d+ \*/", line)
+        )
+        assert len(re.findall(r"% 7919\)", java)) == 1, java
+        assert len(re.findall(r"> 17;", java)) == 1, java
 
 
 def test_lambdas_calling_lambdas_and_zero_argument_lambdas(spark: Any, ab: Any) -> None:

@@ -40,7 +40,7 @@ def _error(ctx: PassContext, message: str, node: exp.Expr) -> LibraryFunctionErr
 def _allowed(ctx: PassContext, fn: str, node: exp.Expr | None) -> None:
     """Random ids only where the policy allows them (checked when compiling, so on Spark Connect
     too, where Spark's own determinism flag cannot be read)."""
-    if ctx.policy.allow_random or ctx.policy.trusted:
+    if ctx.policy.random_allowed:
         return
     raise library_error(
         ctx,
