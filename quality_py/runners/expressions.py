@@ -78,14 +78,8 @@ def _aggregates(tree: exp.Expr) -> bool:
 def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]]:
     """The suite compiled for ``df`` (aggregates allowed) and each rule's Spark type."""
     from quality_py.prepare import prepare_for_schema
-    from quality_py.runners.staging import (
-        _analysis_errors,
-        _rule_errors,
-        _value_sqls,
-        input_frame,
-        type_oracle,
-        type_string,
-    )
+    from quality_py.runners.rule_gates import analysis_errors, rule_errors, value_sqls
+    from quality_py.runners.staging import input_frame, type_oracle, type_string
     from quality_py.sql.compiler import compile_suite
 
     prepared = prepare_for_schema(suite, df.schema)
@@ -107,17 +101,17 @@ def _compiled(df: DataFrame, suite: RuleSuite) -> tuple[CompiledSuite, list[str]
         )
     # one analysis types every rule; only when it fails is each rule analysed to name the culprits
     try:
-        fields = base.selectExpr(*_value_sqls(compiled)).schema.fields
+        fields = base.selectExpr(*value_sqls(compiled)).schema.fields
         return compiled, [type_string(f.dataType) for f in fields]
-    except _analysis_errors():
+    except analysis_errors():
         pass
     problems = []
     for rule, sql in zip(compiled.rules, sqls, strict=True):
         try:
             base.selectExpr(sql).schema  # noqa: B018 - analysis only
-        except _analysis_errors() as err:
+        except analysis_errors() as err:
             problems.append((rule, str(err).strip().split("\n", 1)[0][:500]))
-    raise _rule_errors(problems or [(compiled.rules[0], "the suite does not analyse")])
+    raise rule_errors(problems or [(compiled.rules[0], "the suite does not analyse")])
 
 
 def _results(compiled: CompiledSuite, values: list[exp.Expr]) -> exp.Expr:
@@ -181,8 +175,8 @@ def typed_expression_runner(
         if _sql_type(t) != wanted
     ]
     if wrong:
-        from quality_py.runners.staging import _rule_errors
+        from quality_py.runners.rule_gates import rule_errors
 
-        raise _rule_errors(wrong)
+        raise rule_errors(wrong)
     values = [r.tree.copy() for r in compiled.rules]
     return F.expr(to_sql(_results(compiled, values))).alias(name)

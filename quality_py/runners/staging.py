@@ -15,17 +15,22 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from sqlglot import exp
 
-from quality_py.errors import ModelError, RuleAnalysisError, item_text
+from quality_py.errors import ModelError, RuleAnalysisError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
+from quality_py.runners.direct_codes import direct_codes, direct_families
 from quality_py.runners.frames import select_exprs
 from quality_py.runners.one_projection import inline_codes
-from quality_py.runners.spark_messages import plain_spark_message
-from quality_py.sql.allowed.key_types import explain_guard_error
+from quality_py.runners.rule_gates import (
+    analysis_errors,
+    first_line,
+    require_deterministic,
+    rule_errors,
+    value_sqls,
+)
 from quality_py.sql.coding import family_of, result_code_sql
 from quality_py.sql.compiler import (
-    CompiledRule,
     CompiledSuite,
     TypeOracle,
     answers_hold,
@@ -64,7 +69,7 @@ def input_frame(df: DataFrame, sqls: Sequence[str]) -> DataFrame:
     aliased = df.alias(MAIN_ALIAS)
     if not sqls:
         return aliased
-    errors = _analysis_errors()
+    errors = analysis_errors()
     try:
         aliased.selectExpr(*sqls).schema  # noqa: B018 - analysis only
         return aliased
@@ -92,7 +97,7 @@ def type_oracle(df: DataFrame) -> Callable[[str], str | None]:
             try:
                 frame = input_frame(empty, [sql])
                 cache[sql] = type_string(frame.selectExpr(sql).schema.fields[0].dataType)
-            except _analysis_errors():
+            except analysis_errors():
                 cache[sql] = None
         return cache[sql]
 
@@ -128,12 +133,6 @@ def type_string(kind: Any) -> str:
     return str(kind.simpleString())
 
 
-def _analysis_errors() -> tuple[type[BaseException], ...]:
-    from pyspark.errors import AnalysisException, ParseException
-
-    return (AnalysisException, ParseException)
-
-
 def _with_rule_values(
     df: DataFrame,
     compiled: CompiledSuite,
@@ -156,24 +155,24 @@ def _with_rule_values(
     if clash:
         raise ModelError(f"input columns clash with internal names: {sorted(clash)}")
     slots = tuple(range(len(compiled.rules))) if slots is None else tuple(slots)
-    sqls = _value_sqls(compiled, slots)
+    sqls = value_sqls(compiled, slots)
     if base is None:  # the caller may have decided the input's naming already
         base = input_frame(df, [*sqls, *probe])
     try:
         values = analysed if analysed is not None else select_exprs(base, ["*", *sqls])
         kept = values.schema.fields[len(df.columns) :]
-    except _analysis_errors():
+    except analysis_errors():
         problems = []
-        for rule, sql in zip(compiled.rules, _value_sqls(compiled), strict=True):
+        for rule, sql in zip(compiled.rules, value_sqls(compiled), strict=True):
             try:
                 base.selectExpr(sql).schema  # noqa: B018 - analysis only
-            except _analysis_errors() as err:
-                problems.append((rule, _first_line(str(err))))
+            except analysis_errors() as err:
+                problems.append((rule, first_line(str(err))))
         if not problems:  # pragma: no cover - the whole failed but no part did
             raise RuleAnalysisError("the suite does not analyse against this DataFrame") from None
-        raise _rule_errors(problems) from None
+        raise rule_errors(problems) from None
     if not compiled.policy.random_allowed:
-        _require_deterministic(base, values, compiled, _value_sqls(compiled))
+        require_deterministic(base, values, compiled, value_sqls(compiled))
     at = {slot: n for n, slot in enumerate(sorted(set(slots)))}
     fields = [kept[at[slot]] for slot in slots]
     families = [
@@ -186,7 +185,7 @@ def _with_rule_values(
         if fam is None
     ]
     if bad:
-        raise _rule_errors(bad)
+        raise rule_errors(bad)
     return values, families
 
 
@@ -232,59 +231,21 @@ def reusable(
     return answers_hold(compiled, type_of)
 
 
-def _value_sqls(compiled: CompiledSuite, slots: Sequence[int] | None = None) -> list[str]:
-    """``(<rule>) AS __qp_v<i>`` for every compiled rule (each rule's SQL is generated once),
-    or, with ``slots`` (:func:`rule_slots`), for each distinct one only."""
-    rules = compiled.rules
-    chosen = range(len(rules)) if slots is None else sorted(set(slots))
-    return [f"({rules[i].sql}) AS __qp_v{i}" for i in chosen]
-
-
 def _analysed_on_alias(
     df: DataFrame, compiled: CompiledSuite, extra: Sequence[str], slots: Sequence[int]
 ) -> DataFrame | None:
     """The input aliased ``main`` with every rule value, when that analyses (with ``extra``);
     one analysis decides the naming and types the values. None: see :func:`input_frame`."""
-    errors = _analysis_errors()
+    errors = analysis_errors()
     aliased = df.alias(MAIN_ALIAS)
     try:
-        analysed = select_exprs(aliased, ["*", *_value_sqls(compiled, slots)])
+        analysed = select_exprs(aliased, ["*", *value_sqls(compiled, slots)])
         analysed.schema  # noqa: B018 - analysis only
         if extra:
             aliased.selectExpr(*extra).schema  # noqa: B018 - analysis only
     except errors:
         return None
     return analysed
-
-
-def _deterministic(frame: DataFrame) -> bool | None:
-    """Whether Spark's analysed plan is deterministic; None on Spark Connect (no JVM handle)."""
-    jdf = getattr(frame, "_jdf", None)
-    if jdf is None:
-        return None
-    try:
-        return bool(jdf.queryExecution().analyzed().deterministic())
-    except Exception:
-        return None
-
-
-def _require_deterministic(
-    base: DataFrame, values: DataFrame, compiled: CompiledSuite, sqls: list[str]
-) -> None:
-    """The policy's second gate: Spark itself must find every untrusted rule deterministic."""
-    if _deterministic(values) is not False:
-        return
-    bad = [
-        (
-            rule,
-            "Spark finds this rule nondeterministic (a rerun would give other results); the "
-            "rule policy refuses it unless it allows random ids (RulePolicy(allow_random=True))",
-        )
-        for rule, sql in zip(compiled.rules, sqls, strict=True)
-        if _deterministic(base.selectExpr(sql)) is False
-    ]
-    if bad:
-        raise _rule_errors(bad)
 
 
 def orderable(kind: DataType) -> bool:
@@ -352,27 +313,6 @@ def rule_families(df: DataFrame, compiled: CompiledSuite) -> list[str | None]:
     return _with_rule_values(df, compiled)[1]
 
 
-def _first_line(text: str) -> str:
-    """The first line of Spark's error, or our sentence for a reference-data key guard."""
-    return explain_guard_error(text) or text.strip().split("\n", 1)[0][:500]
-
-
-def _rule_errors(problems: list[tuple[CompiledRule, str]]) -> RuleAnalysisError:
-    """One error naming every rule Spark cannot analyse, each in plain words
-    (:mod:`quality_py.runners.spark_messages`), the first with its place in its text."""
-    plain = [(r, *plain_spark_message(msg, r.source)) for r, msg in problems]
-    first, _, span = plain[0]
-    lines = [f"{item_text('rule', r.rule_id, r.name)}: {msg}" for r, msg, _ in plain]
-    err = RuleAnalysisError(
-        f"{len(problems)} rule(s) do not analyse:\n  " + "\n  ".join(lines),
-        item_id=first.rule_id,
-        source=first.source,
-        span=span,
-    )
-    err.item_name = first.name
-    return err
-
-
 #: Why a runner cannot run inside a declarative pipeline's query function, and what can.
 IN_PIPELINE = (
     "the rules are analysed against the data's schema before the column is built, and a "
@@ -416,9 +356,11 @@ class StagedCodes:
     """A DataFrame holding every rule's result code in a hidden column, ready for a struct.
 
     Three projections: rule values (also the type probe), result codes, then whatever struct the
-    runner builds from :meth:`code_refs`. Each rule is evaluated once into a hidden column; a
-    runner's struct references every code at least twice (results + overall), so Spark keeps
-    that projection apart instead of inlining every rule into one huge expression.
+    runner builds from :meth:`code_refs` (two where the rules' text types them: the codes
+    straight from the input, :mod:`quality_py.runners.direct_codes`). Each rule is evaluated
+    once into a hidden column; a runner's struct references every code at least twice (results
+    + overall), so Spark keeps that projection apart instead of inlining every rule into one
+    huge expression.
     """
 
     frame: DataFrame
@@ -452,8 +394,12 @@ class StagedCodes:
 
     def value_names(self) -> list[str]:
         """Each rule's hidden value column, in ``suite.iter_rules()`` order (rules computing
-        the same value share one)."""
-        return [f"__qp_v{i}" for i in self._slot_of()]
+        the same value share one). Codes selected straight from the input
+        (:mod:`~quality_py.runners.direct_codes`) have none: asking is a bug, refused."""
+        names = [f"__qp_v{i}" for i in self._slot_of()]
+        if not set(names) <= set(self.hidden):
+            raise ValueError("these codes were staged without value columns")
+        return names
 
     def code_refs(self) -> list[exp.Expr]:
         """Column references to the codes, in ``suite.iter_rules()`` order."""
@@ -517,6 +463,32 @@ def stage_rule_codes(
     return staged
 
 
+def _staged_direct(
+    df: DataFrame,
+    compiled: CompiledSuite,
+    extra: Sequence[str],
+    slots: tuple[int, ...],
+    early: CompiledSuite,
+    one_projection: bool,
+) -> StagedCodes | None:
+    """The codes selected from the input in one analysis where the rules' text types them
+    (:mod:`quality_py.runners.direct_codes`); None: stage values first."""
+    from quality_py.runners.implicit_casts import apply_if_enabled
+
+    families = direct_families(compiled, slots)
+    if families is None or any(c.lower().startswith("__qp_") for c in df.columns):
+        return None  # (a clash with the hidden names is reported by the staged path)
+    base = df.alias(MAIN_ALIAS)
+    if one_projection and inline_codes(compiled, families, base) is not None:
+        return None  # one projection runs cheaper; it takes its types from staged values
+    codes = direct_codes(base, compiled, families, extra)
+    if codes is None:  # the staged path decides the naming and names the failing rules
+        return None
+    apply_if_enabled(base, compiled)  # the refusal only: direct_families ruled containment out
+    hidden = tuple(f"__qp_c{i}" for i in range(len(compiled.rules)))
+    return StagedCodes(codes, [*families], compiled, hidden, slots, early=early, source=base)
+
+
 def _stage(
     df: DataFrame,
     suite: RuleSuite,
@@ -549,6 +521,10 @@ def _stage(
     # One analysis decides the naming and, when no implicit cast needs containing, is the
     # values projection itself (each analysis of 1000 rules costs ~0.2 s).
     slots = rule_slots(compiled)
+    if rows is None and not shared_codes:  # the codes from the input where the text types them
+        direct = _staged_direct(df, compiled, extra, slots, early, one_projection)
+        if direct is not None:
+            return direct
     analysed = _analysed_on_alias(df, compiled, extra, slots)
     if analysed is not None:
         base = df.alias(MAIN_ALIAS)
