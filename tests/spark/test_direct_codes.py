@@ -139,3 +139,31 @@ def test_direct_codes_have_no_value_columns_to_read(spark: Any) -> None:
     # a quality run shares codes and reads the values (its top values): staged as before
     shared = stage_rule_codes(df, _suite(), shared_codes=True)
     assert len(shared.value_names()) == 7
+
+
+BOOLEAN_BY_SYNTAX = [
+    "a = 1",
+    "a <=> NULL",
+    "NOT (s LIKE 'a%')",
+    "s ILIKE 'X%'",
+    "s RLIKE '^x'",
+    "a IN (1, NULL)",
+    "(a > 1) = (s IS NULL)",
+    "a IS NOT DISTINCT FROM 1",
+    "TRUE",
+    "s IS NOT NULL OR a BETWEEN 1 AND 2",
+    "NOT a <> 2",
+]
+
+
+def test_what_the_text_calls_boolean_spark_types_boolean(spark: Any) -> None:
+    """The claim the direct form rests on, checked against Spark's own analysis."""
+    from quality_py.runners.direct_codes import direct_families
+    from quality_py.sql.compiler import compile_suite
+
+    df = spark.createDataFrame(ROWS, "a int, s string")
+    rules = [Rule(Id(100 + i, 1), t) for i, t in enumerate(BOOLEAN_BY_SYNTAX)]
+    compiled = compile_suite(RuleSuite(Id(1, 1), [RuleSet(Id(10, 1), rules)]))
+    assert direct_families(compiled, range(len(rules))) == ["boolean"] * len(rules)
+    kinds = df.selectExpr(*(f"({r.sql}) AS v{i}" for i, r in enumerate(compiled.rules))).schema
+    assert [f.dataType.simpleString() for f in kinds.fields] == ["boolean"] * len(rules)
