@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 
 def analysis_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions by which Spark says a text does not parse or analyse."""
     from pyspark.errors import AnalysisException, ParseException
 
     return (AnalysisException, ParseException)
