@@ -25,21 +25,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sqlglot import exp
-
-from quality_py.runners.arrow_functions import arrow_functions_called
 from quality_py.runners.frames import select_exprs
+from quality_py.runners.one_projection import code_over, kept_apart
 from quality_py.runners.rule_gates import analysis_errors, require_deterministic, value_sqls
-from quality_py.sql.coding import result_code_sql, static_family
+from quality_py.sql.coding import static_family
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from quality_py.sql.compiler import CompiledSuite
-
-#: Constructs Spark plans apart from the projection (a subquery becomes a join).
-_PLANNED_APART = (exp.Subquery, exp.Select, exp.Exists, exp.Window, exp.Lambda)
-_MARK = "__qp_direct_value"
 
 
 def direct_families(compiled: CompiledSuite, slots: Sequence[int]) -> list[str] | None:
@@ -64,9 +58,7 @@ def direct_families(compiled: CompiledSuite, slots: Sequence[int]) -> list[str] 
     families = ["code" if r.coded else static_family(r.tree) for r in rules]
     if any(f not in ("boolean", "code") for f in families):
         return None
-    if any(r.tree.find(*_PLANNED_APART) for r in rules):
-        return None
-    if arrow_functions_called([r.sql for r in rules]):
+    if kept_apart(rules):
         return None
     return [f for f in families if f is not None]
 
@@ -83,10 +75,7 @@ def code_sqls(compiled: CompiledSuite, families: Sequence[str]) -> list[str]:
     """
     out = []
     for i, (rule, family) in enumerate(zip(compiled.rules, families, strict=True)):
-        template = result_code_sql(_MARK, family)
-        if template.count(_MARK) != 1:  # pragma: no cover - boolean and code name it once
-            raise ValueError(f"the {family} code names its value more than once")
-        out.append(f"{template.replace(_MARK, f'({rule.sql})')} AS __qp_c{i}")
+        out.append(f"{code_over(rule.sql, family)} AS __qp_c{i}")
     return out
 
 

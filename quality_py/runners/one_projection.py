@@ -38,7 +38,7 @@ from quality_py.sql.dq_struct import rendered
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from quality_py.sql.compiler import CompiledSuite
+    from quality_py.sql.compiler import CompiledRule, CompiledSuite
 
 #: The session setting under which Spark gives up whole-stage code for a method this large.
 METHOD_LIMIT = "spark.sql.codegen.hugeMethodLimit"
@@ -77,15 +77,53 @@ def falls_back(spark: SparkSession) -> bool:
     return shared and limit <= HOTSPOT_HUGE_METHOD
 
 
+def kept_apart(rules: Sequence[CompiledRule]) -> bool:
+    """Whether Spark would plan part of a rule apart from the projection holding it (a
+    subquery, a window, a lambda) or a rule calls a Python (Arrow) function: repeating or moving
+    such text changes what the plan computes or what it costs.
+
+    >>> from quality_py import Id, Rule, RuleSet, RuleSuite
+    >>> from quality_py.sql.compiler import compile_suite
+    >>> def apart(text):
+    ...     rules = [Rule(Id(3, 1), text)]
+    ...     return kept_apart(compile_suite(RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), rules)])).rules)
+    >>> apart("a > 1"), apart("exists(array(a), x -> x > 0)")
+    (False, True)
+    """
+    if any(r.tree.find(*_PLANNED_APART) for r in rules):
+        return True
+    return bool(arrow_functions_called(r.sql for r in rules))
+
+
+def code_over(sql: str, family: str | None) -> str:
+    """A rule's result code written over its own SQL (the code staging writes over its value
+    column, :func:`~quality_py.sql.coding.result_code_sql`).
+
+    >>> code_over("a > 1", "boolean")
+    'CASE WHEN TRY_CAST((a > 1) AS BOOLEAN) THEN 100000 ELSE 0 END'
+    """
+    return result_code_sql(_MARK, family).replace(_MARK, f"({sql})")
+
+
+def inline_allowed(compiled: CompiledSuite, source: DataFrame | None) -> bool:
+    """Whether the struct may be one projection from ``source`` (the input as the rules see
+    it; None where rows were joined to it): see the module's text, including sessions where
+    one projection would be whole-stage code (:func:`falls_back`)."""
+    rules = compiled.rules
+    if source is None or not rules or len(rules) > MAX_INLINE_RULES:
+        return False
+    if compiled.policy.random_allowed or kept_apart(rules):
+        return False
+    return falls_back(source.sparkSession)
+
+
 def inline_codes(
     compiled: CompiledSuite, families: Sequence[str | None], source: DataFrame | None
 ) -> list[exp.Expr] | None:
     """Each rule's result code over its own SQL (in ``suite.iter_rules()`` order, ``families``
-    as staging found them), to build the struct from ``source`` (the input as the rules see
-    it; None where rows were joined to it) in one projection; None where the staged form must
-    stay (see the module's text), including sessions where one projection would be whole-stage
-    code. Staging asks this before it builds the code columns
-    (``stage_rule_codes(..., one_projection=True)``).
+    as staging found them), to build the struct from ``source`` in one projection; None where
+    the staged form must stay (:func:`inline_allowed`). Staging asks this before it builds the
+    code columns (``stage_rule_codes(..., one_projection=True)``).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> from quality_py.sql.compiler import compile_suite
@@ -99,18 +137,7 @@ def inline_codes(
     True
     >>> spark.conf.set(METHOD_LIMIT, before)
     """
+    if not inline_allowed(compiled, source):
+        return None
     rules = compiled.rules
-    if source is None or not rules or len(rules) > MAX_INLINE_RULES:
-        return None
-    if compiled.policy.random_allowed:
-        return None
-    if any(r.tree.find(*_PLANNED_APART) for r in rules):
-        return None
-    sqls = [r.sql for r in rules]
-    if arrow_functions_called(sqls) or not falls_back(source.sparkSession):
-        return None
-    codes: list[exp.Expr] = []
-    for sql, family in zip(sqls, families, strict=True):
-        template = result_code_sql(_MARK, family)
-        codes.append(rendered(template.replace(_MARK, f"({sql})")))
-    return codes
+    return [rendered(code_over(r.sql, f)) for r, f in zip(rules, families, strict=True)]

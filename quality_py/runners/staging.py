@@ -21,7 +21,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.runners.direct_codes import direct_codes, direct_families
 from quality_py.runners.frames import select_exprs
-from quality_py.runners.one_projection import inline_codes
+from quality_py.runners.one_projection import inline_allowed, inline_codes
 from quality_py.runners.rule_gates import (
     analysis_errors,
     first_line,
@@ -479,7 +479,7 @@ def _staged_direct(
     if families is None or any(c.lower().startswith("__qp_") for c in df.columns):
         return None  # (a clash with the hidden names is reported by the staged path)
     base = df.alias(MAIN_ALIAS)
-    if one_projection and inline_codes(compiled, families, base) is not None:
+    if one_projection and inline_allowed(compiled, base):
         return None  # one projection runs cheaper; it takes its types from staged values
     codes = direct_codes(base, compiled, families, extra)
     if codes is None:  # the staged path decides the naming and names the failing rules
