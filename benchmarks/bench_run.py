@@ -10,6 +10,8 @@ outputs to scratch paths, cases interleaved in every round, medians after a warm
 * ``ours_full``: written with ``quarantine_detail="full"`` (the data-quality column with every
   rule's code and each failed rule's four ids: the default before 0.2.0);
 * ``ours_notop``: the default without the top failing values (``OverTime(sample_rows=0)``);
+* ``ours_table``: the default with the quarantine written to a table (``table:``, the session's
+  catalog) instead of a folder;
 * ``hand``: the rules' booleans computed once (null fails), the per-rule failure counts, rows,
   quarantined and dropped rows observed on the valid write, quarantine = the failing rows with
   an array of the failed rules' names, the run id and time and the kept flag; valid = the rows
@@ -26,8 +28,12 @@ Workloads (odd rules ``drop``, even rules ``ignore``):
 Every leg's per-rule failure counts are compared with the hand-written ones before timing. The
 machine's one-minute load average is recorded beside each workload's figures (before and after).
 
+``--method-limit 65535`` runs every case under Spark's default
+``spark.sql.codegen.hugeMethodLimit`` instead of the 8000 ``local_session`` sets (what a session
+that does not set it gives a run's own jobs is 8000 too: ``wide_plan_settings``).
+
 Usage: ``python benchmarks/bench_run.py [--rows N] [--runs R] [--workloads gen84,band500@100]
-[--legs ours,ours_ids]``
+[--legs ours,ours_ids] [--method-limit 65535]``
 """
 
 from __future__ import annotations
@@ -131,9 +137,10 @@ def our_run(
     over_time = OverTime(sample_rows=0) if detail == "notop" else None
     run = run_quality(df, suite, run_id="b", over_time=over_time)
     out = f"{scratch}/{detail or 'default'}"
-    detail = None if detail == "notop" else detail
+    quarantine = "table:qp_bench_quarantine" if detail == "table" else f"{out}/q"
+    detail = None if detail in ("notop", "table") else detail
     where = f"{out}/s" if stats else None
-    return run.write(f"{out}/v", f"{out}/q", where, quarantine_detail=detail)
+    return run.write(f"{out}/v", quarantine, where, quarantine_detail=detail)
 
 
 def check_equal(summary: Any, hand: dict[str, int], workload: str) -> None:
@@ -153,7 +160,10 @@ def measure(df: Any, workload: str, runs: int, scratch: str, legs: list[str]) ->
     texts = rule_texts(workload)
     suite = suite_of(texts)
     hand_counts = hand_run(df, texts, scratch)  # also the warm-up
-    details = {"ours": None, "ours_ids": "ids", "ours_full": "full", "ours_notop": "notop"}
+    details = {
+        "ours": None, "ours_ids": "ids", "ours_full": "full", "ours_notop": "notop",
+        "ours_table": "table",
+    }  # fmt: skip
     load_before = os.getloadavg()[0]
     for leg in legs:
         check_equal(our_run(df, suite, scratch, details[leg]), hand_counts, workload)
@@ -185,13 +195,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workloads", default=DEFAULT)
     parser.add_argument(
-        "--legs", default="ours", help="ours, ours_ids, ours_full, ours_notop (any of them)"
+        "--legs", default="ours", help="ours, ours_ids, ours_full, ours_notop, ours_table"
     )
+    parser.add_argument("--method-limit", help="spark.sql.codegen.hugeMethodLimit for the runs")
     args = parser.parse_args()
     spark = spark_session("quality_py-bench-run")
+    if args.method_limit:
+        spark.conf.set("spark.sql.codegen.hugeMethodLimit", args.method_limit)
     df = long_data(spark, args.rows, COLS)
     scratch = tempfile.mkdtemp(prefix="qp-run-")
-    results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "workloads": {}}
+    results: dict[str, Any] = {
+        "rows": args.rows,
+        "runs": args.runs,
+        "method_limit": spark.conf.get("spark.sql.codegen.hugeMethodLimit"),
+        "workloads": {},
+    }
     try:
         for workload in args.workloads.split(","):
             legs = args.legs.split(",")
@@ -207,6 +225,7 @@ def main() -> None:
             )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        spark.sql("DROP TABLE IF EXISTS qp_bench_quarantine")
     print(save("bench_run", results))
 
 

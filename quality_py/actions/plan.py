@@ -106,7 +106,10 @@ class RunPlan:
     def quarantine(self) -> Any:
         """Rows failing any rule in the full form (input columns, the data-quality column with
         every rule's code, run metadata, ``qp_failed_rules``): the view to inspect a run by;
-        ``write`` writes the form its ``quarantine_detail`` says (by default the names)."""
+        ``write`` writes the form its ``quarantine_detail`` says (by default the names).
+        Written by you, it runs under your session's settings: with a suite of many rules, set
+        ``spark.sql.codegen.hugeMethodLimit`` to 8000 first (``write`` does for its own jobs;
+        Spark's default made the full quarantine of 84 rules over 1M rows take 54 s)."""
         return self.quarantine_of(self.flagged.where(ANY))
 
     def quarantine_of(self, rows: DataFrame, detail: str = "full") -> DataFrame:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from quality_py.runners.arrow_functions import arrow_functions_called
+from quality_py.sql.codegen_limits import HOTSPOT_HUGE_METHOD, METHOD_LIMIT
 from quality_py.sql.coding import result_code_sql
 from quality_py.sql.dq_struct import rendered
 
@@ -40,12 +41,8 @@ if TYPE_CHECKING:
 
     from quality_py.sql.compiler import CompiledRule, CompiledSuite
 
-#: The session setting under which Spark gives up whole-stage code for a method this large.
-METHOD_LIMIT = "spark.sql.codegen.hugeMethodLimit"
 #: Spark computes an expression repeated inside one projection once while this is true.
 SUBEXPRESSIONS = "spark.sql.subexpressionElimination.enabled"
-#: HotSpot does not compile a method of more bytecode than this (``DontCompileHugeMethods``).
-HOTSPOT_HUGE_METHOD = 8000
 #: Above this many rules the struct stays staged: its text repeats every rule three times, and
 #: Spark's analysis of it grows with it (a warm build and plan of 500 rules: 1.3 s against
 #: 1.0-1.1 s staged, for 2.6 s less per million rows; 1000 rules: 2.6 s against 1.5 s;

@@ -20,6 +20,7 @@ from typing import Any
 
 from quality_py.errors import SparkUnavailableError
 from quality_py.model.types import SparkSession
+from quality_py.sql.codegen_limits import HOTSPOT_HUGE_METHOD, METHOD_LIMIT
 from quality_py.sql.library import lookup
 from quality_py.sql.snippets import library_call_sql
 
@@ -250,36 +251,67 @@ def try_set(spark: SparkSession, key: str, value: str) -> str | None:
 CONSTRAINT_PROPAGATION = "spark.sql.constraintPropagation.enabled"
 
 
+def _lowered_limit(before: str) -> str | None:
+    """8000 where ``before`` (the session's method limit) is a larger number, else None.
+
+    >>> [_lowered_limit(before) for before in ("65535", " 8000", "4000", "x")]
+    ['8000', None, None, None]
+    """
+    try:
+        return str(HOTSPOT_HUGE_METHOD) if int(before.strip()) > HOTSPOT_HUGE_METHOD else None
+    except ValueError:
+        return None
+
+
+#: What a run's jobs set: (setting, the value it takes given the session's value, or None to
+#: leave it). Neither changes a result.
+_WIDE_PLAN: tuple[tuple[str, Callable[[str], str | None]], ...] = (
+    (CONSTRAINT_PROPAGATION, lambda before: "false" if before != "false" else None),
+    (METHOD_LIMIT, _lowered_limit),
+)
+
+
 @contextmanager
 def wide_plan_settings(spark: SparkSession) -> Iterator[None]:
-    """Spark's optimizer set for plans of many rules while the block runs, then restored.
+    """Spark set for plans of many rules while the block runs, then restored.
 
     Constraint propagation is turned off: it only lets Spark infer extra filters (join keys
     not null, redundant predicates), never changes a result, and with hundreds of rule columns
     it took longer than the job (500 rules, 200k rows: the valid write planned in 4.2 s, 0.5 s
-    without; benchmarks/README.md). Where the server refuses the setting (serverless compute),
-    nothing changes. The setting is the session's, so a query another thread plans meanwhile
-    plans without it too: slower at worst, never different.
+    without; benchmarks/README.md).
+
+    Spark's method limit (``spark.sql.codegen.hugeMethodLimit``) is lowered to the 8000 bytes
+    HotSpot compiles: a stage whose generated method is larger runs as its operators' own
+    split code instead of as one method the JIT never compiles. Spark's default (65535) let
+    a quarantine of the original's genRules suite written to a table (84 rules, 1M rows) run
+    interpreted: 49-57 s, against 15-21 s for the same run's quarantine in a folder
+    (benchmarks/README.md). Spark reads the limit when a job starts, so it holds for the jobs
+    the block runs, whoever built their plans.
+
+    Where the server refuses a setting (serverless compute), that one is left as it was. The
+    settings are the session's, so a query another thread runs meanwhile runs with them too:
+    slower at worst, never different.
 
     >>> with wide_plan_settings(spark):
-    ...     spark.conf.get(CONSTRAINT_PROPAGATION)
-    'false'
+    ...     spark.conf.get(CONSTRAINT_PROPAGATION), int(spark.conf.get(METHOD_LIMIT)) <= 8000
+    ('false', True)
     >>> spark.conf.get(CONSTRAINT_PROPAGATION)
     'true'
     """
-    try:
-        before = spark.conf.get(CONSTRAINT_PROPAGATION)
-    except Exception:  # a server that does not tell: leave it alone
-        before = None
-    changed = before is not None and before != "false"
-    if changed and try_set(spark, CONSTRAINT_PROPAGATION, "false") is not None:
-        changed = False
+    restore: list[tuple[str, str]] = []
+    for key, wanted in _WIDE_PLAN:
+        try:
+            before = str(spark.conf.get(key))
+        except Exception:  # a server that does not tell: leave it alone
+            continue
+        value = wanted(before)
+        if value is not None and try_set(spark, key, value) is None:
+            restore.append((key, before))
     try:
         yield
     finally:
-        if changed:
-            assert before is not None
-            try_set(spark, CONSTRAINT_PROPAGATION, before)
+        for key, before in reversed(restore):
+            try_set(spark, key, before)
 
 
 def supplied_by_environment() -> str | None:

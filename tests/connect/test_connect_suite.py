@@ -109,8 +109,8 @@ def test_one_projection_on_connect(connect: Any) -> None:
     """Under a method limit of 8000 the struct is one projection from the input
     (runners.one_projection), on Connect as on a classic session. By hand: a % 2 == 0 holds
     for 2 and 4, b > 5 for 4 only; '0.9' is the probability 90000, above 0.8."""
-    from quality_py.runners.one_projection import METHOD_LIMIT
     from quality_py.runners.staging import stage_rule_codes
+    from quality_py.sql.codegen_limits import METHOD_LIMIT
 
     plain = RuleSuite(
         Id(1, 1),

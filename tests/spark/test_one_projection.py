@@ -15,7 +15,7 @@ import pytest
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.model.policy import RulePolicy
-from quality_py.runners.one_projection import METHOD_LIMIT
+from quality_py.sql.codegen_limits import METHOD_LIMIT
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes
 
