@@ -324,7 +324,8 @@ def record_run(
     where = FAIL if summary.failing_rules else ANY if summary.quarantined_rows else None
     if where is not None:
         try:
-            samples = sample_rows(plan, where, _written(plan, summary, quarantine))
+            with wide_plan_settings(plan.flagged.sparkSession):
+                samples = sample_rows(plan, where, _written(plan, summary, quarantine))
         except Exception:
             samples = [{"keys": k, "values": {}, "failed": []} for k in summary.sample_keys]
     extra = [*rule_metrics(plan.refs, plan.suite.name), *sample_metrics(samples), *outcomes]

@@ -31,6 +31,7 @@ from quality_py.model.types import DataFrame
 from quality_py.prepare import prepare_for_schema
 from quality_py.runners.staging import stage_rule_codes
 from quality_py.runners.summary import fails_sql
+from quality_py.spark.session import wide_plan_settings
 from quality_py.sql.snippets import quoted
 
 #: Rows the sample job reads at most.
@@ -162,7 +163,8 @@ def preview_edit(
         for c in changes
     ]
     aggregates = _aggregates(first, second, old, new, tests)
-    row = second.frame.selectExpr(*aggregates).first()
+    with wide_plan_settings(second.frame.sparkSession):
+        row = second.frame.selectExpr(*aggregates).first()
     values = [int(v or 0) for v in (row or [0] * len(aggregates))]
     rows, totals, per_rule = values[0], values[1:7], values[7:]
     reads = {
@@ -261,7 +263,9 @@ def _samples(
         *[f"{quoted(c)} AS __qp_n{k}" for k, c in enumerate(names)], *flags
     )
     out: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
-    for row in picked.limit(SAMPLE_LIMIT).collect():
+    with wide_plan_settings(frame.sparkSession):
+        collected = picked.limit(SAMPLE_LIMIT).collect()
+    for row in collected:
         values = {c: row[f"__qp_n{k}"] for k, c in enumerate(names)}
         for j, (i, d, _) in enumerate(wanted):
             if not row[f"__qp_s{j}"]:

@@ -63,6 +63,7 @@ from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.model.types import DataFrame
 from quality_py.runners.staging import require_new_columns
+from quality_py.spark.session import wide_plan_settings
 from quality_py.sql.compiler import CompiledSuite
 from quality_py.sql.windows import key_sets, sums_over_windows
 
@@ -304,7 +305,8 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
         F.expr(f"count_if({fails_any_sql([c], run.prepared.probable_pass)})").alias(f"f{i}")
         for i, c in enumerate(fail_codes)
     ] + check_columns
-    row = run.flagged.agg(*columns).collect()[0].asDict() if columns else None
+    with wide_plan_settings(run.flagged.sparkSession):
+        row = run.flagged.agg(*columns).collect()[0].asDict() if columns else None
     counts = [int(row[f"f{i}"]) for i in range(len(fail_refs))] if row is not None else []
     verification = None
     if run.checks:
@@ -320,7 +322,9 @@ def _precheck(run: QualityRun, keys: Sequence[str] | None) -> VerificationResult
     if failing:
         shown = list(keys) if keys else _read_by(run, [r for r, _ in failing])
         if shown:  # the declared keys, else what the failing rules read (never leading columns)
-            rows = run.flagged.where(FAIL).select(*[quoted(c) for c in shown]).limit(5).collect()
+            picked = run.flagged.where(FAIL).select(*[quoted(c) for c in shown]).limit(5)
+            with wide_plan_settings(run.flagged.sparkSession):
+                rows = picked.collect()
             sample = tuple(r.asDict() for r in rows)
     raise QualityRunFailed(
         RunSummary(
