@@ -37,7 +37,7 @@ from quality_py.outputs.destination import (
 )
 from quality_py.outputs.publish import Move, Publication
 from quality_py.progress import describing
-from quality_py.spark.capabilities import has_delta, table_format
+from quality_py.spark.capabilities import has_delta, table_exists, table_format
 from quality_py.spark.session import on_this_machine
 from quality_py.sql.snippets import quoted, string_literal, table_name
 
@@ -67,17 +67,6 @@ def output_format(spark: SparkSession, destination: str, fmt: str) -> str:
             item_kind="output",
         )
     return fmt
-
-
-def _table_exists(spark: SparkSession, name: str) -> bool:
-    try:
-        return bool(spark.catalog.tableExists(name))
-    except Exception:  # older catalogs: fall back to a lookup
-        try:
-            reads.table(spark, name).schema  # noqa: B018 - analysed: the table exists
-            return True
-        except Exception:
-            return False
 
 
 def write_frame(
@@ -110,7 +99,7 @@ def _current(spark: SparkSession) -> tuple[str, str] | None:
 
 def _table_location(spark: SparkSession, name: str) -> str | None:
     """Where an existing table keeps its files (None: no such table, or no location)."""
-    if not _table_exists(spark, name):
+    if not table_exists(spark, name):
         return None
     try:
         rows = spark.sql(f"DESCRIBE TABLE EXTENDED {table_name(name)}").collect()
@@ -221,7 +210,7 @@ def _write_frame(
         # the parent would replace only the partitions that have rows)
         part = f"{destination.rstrip('/')}/{partition_directory(partition, value)}"
         frame.drop(partition).write.format(fmt).mode("overwrite").save(part)
-    elif _table_exists(spark, destination):
+    elif table_exists(spark, destination):
         # a static partition: replaced whole, emptied when this run has no rows
         columns = [c for c in reads.table(spark, destination).columns if c != partition]
         view = f"qp_out_{uuid.uuid4().hex}"
@@ -410,7 +399,7 @@ def existing_columns(spark: SparkSession, destination: str, fmt: str) -> list[st
     """
     if not is_path(destination):
         name = destination.removeprefix("table:")
-        return list(reads.table(spark, name).columns) if _table_exists(spark, name) else None
+        return list(reads.table(spark, name).columns) if table_exists(spark, name) else None
     local = local_path(destination)
     if local is not None and not local.exists() and on_this_machine(spark):
         return None  # (a path of a Spark elsewhere is that Spark's to read)

@@ -63,6 +63,24 @@ def has_function(spark: SparkSession, call: str) -> bool:
     return known[call]
 
 
+def table_exists(spark: SparkSession, name: str) -> bool:
+    """Whether the catalog knows table ``name``, asked without a failing query: Spark logs a
+    failed ``DESCRIBE`` as an ERROR with a stack trace, which an on-call reader of a run that
+    merely writes a new table should not see.
+
+    >>> table_exists(spark, "qp_no_such_table")
+    False
+    """
+    try:
+        return bool(spark.catalog.tableExists(name))
+    except Exception:  # older catalogs: fall back to a lookup
+        try:
+            reads.table(spark, name).schema  # noqa: B018 - analysed: the table exists
+            return True
+        except Exception:
+            return False
+
+
 def table_format(spark: SparkSession, name: str) -> str | None:
     """The format (provider) of an existing table, lower case; None when there is no such
     table.
@@ -70,6 +88,8 @@ def table_format(spark: SparkSession, name: str) -> str | None:
     >>> table_format(spark, "qp_no_such_table") is None
     True
     """
+    if not table_exists(spark, name):
+        return None
     try:
         rows = spark.sql(f"DESCRIBE TABLE EXTENDED {table_name(name)}").collect()
     except Exception:
