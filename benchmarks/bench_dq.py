@@ -26,7 +26,13 @@ analysis of the rules) and Spark planning (optimisation + physical plan) for 10 
 struct over staged code columns. ``w6`` in ``--rules`` is the original's genRules itself (84
 rules over 27 predicates, most repeated three times).
 
-Usage: ``python benchmarks/bench_dq.py [--rows N] [--runs R] [--rules 27,w6,150,1000]``
+``--cols 10`` reads a narrower table (the rules over its columns alike); ``--method-limit 65535``
+runs under Spark's default ``spark.sql.codegen.hugeMethodLimit`` instead of the 8000
+``local_session`` sets (a suite of 40 to 90 rules over 10 columns is one generated method past
+what HotSpot compiles there: docs/scaling.md).
+
+Usage: ``python benchmarks/bench_dq.py [--rows N] [--runs R] [--rules 27,w6,150,1000] [--cols 10]
+[--method-limit 65535]``
 """
 
 from __future__ import annotations
@@ -45,17 +51,17 @@ COLS = 27
 SET_SIZE = 14
 
 
-def rule_text(k: int) -> str:
-    return f"(`{k % COLS}` % {2 + k // COLS}) = 0"
+def rule_text(k: int, cols: int = COLS) -> str:
+    return f"(`{k % cols}` % {2 + k // cols}) = 0"
 
 
-def texts_of(workload: str) -> list[str]:
+def texts_of(workload: str, cols: int = COLS) -> list[str]:
     """The rules of a workload: ``N`` distinct rules, or ``w6``, the original's genRules itself
     (84 rules in 6 sets of 14, rule j of set s ``(`c` % 2) = 0`` with c = (14 s + j) % 27:
     27 predicates, most of them three times)."""
     if workload == "w6":
-        return [f"(`{k % COLS}` % 2) = 0" for k in range(84)]
-    return [rule_text(k) for k in range(int(workload))]
+        return [f"(`{k % cols}` % 2) = 0" for k in range(84)]
+    return [rule_text(k, cols) for k in range(int(workload))]
 
 
 def suite_of(texts: list[str]) -> RuleSuite:
@@ -66,8 +72,8 @@ def suite_of(texts: list[str]) -> RuleSuite:
     return RuleSuite(Id(1, 1), sets)
 
 
-def gen_suite(n: int) -> RuleSuite:
-    return suite_of(texts_of(str(n)))
+def gen_suite(n: int, cols: int = COLS) -> RuleSuite:
+    return suite_of(texts_of(str(n), cols))
 
 
 def hand_written(df: Any, texts: list[str]) -> Any:
@@ -146,7 +152,7 @@ def planning(df: Any, n: int, repeats: int = 3) -> dict[str, float]:
     built-and-planned DataFrame holds (JVM heap after GC; Python's peak during compile)."""
     import tracemalloc
 
-    suite = gen_suite(n)
+    suite = gen_suite(n, len(df.columns))
     compile_suite(suite)  # warm sqlglot's caches
     rows = []
     for _ in range(repeats):
@@ -190,14 +196,25 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rules", default="10,27,w6,150,1000", help="rule counts, or w6")
     ap.add_argument("--plan-rules", default="10,100,1000,5000")
+    ap.add_argument("--cols", type=int, default=COLS, help="input columns the rules read")
+    ap.add_argument("--method-limit", help="spark.sql.codegen.hugeMethodLimit (default: 8000)")
     args = ap.parse_args()
     spark = spark_session()
-    df = long_data(spark, args.rows, COLS)
+    if args.method_limit:
+        spark.conf.set("spark.sql.codegen.hugeMethodLimit", args.method_limit)
+    df = long_data(spark, args.rows, args.cols)
     for _ in range(3):  # warm the JVM before the first baseline
         noop(df)
-    results: dict[str, Any] = {"rows": args.rows, "runs": args.runs, "cases": {}, "planning": {}}
+    results: dict[str, Any] = {
+        "rows": args.rows,
+        "runs": args.runs,
+        "cols": args.cols,
+        "method_limit": spark.conf.get("spark.sql.codegen.hugeMethodLimit"),
+        "cases": {},
+        "planning": {},
+    }
     for n in [x.strip() for x in args.rules.split(",") if x.strip()]:
-        texts = texts_of(n)
+        texts = texts_of(n, args.cols)
         suite = suite_of(texts)
         cases = {
             "noop": df,
