@@ -16,28 +16,28 @@ from quality_py.sql.codegen_limits import METHOD_LIMIT
 pytestmark = pytest.mark.wiring  # which settings hold when, not what Spark computes
 
 
-def test_spark_default_method_limit_is_lowered_to_what_hotspot_compiles_then_restored(
-    spark: Any, setting: Callable[[str, str], None]
+@pytest.mark.parametrize(
+    ("limit", "propagation", "limit_during", "propagation_during"),
+    [
+        ("65535", "true", "8000", "false"),  # Spark's defaults: lowered, then put back
+        ("4000", "false", "4000", "false"),  # already as wanted: the session's choice stands
+    ],
+)
+def test_a_run_sets_what_it_needs_while_it_runs_and_puts_the_session_back(
+    spark: Any,
+    setting: Callable[[str, str], None],
+    limit: str,
+    propagation: str,
+    limit_during: str,
+    propagation_during: str,
 ) -> None:
-    setting(METHOD_LIMIT, "65535")  # Spark's default
-    setting(CONSTRAINT_PROPAGATION, "true")
+    setting(METHOD_LIMIT, limit)
+    setting(CONSTRAINT_PROPAGATION, propagation)
     with wide_plan_settings(spark):
-        assert spark.conf.get(METHOD_LIMIT) == "8000"
-        assert spark.conf.get(CONSTRAINT_PROPAGATION) == "false"
-    assert spark.conf.get(METHOD_LIMIT) == "65535"
-    assert spark.conf.get(CONSTRAINT_PROPAGATION) == "true"
-
-
-def test_a_session_already_as_wanted_is_left_as_it_is(
-    spark: Any, setting: Callable[[str, str], None]
-) -> None:
-    setting(METHOD_LIMIT, "4000")  # lower than 8000: the session's choice stands
-    setting(CONSTRAINT_PROPAGATION, "false")
-    with wide_plan_settings(spark):
-        assert spark.conf.get(METHOD_LIMIT) == "4000"
-        assert spark.conf.get(CONSTRAINT_PROPAGATION) == "false"
-    assert spark.conf.get(METHOD_LIMIT) == "4000"
-    assert spark.conf.get(CONSTRAINT_PROPAGATION) == "false"
+        assert spark.conf.get(METHOD_LIMIT) == limit_during
+        assert spark.conf.get(CONSTRAINT_PROPAGATION) == propagation_during
+    assert spark.conf.get(METHOD_LIMIT) == limit
+    assert spark.conf.get(CONSTRAINT_PROPAGATION) == propagation
 
 
 def test_settings_are_restored_when_the_block_fails(
