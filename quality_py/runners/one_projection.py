@@ -16,6 +16,15 @@ evaluates an expression repeated inside one projection once: subexpression elimi
 (``benchmarks/bench_dq.py``, 1M rows): 0.81 s against 1.67 s staged, a hand-written select of
 the predicates 0.68 s. The values are the same in both forms; only the plan differs.
 
+Under Spark's default limit (65535) Spark would compile that projection as one whole-stage
+method and run it interpreted; so would it the staged struct over a narrow table (its input
+under ``spark.sql.codegen.maxFields``) and a filter on the overall result, which Spark moves
+below the struct into the scan's stage. There the struct's overall result is multiplied by a
+1 Spark has no generated code for (:func:`out_of_stage`,
+:data:`~quality_py.sql.codegen_limits.ONE_WITHOUT_CODEGEN`): an operator holding it is never
+whole-stage code, whatever the suite or table, and runs Spark's own generated code, split in
+methods HotSpot compiles. Then the one projection is taken too.
+
 The inline form is taken only where repeating a rule's text cannot change what it computes or
 what it costs: deterministic suites (a policy that allows random values keeps the staged form,
 where each rule is evaluated once), no subqueries, windows, lambdas or Python functions (Spark
@@ -32,7 +41,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from quality_py.runners.arrow_functions import arrow_functions_called
-from quality_py.sql.codegen_limits import HOTSPOT_HUGE_METHOD, METHOD_LIMIT
+from quality_py.sql.codegen_limits import HOTSPOT_HUGE_METHOD, METHOD_LIMIT, PHOTON
 from quality_py.sql.coding import result_code_sql
 from quality_py.sql.dq_struct import rendered
 
@@ -53,11 +62,24 @@ _PLANNED_APART = (exp.Subquery, exp.Select, exp.Exists, exp.Window, exp.Lambda)
 _MARK = "__qp_inline_value"
 
 
+def _limit(spark: SparkSession) -> int | None:
+    try:
+        return int(str(spark.conf.get(METHOD_LIMIT)).strip())
+    except Exception:  # a server that does not tell, or not a number
+        return None
+
+
+def _on(spark: SparkSession, key: str, default: str) -> bool | None:
+    try:
+        return str(spark.conf.get(key, default)).strip().lower() == "true"
+    except Exception:  # a server that does not tell
+        return None
+
+
 def falls_back(spark: SparkSession) -> bool:
     """Whether ``spark`` runs a generated method too large for HotSpot's JIT without
-    whole-stage code (its ``spark.sql.codegen.hugeMethodLimit`` is at most 8000) and evaluates
-    an expression repeated in one projection once (subexpression elimination, Spark's
-    default); False where the session does not tell.
+    whole-stage code by itself: its ``spark.sql.codegen.hugeMethodLimit`` is at most 8000.
+    False where the session does not tell.
 
     >>> before = spark.conf.get(METHOD_LIMIT)
     >>> spark.conf.set(METHOD_LIMIT, "65535"); falls_back(spark)
@@ -66,12 +88,49 @@ def falls_back(spark: SparkSession) -> bool:
     True
     >>> spark.conf.set(METHOD_LIMIT, before)
     """
-    try:
-        limit = int(str(spark.conf.get(METHOD_LIMIT)).strip())
-        shared = str(spark.conf.get(SUBEXPRESSIONS, "true")).strip().lower() == "true"
-    except Exception:  # a server that does not tell, or not a number: keep the staged form
+    limit = _limit(spark)
+    return limit is not None and limit <= HOTSPOT_HUGE_METHOD
+
+
+def out_of_stage(spark: SparkSession) -> bool:
+    """Whether the struct must hold :data:`~quality_py.sql.codegen_limits.ONE_WITHOUT_CODEGEN`
+    to stay out of whole-stage code: where Spark does not fall back by itself
+    (:func:`falls_back`; Spark's default limit, 65535, or a server that does not tell), except
+    under Photon, which does not run Spark's generated code and might not run the marker.
+
+    Without it, under Spark's default limit, the struct of a mid-size suite over a narrow table
+    (60 rules over 10 columns) is one generated method past 8 KB, and so is a filter on its
+    overall result, which Spark moves below the struct into the scan's stage (150 rules:
+    24 KB): both ran interpreted, 9-20x a hand-written select (benchmarks/README.md).
+
+    >>> before = spark.conf.get(METHOD_LIMIT)
+    >>> spark.conf.set(METHOD_LIMIT, "65535"); out_of_stage(spark)
+    True
+    >>> spark.conf.set(PHOTON, "true"); out_of_stage(spark)
+    False
+    >>> spark.conf.unset(PHOTON); spark.conf.set(METHOD_LIMIT, "8000"); out_of_stage(spark)
+    False
+    >>> spark.conf.set(METHOD_LIMIT, before)
+    """
+    return not falls_back(spark) and _on(spark, PHOTON, "false") is False
+
+
+def one_projection_runs(spark: SparkSession) -> bool:
+    """Whether the struct may be one projection in ``spark``: Spark evaluates an expression
+    repeated in one projection once (subexpression elimination, its default), and the
+    projection is not one whole-stage method too large to compile (:func:`falls_back`, or the
+    struct is kept :func:`out_of_stage`). False where the session does not tell.
+
+    >>> before = spark.conf.get(METHOD_LIMIT)
+    >>> spark.conf.set(METHOD_LIMIT, "65535"); one_projection_runs(spark)
+    True
+    >>> spark.conf.set(PHOTON, "true"); one_projection_runs(spark)
+    False
+    >>> spark.conf.unset(PHOTON); spark.conf.set(METHOD_LIMIT, before)
+    """
+    if not _on(spark, SUBEXPRESSIONS, "true"):
         return False
-    return shared and limit <= HOTSPOT_HUGE_METHOD
+    return falls_back(spark) or out_of_stage(spark)
 
 
 def kept_apart(rules: Sequence[CompiledRule]) -> bool:
@@ -111,7 +170,7 @@ def inline_allowed(compiled: CompiledSuite, source: DataFrame | None) -> bool:
         return False
     if compiled.policy.random_allowed or kept_apart(rules):
         return False
-    return falls_back(source.sparkSession)
+    return one_projection_runs(source.sparkSession)
 
 
 def inline_codes(
@@ -130,8 +189,10 @@ def inline_codes(
     >>> spark.conf.set(METHOD_LIMIT, "8000")
     >>> [c.sql() for c in inline_codes(compiled, ["boolean"], df)]
     ['(CASE WHEN TRY_CAST((a > 1) AS BOOLEAN) THEN 100000 ELSE 0 END)']
-    >>> spark.conf.set(METHOD_LIMIT, "65535"); inline_codes(compiled, ["boolean"], df) is None
+    >>> spark.conf.set("spark.sql.subexpressionElimination.enabled", "false")
+    >>> inline_codes(compiled, ["boolean"], df) is None
     True
+    >>> spark.conf.unset("spark.sql.subexpressionElimination.enabled")
     >>> spark.conf.set(METHOD_LIMIT, before)
     """
     if not inline_allowed(compiled, source):

@@ -26,6 +26,7 @@ from sqlglot import exp
 from quality_py.model.results import FAILED, PASSED, PROBABILITY_SCALE, Layout
 from quality_py.model.rules import RuleSuite
 from quality_py.sql.build import bigint, call, cast, if_, least, lit, named_struct, paren
+from quality_py.sql.codegen_limits import ONE_WITHOUT_CODEGEN
 
 
 def _keep(code: exp.Expr, family: str | None) -> exp.Expr:
@@ -96,11 +97,17 @@ def dq_struct(
     codes: Sequence[exp.Expr],
     families: Sequence[str | None],
     layout: Layout,
+    apart: bool = False,
 ) -> exp.Expr:
     """The data-quality struct over per-rule result codes (in ``suite.iter_rules()`` order).
 
     ``codes`` should be cheap to repeat (column references or :func:`rendered` nodes): each is
     used in its rule set's results and in the overall results.
+
+    ``apart``: the suite's overall result is multiplied by a 1 Spark computes without generated
+    code (:data:`~quality_py.sql.codegen_limits.ONE_WITHOUT_CODEGEN`), so neither the projection
+    building the struct nor a filter on the overall result that Spark moves below it becomes
+    one whole-stage method too large for HotSpot to compile (runners/one_projection.py).
     """
     set_entries: list[tuple[exp.Expr, exp.Expr]] = []
     set_overalls: list[exp.Expr] = []
@@ -124,6 +131,8 @@ def dq_struct(
     # A suite passes iff every rule passes, so its overall is taken over all codes at once
     # rather than over the rule-set overalls (which would repeat every code once more).
     suite_overall = _overall(codes, families, suite.probable_pass)
+    if apart:
+        suite_overall = exp.Mul(this=paren(suite_overall), expression=rendered(ONE_WITHOUT_CODEGEN))
     if layout is Layout.COMPACT:
         return named_struct(
             ("id", bigint(suite.id.packed)),

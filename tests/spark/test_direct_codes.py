@@ -16,7 +16,7 @@ import pytest
 from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.errors import ModelError, RuleAnalysisError
 from quality_py.model.policy import RulePolicy
-from quality_py.runners.one_projection import METHOD_LIMIT
+from quality_py.runners.one_projection import METHOD_LIMIT, SUBEXPRESSIONS
 from quality_py.runners.staging import stage_rule_codes
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes
@@ -62,7 +62,7 @@ def _projects(frame: Any) -> int:
 
 @pytest.mark.parametrize("layout", ["compact", "map"])
 def test_every_rule_is_answered_as_coded_by_hand(spark: Any, setting: Any, layout: str) -> None:
-    setting(METHOD_LIMIT, "65535")  # Spark's default: the struct is staged over the codes
+    setting(SUBEXPRESSIONS, "false")  # no one projection: the struct is staged over the codes
     df = spark.createDataFrame(ROWS, "a int, s string")
     out = add_data_quality(df, _suite(), layout=layout)
     assert _direct(out)
@@ -97,7 +97,7 @@ def test_every_rule_is_answered_as_coded_by_hand(spark: Any, setting: Any, layou
 def test_what_the_text_does_not_settle_is_staged(
     spark: Any, setting: Any, extra: tuple[str, ...], policy: RulePolicy | None
 ) -> None:
-    setting(METHOD_LIMIT, "65535")
+    setting(SUBEXPRESSIONS, "false")  # the staged form
     df = spark.createDataFrame(ROWS, "a int, s string")
     out = add_data_quality(df, _suite(*extra, policy=policy), layout="compact")
     assert not _direct(out)
@@ -114,7 +114,7 @@ def test_one_projection_is_preferred_where_the_session_allows_it(spark: Any, set
 
 
 def test_errors_are_the_staged_forms(spark: Any, setting: Any) -> None:
-    setting(METHOD_LIMIT, "65535")
+    setting(SUBEXPRESSIONS, "false")  # the staged form
     df = spark.createDataFrame(ROWS, "a int, s string")
     with pytest.raises(RuleAnalysisError) as err:  # names the rule, as staged
         add_data_quality(df, _suite("nope > 1"))

@@ -15,6 +15,7 @@ import pytest
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
 from quality_py.model.policy import RulePolicy
+from quality_py.runners.one_projection import SUBEXPRESSIONS
 from quality_py.sql.codegen_limits import METHOD_LIMIT
 
 pytestmark = pytest.mark.semantics  # expected values depend on what Spark computes
@@ -64,11 +65,15 @@ def _projects(frame: Any) -> int:
     return sum(1 for line in plan.splitlines() if line.lstrip(" +-:").startswith("Project"))
 
 
-@pytest.mark.parametrize("method_limit", [8000, 65535])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [(METHOD_LIMIT, "8000"), (METHOD_LIMIT, "65535"), (SUBEXPRESSIONS, "false")],
+    ids=["falls-back", "default-limit", "no-shared-subexpressions"],
+)
 def test_both_forms_answer_every_rule_as_coded_by_hand(
-    spark: Any, setting: Any, method_limit: int
+    spark: Any, setting: Any, key: str, value: str
 ) -> None:
-    setting(METHOD_LIMIT, str(method_limit))
+    setting(key, value)
     df = spark.createDataFrame(ROWS, "a int, s string")
     out = add_data_quality(df, _suite(), layout="compact")
     got = {r.a: r.DataQuality for r in out.collect()}
@@ -77,8 +82,9 @@ def test_both_forms_answer_every_rule_as_coded_by_hand(
         assert got[a].overallResult == overall, a
         assert got[a].ruleSetResults == sets, a
         assert got[a].ruleResults == codes, a
-    # one projection from the input under the low limit, the staged three otherwise
-    assert (_projects(out) == 1) is (method_limit == 8000)
+    # one projection from the input (under the default limit kept out of whole-stage code:
+    # tests/spark/test_out_of_stage.py); staged where Spark would compute each copy of a rule
+    assert (_projects(out) == 1) is (key == METHOD_LIMIT)
     assert out.columns == ["a", "s", "DataQuality"]
 
 

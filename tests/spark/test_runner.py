@@ -145,23 +145,24 @@ def test_overall_results_and_details(spark: Any, ab: Any) -> None:
     assert ab.transform(data_quality(ISSUE_SUITE, "dq")).columns[-1] == "dq"
 
 
-@pytest.mark.parametrize("method_limit", ["65535", "8000"])
+@pytest.mark.parametrize("shared", ["false", "true"])
 def test_each_rule_is_evaluated_once_per_row(
-    spark: Any, ab: Any, setting: Any, method_limit: str
+    spark: Any, ab: Any, setting: Any, shared: str
 ) -> None:
-    """Staged (Spark's default method limit): each rule once in the plan. One projection
-    (a limit of 8000, runners.one_projection): the rule's text repeats in the plan, and Spark's
-    generated code computes it once."""
+    """Staged (where Spark would not share a repeated expression): each rule once in the plan.
+    One projection (runners.one_projection; a limit of 8000, where it is whole-stage code here):
+    the rule's text repeats in the plan, and Spark's generated code computes it once."""
     import contextlib
     import io
 
     suite = RuleSuite(
         Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "(a % 7919) = 0"), Rule(Id(4, 1), "b > 17")])]
     )
-    setting("spark.sql.codegen.hugeMethodLimit", method_limit)
+    setting("spark.sql.codegen.hugeMethodLimit", "8000")
+    setting("spark.sql.subexpressionElimination.enabled", shared)
     for layout in ("map", "compact"):
         out = add_data_quality(ab, suite, layout=layout)
-        if method_limit == "65535":
+        if shared == "false":
             plan = out._jdf.queryExecution().executedPlan().toString()
             assert len(re.findall(r"% 7919\)", plan)) == 1, plan
             assert len(re.findall(r"> 17\)", plan)) == 1, plan
