@@ -23,8 +23,12 @@ Planning: Python compile (parse, passes, SQL generation), ``add_data_quality`` (
 analysis of the rules) and Spark planning (optimisation + physical plan) for 10 ... 5000 rules.
 
 ``compact_staged`` is ``add_data_quality`` built as before its one projection (issue 59): the
-struct over staged code columns. ``w6`` in ``--rules`` is the original's genRules itself (84
-rules over 27 predicates, most repeated three times).
+struct over staged code columns, without the marker that keeps it out of whole-stage code
+(what a Photon session builds). ``hand_f``, ``compact_f`` and ``compact_staged_f`` keep the rows
+passing every rule (a hand-written ``WHERE`` of the booleans, and ``overallResult = 100000``):
+the filter downstream consumers write, which Spark moves below the struct. ``w6`` in
+``--rules`` is the original's genRules itself (84 rules over 27 predicates, most repeated three
+times).
 
 ``--cols 10`` reads a narrower table (the rules over its columns alike); ``--method-limit 65535``
 runs under Spark's default ``spark.sql.codegen.hugeMethodLimit`` instead of the 8000
@@ -45,6 +49,7 @@ from typing import Any
 from common import long_data, noop, save, spark_session
 
 from quality_py import Id, Rule, RuleSet, RuleSuite, add_data_quality
+from quality_py.sql.codegen_limits import PHOTON
 from quality_py.sql.compiler import compile_suite
 
 COLS = 27
@@ -109,16 +114,21 @@ def hand_written_codes(df: Any, texts: list[str]) -> Any:
 
 
 def staged_form(df: Any, suite: RuleSuite, layout: str = "compact") -> Any:
-    """``add_data_quality`` built as before issue 59's one projection: under Spark's default
-    method limit the struct stays a projection over staged code columns
+    """``add_data_quality`` built as before issue 59's one projection and its marker: the
+    struct a projection over staged code columns, as a session where Photon runs builds it
     (``quality_py.runners.one_projection``); it runs in this session like every case."""
     spark = df.sparkSession
     before = spark.conf.get("spark.sql.codegen.hugeMethodLimit")
     spark.conf.set("spark.sql.codegen.hugeMethodLimit", "65535")
+    spark.conf.set(PHOTON, "true")
     try:
         return add_data_quality(df, suite, layout=layout)
     finally:
         spark.conf.set("spark.sql.codegen.hugeMethodLimit", before)
+        spark.conf.unset(PHOTON)
+
+
+PASSING = "DataQuality.overallResult = 100000"
 
 
 def interleaved(cases: dict[str, Any], runs: int) -> dict[str, dict[str, Any]]:
@@ -216,14 +226,18 @@ def main() -> None:
     for n in [x.strip() for x in args.rules.split(",") if x.strip()]:
         texts = texts_of(n, args.cols)
         suite = suite_of(texts)
+        compact, staged = add_data_quality(df, suite, layout="compact"), staged_form(df, suite)
         cases = {
             "noop": df,
             "hand": hand_written(df, texts),
             "hand_codes": hand_written_codes(df, texts),
-            "compact": add_data_quality(df, suite, layout="compact"),
-            "compact_staged": staged_form(df, suite),
+            "compact": compact,
+            "compact_staged": staged,
             "map": add_data_quality(df, suite, layout="map"),
             "map_staged": staged_form(df, suite, "map"),
+            "hand_f": df.where(" AND ".join(f"coalesce({t}, false)" for t in texts)),
+            "compact_f": compact.where(PASSING),
+            "compact_staged_f": staged.where(PASSING),
         }
         case: dict[str, Any] = interleaved(cases, args.runs)
         med = {k: v["median"] for k, v in case.items()}
@@ -234,6 +248,8 @@ def main() -> None:
             "map/hand_codes": round(med["map"] / med["hand_codes"], 2),
             "map/hand": round(med["map"] / med["hand"], 2),
             "map_staged/hand": round(med["map_staged"] / med["hand"], 2),
+            "compact_f/hand_f": round(med["compact_f"] / med["hand_f"], 2),
+            "compact_staged_f/hand_f": round(med["compact_staged_f"] / med["hand_f"], 2),
             "hand/noop": round(med["hand"] / med["noop"], 2),
             "compact/noop": round(med["compact"] / med["noop"], 2),
             "map/noop": round(med["map"] / med["noop"], 2),
