@@ -13,7 +13,7 @@ from quality_py.errors import ModelError
 from quality_py.model.layout import CompactLayout
 from quality_py.model.results import Layout
 from quality_py.model.rules import RuleSuite
-from quality_py.runners.one_projection import out_of_stage
+from quality_py.runners.one_projection import session_form
 from quality_py.runners.staging import (
     as_layout,
     ordered_totally,
@@ -153,11 +153,11 @@ def add_data_quality(
     require_new_columns(df, name)
     with fewer_collections(suite_size(suite)):  # the whole build: compile, analysis, struct
         # one projection from the input where Spark can run it so (runners.one_projection)
-        staged = stage_rule_codes(df, suite, compiled=compiled, one_projection=True)
+        one, apart = session_form(df.sparkSession)  # the session's settings, read once
+        staged = stage_rule_codes(df, suite, compiled=compiled, one_projection=one)
         suite = staged.compiled.suite  # meta rule sets expanded, fallbacks resolved
         inline = staged.inline
         codes = staged.code_refs() if inline is None else list(inline)
-        apart = out_of_stage(df.sparkSession)  # never one whole-stage method: one_projection
         sql = to_sql(dq_struct(suite, codes, staged.families, lay, apart))
         column = wrap_column(sql, suite, lay, name)
         return staged.finish(column) if inline is None else staged.finish_inline(column)

@@ -20,7 +20,7 @@ Under Spark's default limit (65535) Spark would compile that projection as one w
 method and run it interpreted; so would it the staged struct over a narrow table (its input
 under ``spark.sql.codegen.maxFields``) and a filter on the overall result, which Spark moves
 below the struct into the scan's stage. There the struct's overall result is multiplied by a
-1 Spark has no generated code for (:func:`out_of_stage`,
+1 Spark has no generated code for (:func:`session_form`,
 :data:`~quality_py.sql.codegen_limits.ONE_WITHOUT_CODEGEN`): an operator holding it is never
 whole-stage code, whatever the suite or table, and runs Spark's own generated code, split in
 methods HotSpot compiles. Then the one projection is taken too.
@@ -76,61 +76,39 @@ def _on(spark: SparkSession, key: str, default: str) -> bool | None:
         return None
 
 
-def falls_back(spark: SparkSession) -> bool:
-    """Whether ``spark`` runs a generated method too large for HotSpot's JIT without
-    whole-stage code by itself: its ``spark.sql.codegen.hugeMethodLimit`` is at most 8000.
-    False where the session does not tell.
+def session_form(spark: SparkSession) -> tuple[bool, bool]:
+    """How ``spark`` lets the struct be built, its settings read once: whether it may be **one
+    projection** (Spark evaluates an expression repeated in one projection once, its default
+    subexpression elimination, and the projection cannot become one whole-stage method too
+    large to compile), and whether it must hold
+    :data:`~quality_py.sql.codegen_limits.ONE_WITHOUT_CODEGEN` (**out of stage**) for that.
+
+    Spark falls back from an oversized generated method by itself where its
+    ``spark.sql.codegen.hugeMethodLimit`` is at most 8000: no marker. Above (Spark's default,
+    65535) or where the session does not tell, the marker, except under Photon, which does not
+    run Spark's generated code and might not run the marker: there the staged form as before
+    (and for a server that does not tell whether Photon runs). Without the marker under the
+    default limit, the struct of a mid-size suite over a narrow table (60 rules over 10 columns)
+    was one generated method past 8 KB, and so was a filter on its overall result, which Spark
+    moves below the struct into the scan's stage (150 rules: 24 KB): both ran interpreted,
+    9-20x a hand-written select (benchmarks/README.md).
 
     >>> before = spark.conf.get(METHOD_LIMIT)
-    >>> spark.conf.set(METHOD_LIMIT, "65535"); falls_back(spark)
-    False
-    >>> spark.conf.set(METHOD_LIMIT, "8000"); falls_back(spark)
-    True
-    >>> spark.conf.set(METHOD_LIMIT, before)
+    >>> spark.conf.set(METHOD_LIMIT, "8000"); session_form(spark)
+    (True, False)
+    >>> spark.conf.set(METHOD_LIMIT, "65535"); session_form(spark)
+    (True, True)
+    >>> spark.conf.set(PHOTON, "true"); session_form(spark)
+    (False, False)
+    >>> spark.conf.unset(PHOTON); spark.conf.set(SUBEXPRESSIONS, "false"); session_form(spark)
+    (False, True)
+    >>> spark.conf.unset(SUBEXPRESSIONS); spark.conf.set(METHOD_LIMIT, before)
     """
     limit = _limit(spark)
-    return limit is not None and limit <= HOTSPOT_HUGE_METHOD
-
-
-def out_of_stage(spark: SparkSession) -> bool:
-    """Whether the struct must hold :data:`~quality_py.sql.codegen_limits.ONE_WITHOUT_CODEGEN`
-    to stay out of whole-stage code: where Spark does not fall back by itself
-    (:func:`falls_back`; Spark's default limit, 65535, or a server that does not tell), except
-    under Photon, which does not run Spark's generated code and might not run the marker.
-
-    Without it, under Spark's default limit, the struct of a mid-size suite over a narrow table
-    (60 rules over 10 columns) is one generated method past 8 KB, and so is a filter on its
-    overall result, which Spark moves below the struct into the scan's stage (150 rules:
-    24 KB): both ran interpreted, 9-20x a hand-written select (benchmarks/README.md).
-
-    >>> before = spark.conf.get(METHOD_LIMIT)
-    >>> spark.conf.set(METHOD_LIMIT, "65535"); out_of_stage(spark)
-    True
-    >>> spark.conf.set(PHOTON, "true"); out_of_stage(spark)
-    False
-    >>> spark.conf.unset(PHOTON); spark.conf.set(METHOD_LIMIT, "8000"); out_of_stage(spark)
-    False
-    >>> spark.conf.set(METHOD_LIMIT, before)
-    """
-    return not falls_back(spark) and _on(spark, PHOTON, "false") is False
-
-
-def one_projection_runs(spark: SparkSession) -> bool:
-    """Whether the struct may be one projection in ``spark``: Spark evaluates an expression
-    repeated in one projection once (subexpression elimination, its default), and the
-    projection is not one whole-stage method too large to compile (:func:`falls_back`, or the
-    struct is kept :func:`out_of_stage`). False where the session does not tell.
-
-    >>> before = spark.conf.get(METHOD_LIMIT)
-    >>> spark.conf.set(METHOD_LIMIT, "65535"); one_projection_runs(spark)
-    True
-    >>> spark.conf.set(PHOTON, "true"); one_projection_runs(spark)
-    False
-    >>> spark.conf.unset(PHOTON); spark.conf.set(METHOD_LIMIT, before)
-    """
-    if not _on(spark, SUBEXPRESSIONS, "true"):
-        return False
-    return falls_back(spark) or out_of_stage(spark)
+    falls_back = limit is not None and limit <= HOTSPOT_HUGE_METHOD
+    apart = not falls_back and _on(spark, PHOTON, "false") is False
+    shared = _on(spark, SUBEXPRESSIONS, "true") is True
+    return shared and (falls_back or apart), apart
 
 
 def kept_apart(rules: Sequence[CompiledRule]) -> bool:
@@ -162,15 +140,13 @@ def code_over(sql: str, family: str | None) -> str:
 
 
 def inline_allowed(compiled: CompiledSuite, source: DataFrame | None) -> bool:
-    """Whether the struct may be one projection from ``source`` (the input as the rules see
-    it; None where rows were joined to it): see the module's text, including sessions where
-    one projection would be whole-stage code (:func:`falls_back`)."""
+    """Whether the rules let the struct be one projection from ``source`` (the input as the
+    rules see it; None where rows were joined to it): see the module's text. The session's
+    part is :func:`session_form`'s, asked once by the caller."""
     rules = compiled.rules
     if source is None or not rules or len(rules) > MAX_INLINE_RULES:
         return False
-    if compiled.policy.random_allowed or kept_apart(rules):
-        return False
-    return one_projection_runs(source.sparkSession)
+    return not (compiled.policy.random_allowed or kept_apart(rules))
 
 
 def inline_codes(
@@ -179,21 +155,17 @@ def inline_codes(
     """Each rule's result code over its own SQL (in ``suite.iter_rules()`` order, ``families``
     as staging found them), to build the struct from ``source`` in one projection; None where
     the staged form must stay (:func:`inline_allowed`). Staging asks this before it builds the
-    code columns (``stage_rule_codes(..., one_projection=True)``).
+    code columns (``stage_rule_codes(..., one_projection=True)``, where :func:`session_form`
+    allows it).
 
     >>> from quality_py import Id, Rule, RuleSet, RuleSuite
     >>> from quality_py.sql.compiler import compile_suite
     >>> suite = RuleSuite(Id(1, 1), [RuleSet(Id(2, 1), [Rule(Id(3, 1), "a > 1")])])
     >>> compiled, df = compile_suite(suite), spark.createDataFrame([(2,)], "a int")
-    >>> before = spark.conf.get(METHOD_LIMIT)
-    >>> spark.conf.set(METHOD_LIMIT, "8000")
     >>> [c.sql() for c in inline_codes(compiled, ["boolean"], df)]
     ['(CASE WHEN TRY_CAST((a > 1) AS BOOLEAN) THEN 100000 ELSE 0 END)']
-    >>> spark.conf.set("spark.sql.subexpressionElimination.enabled", "false")
-    >>> inline_codes(compiled, ["boolean"], df) is None
+    >>> inline_codes(compiled, ["boolean"], None) is None  # rows joined to the input
     True
-    >>> spark.conf.unset("spark.sql.subexpressionElimination.enabled")
-    >>> spark.conf.set(METHOD_LIMIT, before)
     """
     if not inline_allowed(compiled, source):
         return None

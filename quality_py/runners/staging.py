@@ -446,8 +446,10 @@ def stage_rule_codes(
     ``rows`` makes rules over rows see more than the input (a growing table's counts per key:
     ``quality_py.actions.table_rows``): the input with hidden columns, the rules reading them.
 
-    ``one_projection``: where :func:`~quality_py.runners.one_projection.inline_codes` allows it,
-    no code column is built and :attr:`StagedCodes.inline` holds each rule's code instead.
+    ``one_projection``, where the session allows it
+    (:func:`~quality_py.runners.one_projection.session_form`): where the rules allow it too
+    (:func:`~quality_py.runners.one_projection.inline_codes`), no code column is built and
+    :attr:`StagedCodes.inline` holds each rule's code instead.
 
     Rules of one value (:func:`rule_slots`) share its column; with ``shared_codes`` they share
     its code column too. A quality run asks for that: its writes read the codes (names, ids,

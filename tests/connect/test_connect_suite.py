@@ -109,6 +109,7 @@ def test_one_projection_on_connect(connect: Any) -> None:
     """Under a method limit of 8000 the struct is one projection from the input
     (runners.one_projection), on Connect as on a classic session. By hand: a % 2 == 0 holds
     for 2 and 4, b > 5 for 4 only; '0.9' is the probability 90000, above 0.8."""
+    from quality_py.runners.one_projection import session_form
     from quality_py.runners.staging import stage_rule_codes
     from quality_py.sql.codegen_limits import METHOD_LIMIT
 
@@ -123,6 +124,7 @@ def test_one_projection_on_connect(connect: Any) -> None:
     before = connect.conf.get(METHOD_LIMIT)
     connect.conf.set(METHOD_LIMIT, "8000")
     try:
+        assert session_form(connect) == (True, False)  # settings read over Connect
         assert stage_rule_codes(df, plain, one_projection=True).inline is not None
         got = {
             r.a: (r.DataQuality.overallResult, r.DataQuality.ruleResults)

@@ -20,16 +20,20 @@ def no_aqe(spark: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def setting(spark: Any) -> Iterator[Callable[[str, str], None]]:
-    """``setting(key, value)`` sets a session setting for one test; each is restored after."""
-    saved: dict[str, str] = {}
+    """``setting(key, value)`` sets a session setting for one test; each is restored after (one
+    the session did not have is unset again)."""
+    saved: dict[str, str | None] = {}
 
     def set_to(key: str, value: str) -> None:
-        saved.setdefault(key, spark.conf.get(key))
+        saved.setdefault(key, spark.conf.get(key, None))
         spark.conf.set(key, value)
 
     yield set_to
     for key, value in saved.items():
-        spark.conf.set(key, value)
+        if value is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, value)
 
 
 #: The longest files (worker-seconds measured 2026-11-29 on this machine: newest Spark, then

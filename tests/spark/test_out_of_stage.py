@@ -1,5 +1,5 @@
 """The data-quality struct kept out of whole-stage code under Spark's default method limit
-(runners.one_projection.out_of_stage): the operators holding it, and a filter on its overall
+(runners.one_projection.session_form): the operators holding it, and a filter on its overall
 result that Spark moves below it, run Spark's split generated code on every Spark we support;
 the answers and the schema are those of a session where Spark falls back by itself.
 
@@ -12,7 +12,6 @@ passes the rest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -46,17 +45,6 @@ def _whole_stage_lines(frame: Any, word: str) -> list[str]:
     (Spark prints those ``*(n)``)."""
     plan = frame._jdf.queryExecution().executedPlan().toString()
     return [line.strip(" +-:") for line in plan.splitlines() if word in line]
-
-
-@pytest.fixture
-def photon(spark: Any) -> Iterator[Callable[[], None]]:
-    """Says Photon runs the session's plans, for one test (the setting is unset after)."""
-
-    def on() -> None:
-        spark.conf.set(PHOTON, "true")
-
-    yield on
-    spark.conf.unset(PHOTON)
 
 
 def test_the_marker_is_one_and_never_whole_stage_code(spark: Any) -> None:
@@ -105,13 +93,11 @@ def test_where_spark_falls_back_by_itself_nothing_is_added(spark: Any, setting: 
     assert sorted(plain.collect()) == sorted(marked.collect())
 
 
-def test_under_photon_the_struct_is_built_as_before(
-    spark: Any, setting: Any, photon: Callable[[], None]
-) -> None:
+def test_under_photon_the_struct_is_built_as_before(spark: Any, setting: Any) -> None:
     """Photon does not run Spark's generated code, and an expression it lacks could move the
     projection off it: no marker, and the staged struct (not one projection) as before."""
     setting(METHOD_LIMIT, "65535")
-    photon()
+    setting(PHOTON, "true")
     df = spark.createDataFrame(ROWS, "id int, c0 int, c1 int, c2 int, c3 int")
     out = add_data_quality(df, _suite(), layout="compact")
     plan = out._jdf.queryExecution().analyzed().toString()
